@@ -1,0 +1,84 @@
+use crate::{ErrorKind, Limits, ToolError};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+/// Why a running call was asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    /// Its execution deadline passed.
+    Timeout,
+    /// Its client cancelled it.
+    Cancelled,
+}
+
+/// A shared flag a running tool polls; the engine (deadline watchdog, client cancel) sets it.
+///
+/// Cloning shares the flag. Only the first reason set sticks, so a call cancelled and then timed out reports
+/// `cancelled`.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicU8>);
+
+const RUNNING: u8 = 0;
+const TIMEOUT: u8 = 1;
+const CANCELLED: u8 = 2;
+
+impl CancelToken {
+    /// A fresh token, not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ask the call to stop; returns false if a reason was already set.
+    pub fn cancel(&self, reason: CancelReason) -> bool {
+        let v = match reason {
+            CancelReason::Timeout => TIMEOUT,
+            CancelReason::Cancelled => CANCELLED,
+        };
+        self.0.compare_exchange(RUNNING, v, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+
+    /// The reason the call was asked to stop, if it was.
+    pub fn reason(&self) -> Option<CancelReason> {
+        match self.0.load(Ordering::Acquire) {
+            TIMEOUT => Some(CancelReason::Timeout),
+            CANCELLED => Some(CancelReason::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+/// What a tool sees while it runs: its effective limits, its cancellation token and its seed.
+///
+/// Deadlines are enforced by the engine, which flips the token when the execution time runs out; a tool
+/// only has to call [`CallContext::checkpoint`] in its long loops (one atomic load, so it is cheap to call often).
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    /// The limits this call runs under (already narrowed and clamped).
+    pub limits: Limits,
+    /// Set when the call must stop.
+    pub cancel: CancelToken,
+    /// The seed for any randomness, derived from the call so replays are identical.
+    pub seed: u64,
+}
+
+impl CallContext {
+    /// A context with the given limits, a fresh token and seed 0 (for tests and direct tool use).
+    pub fn new(limits: Limits) -> Self {
+        CallContext { limits, cancel: CancelToken::new(), seed: 0 }
+    }
+
+    /// `Err(timeout | cancelled)` once the call has been asked to stop.
+    #[inline]
+    pub fn checkpoint(&self) -> Result<(), ToolError> {
+        match self.cancel.reason() {
+            None => Ok(()),
+            Some(CancelReason::Timeout) => Err(ToolError::new(
+                ErrorKind::Timeout,
+                format!("the call ran past its {} ms execution limit", self.limits.timeout_ms),
+            )),
+            Some(CancelReason::Cancelled) => {
+                Err(ToolError::new(ErrorKind::Cancelled, "the call was cancelled"))
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+use crate::{ErrorKind, Fault, LimitsRequest, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One request to run a tool: `{"tool": "calculator", "params": {"expression": "7 * 8"}}` plus optional fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The client's id for the call (a string or a number), echoed exactly in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    /// The tool to run.
+    pub tool: String,
+    /// The tool's params (an object; absent means `{}`).
+    #[serde(default = "empty_object")]
+    pub params: Value,
+    /// Limits the call asks for, narrowed to the server's maxima.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitsRequest,
+    /// Any JSON the client wants echoed untouched in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+    /// A group name (a trajectory) so a client can cancel several calls at once and derive seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// An explicit seed for any randomness; otherwise one is derived from `(tag, id, tool)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+fn is_default(l: &LimitsRequest) -> bool {
+    *l == LimitsRequest::default()
+}
+
+impl ToolCall {
+    /// A call of `tool` with `params` and nothing else.
+    pub fn new(tool: impl Into<String>, params: Value) -> Self {
+        ToolCall {
+            id: None,
+            tool: tool.into(),
+            params,
+            limits: LimitsRequest::default(),
+            meta: None,
+            tag: None,
+            seed: None,
+        }
+    }
+
+    /// The same call with an id.
+    pub fn with_id(mut self, id: impl Into<Value>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The same call asking for these limits.
+    pub fn with_limits(mut self, limits: LimitsRequest) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The seed this call's randomness uses: `seed` if given, else a stable hash of tag, id and tool.
+    pub fn effective_seed(&self) -> u64 {
+        if let Some(seed) = self.seed {
+            return seed;
+        }
+        let id = self.id.as_ref().map(|v| v.to_string()).unwrap_or_default();
+        let tag = self.tag.as_deref().unwrap_or("");
+        crate::stable_hash(&[tag.as_bytes(), id.as_bytes(), self.tool.as_bytes()])
+    }
+}
+
+/// The answer to one call, exactly one per call. Fields appear on the wire in this order; absent
+/// options are omitted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The call's id, or `null` when the call had none or it could not be read.
+    pub id: Value,
+    /// The tool that was called (omitted when the request could not be read far enough to know).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Whether the tool produced a result.
+    pub success: bool,
+    /// The tool's structured result (on success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// What went wrong (on failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The kind of failure (on failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
+    /// Whose fault the failure is (on failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// Whether retrying the same call could succeed (on failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// Execution time in microseconds (queue time excluded).
+    pub elapsed_us: u64,
+    /// Time the call waited for a worker, in microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_us: Option<u64>,
+    /// The call's `meta`, echoed untouched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+}
+
+impl Envelope {
+    /// A successful envelope.
+    pub fn success(id: Option<Value>, tool: impl Into<String>, result: Value) -> Self {
+        Envelope {
+            id: id.unwrap_or(Value::Null),
+            tool: Some(tool.into()),
+            success: true,
+            result: Some(result),
+            error: None,
+            error_kind: None,
+            fault: None,
+            retryable: None,
+            elapsed_us: 0,
+            queued_us: None,
+            meta: None,
+        }
+    }
+
+    /// A failed envelope; `tool` may be empty when it is unknown.
+    pub fn failure(id: Option<Value>, tool: impl Into<String>, err: ToolError) -> Self {
+        let tool = tool.into();
+        Envelope {
+            id: id.unwrap_or(Value::Null),
+            tool: (!tool.is_empty()).then_some(tool),
+            success: false,
+            result: None,
+            error: Some(err.message),
+            error_kind: Some(err.kind),
+            fault: Some(err.kind.fault()),
+            retryable: Some(err.kind.retryable()),
+            elapsed_us: 0,
+            queued_us: None,
+            meta: None,
+        }
+    }
+
+    /// The envelope as a [`Result`]: the result value, or the error it carries.
+    pub fn into_result(self) -> Result<Value, ToolError> {
+        match (self.success, self.result) {
+            (true, Some(v)) => Ok(v),
+            _ => Err(ToolError::new(
+                self.error_kind.unwrap_or(ErrorKind::Internal),
+                self.error.unwrap_or_default(),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_fields_in_wire_order() {
+        let mut env = Envelope::success(Some(json!(7)), "calculator", json!({"value": "56"}));
+        env.elapsed_us = 9;
+        assert_eq!(
+            serde_json::to_string(&env).unwrap(),
+            r#"{"id":7,"tool":"calculator","success":true,"result":{"value":"56"},"elapsed_us":9}"#
+        );
+        let env = Envelope::failure(None, "calculator", ToolError::domain("division by zero"));
+        assert_eq!(
+            serde_json::to_string(&env).unwrap(),
+            r#"{"id":null,"tool":"calculator","success":false,"error":"division by zero","error_kind":"domain_error","fault":"model","retryable":false,"elapsed_us":0}"#
+        );
+    }
+
+    #[test]
+    fn seeds_are_stable_and_depend_on_the_call() {
+        let a = ToolCall::new("t", json!({})).with_id(1);
+        let b = ToolCall::new("t", json!({})).with_id(2);
+        assert_eq!(a.effective_seed(), a.clone().effective_seed());
+        assert_ne!(a.effective_seed(), b.effective_seed());
+        let explicit = ToolCall { seed: Some(42), ..a };
+        assert_eq!(explicit.effective_seed(), 42);
+    }
+}

@@ -1,0 +1,136 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The closed set of reasons a call can fail, as written in `error_kind` on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The request itself could not be read (not JSON, no `tool`, bad `id`, oversized line).
+    ParseError,
+    /// No tool of that name is registered.
+    UnknownTool,
+    /// The params do not fit the tool's schema, or make no sense together.
+    InvalidParams,
+    /// A mathematical domain error (division by zero, `sqrt(-1)`, `ln(0)`).
+    DomainError,
+    /// A size, precision, memory or fuel cap would be exceeded.
+    LimitExceeded,
+    /// The call ran past its execution deadline.
+    Timeout,
+    /// The call was cancelled by its client.
+    Cancelled,
+    /// The tool failed on a valid call (a guest trapped, user code raised).
+    ToolError,
+    /// A bug or an overload inside Beaker (a panic, a full queue).
+    Internal,
+}
+
+/// Whose fault a failure is, so RL workers can tell a bad model call from a broken tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The call was bad: the model should learn from the error.
+    Model,
+    /// The tool failed on a valid call.
+    Tool,
+    /// Overload or an internal error: not the model's fault.
+    Infra,
+}
+
+impl ErrorKind {
+    /// Every kind, in wire order (for docs and tests).
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::ParseError,
+        ErrorKind::UnknownTool,
+        ErrorKind::InvalidParams,
+        ErrorKind::DomainError,
+        ErrorKind::LimitExceeded,
+        ErrorKind::Timeout,
+        ErrorKind::Cancelled,
+        ErrorKind::ToolError,
+        ErrorKind::Internal,
+    ];
+
+    /// The wire name (`"domain_error"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ParseError => "parse_error",
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::InvalidParams => "invalid_params",
+            ErrorKind::DomainError => "domain_error",
+            ErrorKind::LimitExceeded => "limit_exceeded",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::ToolError => "tool_error",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
+    /// Who is to blame for an error of this kind.
+    pub fn fault(self) -> Fault {
+        match self {
+            ErrorKind::ParseError
+            | ErrorKind::UnknownTool
+            | ErrorKind::InvalidParams
+            | ErrorKind::DomainError
+            | ErrorKind::LimitExceeded
+            | ErrorKind::Timeout => Fault::Model,
+            ErrorKind::Cancelled => Fault::Infra,
+            ErrorKind::ToolError => Fault::Tool,
+            ErrorKind::Internal => Fault::Infra,
+        }
+    }
+
+    /// Whether sending the same call again could succeed. Tools are deterministic, so only
+    /// failures that did not come from the call itself are worth retrying.
+    pub fn retryable(self) -> bool {
+        match self {
+            ErrorKind::ParseError
+            | ErrorKind::UnknownTool
+            | ErrorKind::InvalidParams
+            | ErrorKind::DomainError
+            | ErrorKind::LimitExceeded
+            | ErrorKind::Timeout
+            | ErrorKind::ToolError => false,
+            ErrorKind::Cancelled | ErrorKind::Internal => true,
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed call: its kind and a message written for the model that made the call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct ToolError {
+    /// Why the call failed.
+    pub kind: ErrorKind,
+    /// A human- and model-readable explanation naming the offending value and limit.
+    pub message: String,
+}
+
+impl ToolError {
+    /// A new error of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ToolError { kind, message: message.into() }
+    }
+
+    /// Shorthand for an `invalid_params` error.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidParams, message)
+    }
+
+    /// Shorthand for a `domain_error`.
+    pub fn domain(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::DomainError, message)
+    }
+
+    /// Shorthand for a `limit_exceeded` error.
+    pub fn limit(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::LimitExceeded, message)
+    }
+}

@@ -1,0 +1,119 @@
+use serde::{Deserialize, Serialize};
+
+macro_rules! limits {
+    ($( $(#[$doc:meta])* $name:ident : $ty:ty = $default:expr, max $max:expr; )*) => {
+        /// The bounds one call runs under. Every field is a hard cap; exceeding one gives
+        /// `limit_exceeded` (or `timeout` for `timeout_ms`).
+        ///
+        /// A server has two of these, its defaults and its maxima. A call may ask for other values
+        /// ([`LimitsRequest`]); it gets what it asked for, clamped to the maxima: never wider.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Limits {
+            $( $(#[$doc])* pub $name: $ty, )*
+        }
+
+        /// The limits a call asks for; absent fields take the server's defaults.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct LimitsRequest {
+            $( $(#[$doc])* #[serde(skip_serializing_if = "Option::is_none")] pub $name: Option<$ty>, )*
+        }
+
+        impl Default for Limits {
+            fn default() -> Self {
+                Limits { $( $name: $default, )* }
+            }
+        }
+
+        impl Limits {
+            /// The built-in maxima a server allows unless its configuration says otherwise.
+            pub fn default_maxima() -> Self {
+                Limits { $( $name: $max, )* }
+            }
+
+            /// The limits for one call: `request` over `self` (the defaults), clamped to `max`, each at least 1.
+            pub fn narrow(&self, request: &LimitsRequest, max: &Limits) -> Limits {
+                Limits { $( $name: request.$name.unwrap_or(self.$name).min(max.$name).max(1), )* }
+            }
+
+            /// Checks that no default is above its maximum and none is zero.
+            pub fn validate_against(&self, max: &Limits) -> Result<(), LimitsError> {
+                $(
+                    if self.$name == 0 || max.$name == 0 {
+                        return Err(LimitsError { name: stringify!($name), message: "must be at least 1".into() });
+                    }
+                    if self.$name > max.$name {
+                        return Err(LimitsError {
+                            name: stringify!($name),
+                            message: format!("default {} is above the maximum {}", self.$name, max.$name),
+                        });
+                    }
+                )*
+                Ok(())
+            }
+
+            /// The names of every limit, in declaration order (for docs and tests).
+            pub const NAMES: &'static [&'static str] = &[$( stringify!($name), )*];
+        }
+    };
+}
+
+limits! {
+    /// Execution wall-clock time in milliseconds, from the moment the call starts running (queue time is
+    /// not counted). Default 10 s: long enough for any bounded native call, short enough not to stall a rollout.
+    timeout_ms: u64 = 10_000, max 600_000;
+    /// Length of an expression in bytes. Default 10,000: far above any formula a model writes.
+    max_expression_len: u64 = 10_000, max 1_000_000;
+    /// Nesting depth of parentheses and function calls in an expression. Default 1,000.
+    max_depth: u64 = 1_000, max 100_000;
+    /// Decimal digits of any exact number a tool builds (intermediate or final). Default 100,000:
+    /// `2**100000` fits, `factorial(10**5)` (456,574 digits) does not.
+    max_digits: u64 = 100_000, max 10_000_000;
+    /// Decimal places a call may ask for in `precision`. Default 1,000.
+    max_precision: u64 = 1_000, max 100_000;
+    /// Bytes of a serialized `result`. Default 4 MiB, below the 16 MiB request line cap.
+    max_output_bytes: u64 = 4 << 20, max 256 << 20;
+}
+
+/// A configured limit that makes no sense (a default above its maximum, a zero).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("limit `{name}`: {message}")]
+pub struct LimitsError {
+    /// The limit's name.
+    pub name: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_can_narrow_but_never_widen() {
+        let defaults = Limits::default();
+        let max = Limits { timeout_ms: 20_000, ..Limits::default_maxima() };
+        let req = LimitsRequest { timeout_ms: Some(500), ..Default::default() };
+        assert_eq!(defaults.narrow(&req, &max).timeout_ms, 500);
+        let req = LimitsRequest { timeout_ms: Some(1_000_000), ..Default::default() };
+        assert_eq!(defaults.narrow(&req, &max).timeout_ms, 20_000);
+        let req = LimitsRequest { timeout_ms: Some(0), ..Default::default() };
+        assert_eq!(defaults.narrow(&req, &max).timeout_ms, 1);
+        assert_eq!(defaults.narrow(&LimitsRequest::default(), &max), defaults);
+    }
+
+    #[test]
+    fn unknown_limit_names_are_rejected() {
+        let err = serde_json::from_str::<LimitsRequest>(r#"{"timeout": 5}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
+    }
+
+    #[test]
+    fn defaults_fit_under_maxima() {
+        assert_eq!(Limits::default().validate_against(&Limits::default_maxima()), Ok(()));
+        let bad = Limits { max_digits: 10, ..Limits::default() };
+        let max = Limits { max_digits: 5, ..Limits::default_maxima() };
+        assert_eq!(bad.validate_against(&max).unwrap_err().name, "max_digits");
+    }
+}

@@ -1,0 +1,39 @@
+use crate::{CallContext, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One worked example of a tool: params in, result out (used in docs and prompt catalogs, and tested).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    /// The params of the call.
+    pub params: Value,
+    /// The `result` the call returns.
+    pub result: Value,
+}
+
+/// What a tool is: its name, what it is for, and the JSON Schemas of its params and result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The name calls use (`"calculator"`).
+    pub name: String,
+    /// What the tool does, written for a model choosing a tool.
+    pub description: String,
+    /// JSON Schema (draft 2020-12) the params must satisfy before the tool runs.
+    pub params_schema: Value,
+    /// JSON Schema of the tool's `result`.
+    pub result_schema: Value,
+    /// Worked examples, each checked by the test suite.
+    #[serde(default)]
+    pub examples: Vec<Example>,
+}
+
+/// A tool the engine can run. Implementations must be deterministic and bounded by construction:
+/// estimate the cost of work before doing it and refuse with `limit_exceeded`, and call
+/// [`CallContext::checkpoint`] in loops that may run long.
+pub trait Tool: Send + Sync {
+    /// The tool's spec; params are validated against its schema before [`Tool::call`] runs.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs one call with schema-valid `params`, returning the tool's structured `result`.
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError>;
+}
