@@ -1,1 +1,32 @@
-//! placeholder
+//! The Beaker [`Engine`]: a registry of tools, params validation against each tool's JSON Schema,
+//! per-call [`Limits`], and dispatch onto a fixed pool of worker threads.
+//!
+//! Every call submitted gets exactly one [`Envelope`], whatever happens: unknown tool, invalid params,
+//! a tool error, a panic inside the tool (reported as `internal`), a timeout or a cancellation.
+//!
+//! - Execution deadlines start when a worker picks the call up (queue time is reported separately as
+//!   `queued_us`). A watchdog thread answers `timeout` at the deadline and flips the call's
+//!   [`beaker_core::CancelToken`], so the tool stops at its next checkpoint.
+//! - [`Engine::call`] blocks; [`Engine::call_async`] returns a future that works on any executor;
+//!   [`Engine::submit`] takes a callback and returns a [`CallHandle`] that can cancel.
+//!
+//! The engine never widens a call's limits past the configured maxima and never lets a tool's panic
+//! escape a worker.
+//!
+//! ```
+//! use beaker_engine::Engine;
+//! use beaker_core::ToolCall;
+//! let engine = Engine::new().unwrap();
+//! let env = engine.call(ToolCall::new("calculator", serde_json::json!({"expression": "7 * 8"})));
+//! assert_eq!(env.result.unwrap()["value"], "56");
+//! ```
+#![deny(missing_docs)]
+
+mod engine;
+mod watchdog;
+
+pub use engine::{CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
+pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,153 @@
+//! Engine behaviour with mock tools: every path still gives exactly one envelope.
+
+use crate::{Config, Engine, ErrorKind, Limits, LimitsRequest, ToolCall};
+use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+struct Mock {
+    spec: ToolSpec,
+    f: fn(&Value, &CallContext) -> Result<Value, ToolError>,
+}
+
+fn mock(name: &str, f: fn(&Value, &CallContext) -> Result<Value, ToolError>) -> Arc<dyn Tool> {
+    Arc::new(Mock {
+        spec: ToolSpec {
+            name: name.into(),
+            description: "mock".into(),
+            params_schema: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "additionalProperties": false}),
+            result_schema: json!({}),
+            examples: vec![],
+        },
+        f,
+    })
+}
+
+impl Tool for Mock {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        (self.f)(params, ctx)
+    }
+}
+
+fn engine() -> Engine {
+    Engine::builder()
+        .config(Config { workers: 2, ..Config::default() })
+        .tool(mock("echo_limits", |_, ctx| Ok(serde_json::to_value(ctx.limits).unwrap_or_default())))
+        .tool(mock("spin", |_, ctx| loop {
+            ctx.checkpoint()?;
+            std::thread::yield_now();
+        }))
+        .tool(mock("panic", |_, _| panic!("boom")))
+        .tool(mock("big", |_, _| Ok(Value::String("x".repeat(1000)))))
+        .tool(mock("seed", |_, ctx| Ok(json!(ctx.seed))))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn limits_are_narrowed_and_clamped() {
+    let e = engine();
+    let call = ToolCall::new("echo_limits", json!({}))
+        .with_limits(LimitsRequest { timeout_ms: Some(500), max_digits: Some(u64::MAX), ..Default::default() });
+    let r = e.call(call).result.unwrap();
+    assert_eq!(r["timeout_ms"], 500);
+    assert_eq!(r["max_digits"], Limits::default_maxima().max_digits);
+    let r = e.call(ToolCall::new("echo_limits", json!({}))).result.unwrap();
+    assert_eq!(r["timeout_ms"], Limits::default().timeout_ms);
+}
+
+#[test]
+fn a_runaway_tool_times_out_and_the_worker_comes_back() {
+    let e = engine();
+    let call = ToolCall::new("spin", json!({})).with_id("t").with_limits(LimitsRequest { timeout_ms: Some(30), ..Default::default() });
+    let env = e.call(call);
+    assert_eq!(env.error_kind, Some(ErrorKind::Timeout), "{env:?}");
+    assert_eq!(env.id, json!("t"));
+    // Both workers still serve.
+    for _ in 0..4 {
+        assert!(e.call(ToolCall::new("echo_limits", json!({}))).success);
+    }
+    assert_eq!(e.metrics().timed_out, 1);
+}
+
+#[test]
+fn a_panic_is_internal_and_the_engine_survives() {
+    let e = engine();
+    let env = e.call(ToolCall::new("panic", json!({})));
+    assert_eq!(env.error_kind, Some(ErrorKind::Internal));
+    assert!(env.error.unwrap().contains("boom"));
+    assert!(e.call(ToolCall::new("echo_limits", json!({}))).success);
+}
+
+#[test]
+fn cancel_answers_once() {
+    let e = engine();
+    let (tx, rx) = flume::unbounded();
+    let h = e.submit(ToolCall::new("spin", json!({})).with_id(9), move |env| tx.send(env).unwrap());
+    assert!(h.cancel());
+    assert!(!h.cancel());
+    let env = rx.recv().unwrap();
+    assert_eq!(env.error_kind, Some(ErrorKind::Cancelled));
+    assert_eq!(env.retryable, Some(true));
+    assert!(rx.recv_timeout(std::time::Duration::from_millis(100)).is_err(), "a second answer was sent");
+}
+
+#[test]
+fn params_are_validated_with_a_path() {
+    let e = engine();
+    let env = e.call(ToolCall::new("echo_limits", json!({"n": -1})));
+    assert_eq!(env.error_kind, Some(ErrorKind::InvalidParams));
+    assert!(env.error.as_deref().unwrap().starts_with("params.n:"), "{env:?}");
+    let env = e.call(ToolCall::new("echo_limits", json!([1])));
+    assert_eq!(env.error_kind, Some(ErrorKind::InvalidParams));
+    let env = e.call(ToolCall::new("echo_limits", json!({"extra": 1})));
+    assert_eq!(env.error_kind, Some(ErrorKind::InvalidParams));
+}
+
+#[test]
+fn unknown_tools_list_the_known_ones() {
+    let env = engine().call(ToolCall::new("nope", json!({})));
+    assert_eq!(env.error_kind, Some(ErrorKind::UnknownTool));
+    assert!(env.error.unwrap().contains("echo_limits, panic, seed, spin"));
+}
+
+#[test]
+fn output_is_capped() {
+    let e = engine();
+    let call = ToolCall::new("big", json!({})).with_limits(LimitsRequest { max_output_bytes: Some(100), ..Default::default() });
+    assert_eq!(e.call(call).error_kind, Some(ErrorKind::LimitExceeded));
+}
+
+#[test]
+fn seeds_come_from_the_call() {
+    let e = engine();
+    let a = e.call(ToolCall::new("seed", json!({})).with_id(1)).result;
+    let b = e.call(ToolCall::new("seed", json!({})).with_id(1)).result;
+    let c = e.call(ToolCall::new("seed", json!({})).with_id(2)).result;
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn async_calls_resolve_and_meta_is_echoed() {
+    let e = engine();
+    let mut call = ToolCall::new("seed", json!({}));
+    call.meta = Some(json!({"k": [1, 2]}));
+    call.seed = Some(5);
+    let env = futures_executor::block_on(e.call_async(call));
+    assert_eq!(env.result, Some(json!(5)));
+    assert_eq!(env.meta, Some(json!({"k": [1, 2]})));
+    assert!(env.queued_us.is_some());
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let cfg = Config { defaults: Limits { timeout_ms: 10, ..Limits::default() }, maxima: Limits { timeout_ms: 5, ..Limits::default_maxima() }, ..Config::default() };
+    assert!(Engine::builder().config(cfg).build().is_err());
+    assert!(Engine::builder().config(Config { workers: 0, ..Config::default() }).build().is_err());
+    let dup = Engine::builder().tool(mock("a", |_, _| Ok(json!(1)))).tool(mock("a", |_, _| Ok(json!(1)))).build();
+    assert!(dup.is_err());
+}
