@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// How an [`Engine`] runs: its worker pool, queue bound and limits.
@@ -341,7 +341,8 @@ impl Engine {
             return handle;
         }
         let tool = registered.tool.clone();
-        let engine = Arc::downgrade(&self.inner);
+        // The job holds the engine alive: calls already queued finish even if every `Engine` handle is dropped.
+        let engine = self.inner.clone();
         let job_state = state.clone();
         let job: Job = Box::new(move || run(engine, job_state, tool, params, limits, seed));
         if inner.jobs.send(job).is_err() {
@@ -395,14 +396,10 @@ fn unknown_tool_message<'a>(name: &str, known: impl Iterator<Item = &'a String>)
     format!("unknown tool `{name}`; available tools: {}", list.join(", "))
 }
 
-fn run(engine: Weak<Inner>, state: Arc<CallState>, tool: Arc<dyn Tool>, params: Value, limits: Limits, seed: u64) {
+fn run(inner: Arc<Inner>, state: Arc<CallState>, tool: Arc<dyn Tool>, params: Value, limits: Limits, seed: u64) {
     if state.cancel.reason().is_some() {
         return;
     }
-    let Some(inner) = engine.upgrade() else {
-        state.finish(Err(ToolError::new(ErrorKind::Internal, "the engine is shutting down")), None);
-        return;
-    };
     let start = Instant::now();
     let _ = state.started.set(start);
     let deadline = start + std::time::Duration::from_millis(limits.timeout_ms);

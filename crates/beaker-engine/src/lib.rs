@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod catalog;
 mod engine;
 mod watchdog;
 

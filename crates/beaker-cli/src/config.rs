@@ -1,0 +1,112 @@
+//! Settings from a TOML file and flags (flags win).
+
+use anyhow::Context;
+use beaker_core::Limits;
+use beaker_engine::{Config, Engine};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// Default bound on calls in flight in `serve`: enough to keep every worker busy while responses are
+/// written, small enough that a flood of requests is held back by the pipe instead of by memory.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+/// Default cap on one request line (16 MiB): big enough for any params, refused without buffering beyond it.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Flags shared by every command that runs calls.
+#[derive(clap::Args, Clone, Default)]
+pub struct EngineArgs {
+    /// A TOML configuration file (see docs/PROTOCOL.md).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Default execution timeout per call, in milliseconds.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Flags of `beaker serve`.
+#[derive(clap::Args, Clone)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Calls running or queued at once; beyond it the server stops reading stdin (backpressure).
+    #[arg(long)]
+    pub max_in_flight: Option<usize>,
+    /// Longest request line in bytes; longer lines are refused with a parse_error.
+    #[arg(long)]
+    pub max_line_bytes: Option<usize>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct File {
+    workers: Option<usize>,
+    max_in_flight: Option<usize>,
+    max_line_bytes: Option<usize>,
+    max_queued: Option<usize>,
+    #[serde(default)]
+    limits: Option<Limits>,
+    #[serde(default)]
+    max_limits: Option<Limits>,
+}
+
+/// Everything a front end needs to start.
+pub struct Settings {
+    pub config: Config,
+    pub max_in_flight: usize,
+    pub max_line_bytes: usize,
+}
+
+impl Settings {
+    pub fn load_engine(args: &EngineArgs) -> anyhow::Result<Settings> {
+        let file: File = match &args.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+                toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+            }
+            None => File::default(),
+        };
+        let mut config = Config::default();
+        if let Some(w) = args.workers.or(file.workers) {
+            config.workers = w;
+        }
+        if let Some(q) = file.max_queued {
+            config.max_queued = q;
+        }
+        if let Some(l) = file.limits {
+            config.defaults = l;
+        }
+        if let Some(l) = file.max_limits {
+            config.maxima = l;
+        }
+        if let Some(t) = args.timeout_ms {
+            config.defaults.timeout_ms = t;
+            config.maxima.timeout_ms = config.maxima.timeout_ms.max(t);
+        }
+        config.defaults.validate_against(&config.maxima).context("invalid limits")?;
+        Ok(Settings {
+            config,
+            max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
+            max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+        })
+    }
+
+    pub fn load(args: &ServeArgs) -> anyhow::Result<Settings> {
+        let mut s = Self::load_engine(&args.engine)?;
+        if let Some(n) = args.max_in_flight {
+            s.max_in_flight = n;
+        }
+        if let Some(n) = args.max_line_bytes {
+            s.max_line_bytes = n;
+        }
+        anyhow::ensure!(s.max_in_flight > 0, "max_in_flight must be at least 1");
+        anyhow::ensure!(s.max_line_bytes > 0, "max_line_bytes must be at least 1");
+        Ok(s)
+    }
+
+    pub fn engine(&self) -> anyhow::Result<Engine> {
+        Ok(Engine::builder().config(self.config.clone()).native_tools().build()?)
+    }
+}

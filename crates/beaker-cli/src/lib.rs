@@ -1,0 +1,142 @@
+//! The command line behind the `beaker` binary: a thin front end over [`beaker_engine::Engine`].
+//! Exit codes are decided here only: 0 success, 1 a call that failed, 2 a usage or start-up error.
+#![deny(missing_docs)]
+
+mod config;
+mod lines;
+mod serve;
+
+use anyhow::Context;
+use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
+use beaker_engine::catalog;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+/// Beaker: a sandboxed scientific tool-execution runtime for language models.
+#[derive(Parser)]
+#[command(name = "beaker", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve tool calls as JSON Lines on stdin/stdout (one request per line, one response per line).
+    Serve(config::ServeArgs),
+    /// Run one call and print its envelope (exit 0 on success, 1 on a failed call, 2 on a usage error).
+    Call {
+        /// The tool to call, e.g. `calculator`.
+        tool: String,
+        /// The params as a JSON object, or `-` to read them from stdin.
+        #[arg(default_value = "{}")]
+        params: String,
+        /// Limits for this call as JSON, e.g. '{"timeout_ms": 500}'.
+        #[arg(long)]
+        limits: Option<String>,
+        /// Pretty-print the envelope.
+        #[arg(long)]
+        pretty: bool,
+        #[command(flatten)]
+        engine: config::EngineArgs,
+    },
+    /// List the tools and their schemas.
+    Tools {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
+        format: ToolsFormat,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ToolsFormat {
+    /// One line per tool: name and description.
+    Text,
+    /// The full specs (name, description, params and result JSON Schemas, examples).
+    Json,
+    /// OpenAI `tools` entries.
+    Openai,
+    /// The Markdown of docs/TOOLS.md.
+    Markdown,
+}
+
+/// Runs the `beaker` command line with the process's arguments.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BEAKER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("beaker: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(args) => {
+            let settings = config::Settings::load(&args)?;
+            serve::serve(settings)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { tool, params, limits, pretty, engine } => {
+            let settings = config::Settings::load_engine(&engine)?;
+            let params = if params == "-" {
+                let mut s = String::new();
+                std::io::stdin().read_to_string(&mut s).context("reading params from stdin")?;
+                s
+            } else {
+                params
+            };
+            let mut call = ToolCall::new(tool.clone(), serde_json::Value::Null);
+            let parsed = serde_json::from_str(&params)
+                .map_err(|e| format!("params are not valid JSON: {e}"))
+                .and_then(|p| {
+                    call.params = p;
+                    match &limits {
+                        Some(l) => serde_json::from_str(l).map_err(|e| format!("invalid --limits: {e}")),
+                        None => Ok(Default::default()),
+                    }
+                });
+            let env = match parsed {
+                Ok(l) => {
+                    call.limits = l;
+                    settings.engine()?.call(call)
+                }
+                Err(msg) => {
+                    print_envelope(&Envelope::failure(None, tool, ToolError::new(ErrorKind::ParseError, msg)), pretty)?;
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            print_envelope(&env, pretty)?;
+            Ok(if env.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Tools { format } => {
+            let engine = beaker_engine::Engine::new()?;
+            let specs = engine.specs();
+            let mut out = std::io::stdout().lock();
+            match format {
+                ToolsFormat::Text => {
+                    for s in specs {
+                        let first = s.description.split(". ").next().unwrap_or("");
+                        writeln!(out, "{:<16} {first}", s.name)?;
+                    }
+                }
+                ToolsFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(specs)?)?,
+                ToolsFormat::Openai => writeln!(out, "{}", serde_json::to_string_pretty(&catalog::openai_tools(specs))?)?,
+                ToolsFormat::Markdown => write!(out, "{}", catalog::markdown(specs))?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn print_envelope(env: &Envelope, pretty: bool) -> anyhow::Result<()> {
+    let s = if pretty { serde_json::to_string_pretty(env)? } else { serde_json::to_string(env)? };
+    println!("{s}");
+    Ok(())
+}
