@@ -1,1 +1,37 @@
-//! f
+//! Beaker: a sandboxed scientific tool-execution runtime for language models. This crate is the
+//! embedding API; it re-exports the engine and the shared nouns.
+//!
+//! # Core concepts
+//! - [`Engine`]: registry of tools plus a fixed pool of worker threads and a deadline watchdog. Build one
+//!   per process ([`Engine::new`] or [`Engine::builder`]); cloning is cheap (an `Arc`) and it is `Send + Sync`.
+//!   Dropping the last handle lets queued calls finish, then the workers exit.
+//! - [`ToolCall`]: one request, `{"tool", "params", "id"?, "limits"?, "meta"?, "tag"?, "seed"?}`. Plain data.
+//! - [`Envelope`]: exactly one per call; `success` with `result`, or `error` with an [`ErrorKind`], plus
+//!   `elapsed_us` (execution) and `queued_us` (waiting for a worker).
+//! - [`Limits`]: the bounds of one call (time, digits, precision, expression size, output bytes). The
+//!   engine holds defaults and maxima ([`Config`]); a call may ask for other values but never past the maxima.
+//! - [`ToolSpec`]: a tool's name, description and JSON Schemas; params are validated before the tool runs.
+//!
+//! # Example
+//! ```
+//! use beaker::{Engine, ToolCall};
+//! use serde_json::json;
+//!
+//! let engine = Engine::new()?;
+//! let env = engine.call(ToolCall::new("calculator", json!({"expression": "1/3 + 1/6"})).with_id(1));
+//! assert!(env.success);
+//! assert_eq!(env.result.unwrap()["fraction"], "1/2");
+//!
+//! // The same call from async code, on any executor:
+//! let fut = engine.call_async(ToolCall::new("calculator", json!({"expression": "2**100"})));
+//! # let env = futures_executor::block_on(fut);
+//! # assert_eq!(env.result.unwrap()["value"], "1267650600228229401496703205376");
+//! # Ok::<(), beaker::EngineError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub use beaker_core::{
+    CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Tool,
+    ToolCall, ToolError, ToolSpec,
+};
+pub use beaker_engine::{catalog, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};

@@ -1,1 +1,21 @@
-fn main(){}
+//! The one integration test binary (it builds once): black-box tests over the `beaker` binary and the
+//! public API, most of them driven by data files under `tests/data/`.
+#![allow(clippy::unwrap_used, reason = "a test binary: a panic is a failed test")]
+
+mod adversarial;
+mod api;
+mod calculator;
+mod serve;
+mod support;
+mod tidy;
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = Vec::new();
+    trials.extend(calculator::trials());
+    trials.extend(adversarial::trials());
+    trials.extend(serve::trials());
+    trials.extend(api::trials());
+    trials.extend(tidy::trials());
+    libtest_mimic::run(&args, trials).exit();
+}

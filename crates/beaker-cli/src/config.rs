@@ -24,6 +24,9 @@ pub struct EngineArgs {
     /// Default execution timeout per call, in milliseconds.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+    /// Also register testing-only tools (`_block`).
+    #[arg(long, hide = true)]
+    pub test_tools: bool,
 }
 
 /// Flags of `beaker serve`.
@@ -55,6 +58,7 @@ struct File {
 /// Everything a front end needs to start.
 pub struct Settings {
     pub config: Config,
+    pub test_tools: bool,
     pub max_in_flight: usize,
     pub max_line_bytes: usize,
 }
@@ -63,7 +67,8 @@ impl Settings {
     pub fn load_engine(args: &EngineArgs) -> anyhow::Result<Settings> {
         let file: File = match &args.config {
             Some(path) => {
-                let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
                 toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
             }
             None => File::default(),
@@ -85,9 +90,13 @@ impl Settings {
             config.defaults.timeout_ms = t;
             config.maxima.timeout_ms = config.maxima.timeout_ms.max(t);
         }
-        config.defaults.validate_against(&config.maxima).context("invalid limits")?;
+        config
+            .defaults
+            .validate_against(&config.maxima)
+            .context("invalid limits")?;
         Ok(Settings {
             config,
+            test_tools: args.test_tools,
             max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
         })
@@ -107,6 +116,12 @@ impl Settings {
     }
 
     pub fn engine(&self) -> anyhow::Result<Engine> {
-        Ok(Engine::builder().config(self.config.clone()).native_tools().build()?)
+        let b = Engine::builder().config(self.config.clone()).native_tools();
+        let b = if self.test_tools {
+            b.testing_tools()
+        } else {
+            b
+        };
+        Ok(b.build()?)
     }
 }

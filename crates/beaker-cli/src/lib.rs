@@ -66,7 +66,10 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("BEAKER_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .init();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -83,11 +86,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             serve::serve(settings)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Call { tool, params, limits, pretty, engine } => {
+        Command::Call {
+            tool,
+            params,
+            limits,
+            pretty,
+            engine,
+        } => {
             let settings = config::Settings::load_engine(&engine)?;
             let params = if params == "-" {
                 let mut s = String::new();
-                std::io::stdin().read_to_string(&mut s).context("reading params from stdin")?;
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .context("reading params from stdin")?;
                 s
             } else {
                 params
@@ -98,7 +109,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .and_then(|p| {
                     call.params = p;
                     match &limits {
-                        Some(l) => serde_json::from_str(l).map_err(|e| format!("invalid --limits: {e}")),
+                        Some(l) => {
+                            serde_json::from_str(l).map_err(|e| format!("invalid --limits: {e}"))
+                        }
                         None => Ok(Default::default()),
                     }
                 });
@@ -108,12 +121,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     settings.engine()?.call(call)
                 }
                 Err(msg) => {
-                    print_envelope(&Envelope::failure(None, tool, ToolError::new(ErrorKind::ParseError, msg)), pretty)?;
+                    print_envelope(
+                        &Envelope::failure(None, tool, ToolError::new(ErrorKind::ParseError, msg)),
+                        pretty,
+                    )?;
                     return Ok(ExitCode::from(2));
                 }
             };
             print_envelope(&env, pretty)?;
-            Ok(if env.success { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if env.success {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Tools { format } => {
             let engine = beaker_engine::Engine::new()?;
@@ -127,7 +147,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 }
                 ToolsFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(specs)?)?,
-                ToolsFormat::Openai => writeln!(out, "{}", serde_json::to_string_pretty(&catalog::openai_tools(specs))?)?,
+                ToolsFormat::Openai => writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&catalog::openai_tools(specs))?
+                )?,
                 ToolsFormat::Markdown => write!(out, "{}", catalog::markdown(specs))?,
             }
             Ok(ExitCode::SUCCESS)
@@ -136,7 +160,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 fn print_envelope(env: &Envelope, pretty: bool) -> anyhow::Result<()> {
-    let s = if pretty { serde_json::to_string_pretty(env)? } else { serde_json::to_string(env)? };
+    let s = if pretty {
+        serde_json::to_string_pretty(env)?
+    } else {
+        serde_json::to_string(env)?
+    };
     println!("{s}");
     Ok(())
 }

@@ -44,7 +44,11 @@ pub fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> 
         let used = found.map_or(chunk.len(), |i| i + 1);
         r.consume(used);
         if found.is_some() {
-            return Ok(if total > cap { Line::TooLong(total) } else { Line::Data });
+            return Ok(if total > cap {
+                Line::TooLong(total)
+            } else {
+                Line::Data
+            });
         }
     }
 }
@@ -58,11 +62,23 @@ mod tests {
         let input = format!("{}\nok\nlast", "x".repeat(100));
         let mut r = io::BufReader::with_capacity(7, input.as_bytes());
         let mut buf = Vec::new();
-        assert!(matches!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::TooLong(100)));
-        assert!(matches!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Data));
+        assert!(matches!(
+            read_line_capped(&mut r, &mut buf, 10).unwrap(),
+            Line::TooLong(100)
+        ));
+        assert!(matches!(
+            read_line_capped(&mut r, &mut buf, 10).unwrap(),
+            Line::Data
+        ));
         assert_eq!(buf, b"ok");
-        assert!(matches!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Data));
+        assert!(matches!(
+            read_line_capped(&mut r, &mut buf, 10).unwrap(),
+            Line::Data
+        ));
         assert_eq!(buf, b"last");
-        assert!(matches!(read_line_capped(&mut r, &mut buf, 10).unwrap(), Line::Eof));
+        assert!(matches!(
+            read_line_capped(&mut r, &mut buf, 10).unwrap(),
+            Line::Eof
+        ));
     }
 }

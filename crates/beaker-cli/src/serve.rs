@@ -31,9 +31,18 @@ struct Server {
 pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
     let (out, rx) = flume::unbounded::<String>();
-    let writer = std::thread::Builder::new().name("beaker-writer".into()).spawn(move || write_loop(rx))?;
+    let writer = std::thread::Builder::new()
+        .name("beaker-writer".into())
+        .spawn(move || write_loop(rx))?;
     let permits = flume::bounded(settings.max_in_flight);
-    let mut server = Server { engine, settings, out, permits, calls: Arc::new(Mutex::new(HashMap::new())), seq: 0 };
+    let mut server = Server {
+        engine,
+        settings,
+        out,
+        permits,
+        calls: Arc::new(Mutex::new(HashMap::new())),
+        seq: 0,
+    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut buf = Vec::with_capacity(4096);
@@ -44,14 +53,19 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
                 None,
                 "",
                 ErrorKind::ParseError,
-                format!("the request line is {n} bytes; the limit is {}", server.settings.max_line_bytes),
+                format!(
+                    "the request line is {n} bytes; the limit is {}",
+                    server.settings.max_line_bytes
+                ),
             ),
             Line::Data => server.handle_line(&buf),
         }
     }
     tracing::debug!("stdin closed; draining calls in flight");
     drop(server);
-    writer.join().map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+    writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
     Ok(())
 }
 
@@ -92,16 +106,33 @@ impl Server {
         }
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
-            Err(e) => return self.reply_error(None, "", ErrorKind::ParseError, format!("the request is not valid JSON: {e}")),
+            Err(e) => {
+                return self.reply_error(
+                    None,
+                    "",
+                    ErrorKind::ParseError,
+                    format!("the request is not valid JSON: {e}"),
+                )
+            }
         };
         let Value::Object(mut obj) = value else {
-            return self.reply_error(None, "", ErrorKind::ParseError, "a request must be a JSON object".into());
+            return self.reply_error(
+                None,
+                "",
+                ErrorKind::ParseError,
+                "a request must be a JSON object".into(),
+            );
         };
         let id = match obj.get("id") {
             None | Some(Value::Null) => None,
             Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
             Some(other) => {
-                return self.reply_error(None, "", ErrorKind::ParseError, format!("`id` must be a string or a number, got {other}"))
+                return self.reply_error(
+                    None,
+                    "",
+                    ErrorKind::ParseError,
+                    format!("`id` must be a string or a number, got {other}"),
+                )
             }
         };
         if !obj.contains_key("tool") {
@@ -115,10 +146,21 @@ impl Server {
                 return self.hello(id);
             }
         }
-        let tool_name = obj.get("tool").and_then(Value::as_str).unwrap_or("").to_string();
+        let tool_name = obj
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let call: ToolCall = match serde_json::from_value(Value::Object(obj)) {
             Ok(c) => c,
-            Err(e) => return self.reply_error(id, &tool_name, ErrorKind::ParseError, format!("invalid request: {e}")),
+            Err(e) => {
+                return self.reply_error(
+                    id,
+                    &tool_name,
+                    ErrorKind::ParseError,
+                    format!("invalid request: {e}"),
+                )
+            }
         };
         self.submit(call);
     }
@@ -133,10 +175,19 @@ impl Server {
             let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
             if calls.contains_key(&key) {
                 drop(calls);
-                let msg = format!("id {} is already in flight", call.id.clone().unwrap_or_default());
+                let msg = format!(
+                    "id {} is already in flight",
+                    call.id.clone().unwrap_or_default()
+                );
                 return self.reply_error(call.id, &call.tool, ErrorKind::ParseError, msg);
             }
-            calls.insert(key.clone(), InFlight { handle: None, tag: call.tag.clone() });
+            calls.insert(
+                key.clone(),
+                InFlight {
+                    handle: None,
+                    tag: call.tag.clone(),
+                },
+            );
         }
         // Backpressure: block here (not reading stdin) until a call in flight is answered.
         if self.permits.0.send(()).is_err() {
@@ -153,10 +204,18 @@ impl Server {
                 }
                 Err(e) => tracing::error!("cannot serialize a response: {e}"),
             }
-            calls.lock().unwrap_or_else(|p| p.into_inner()).remove(&done_key);
+            calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&done_key);
             let _ = permits.try_recv();
         });
-        if let Some(entry) = self.calls.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&key) {
+        if let Some(entry) = self
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&key)
+        {
             entry.handle = Some(handle);
         }
     }
@@ -174,7 +233,12 @@ impl Server {
 
     fn cancel_tag(&self, id: Option<Value>, tag: Value) {
         let Some(t) = tag.as_str() else {
-            return self.reply_error(id, "", ErrorKind::ParseError, "`cancel_tag` must be a string".into());
+            return self.reply_error(
+                id,
+                "",
+                ErrorKind::ParseError,
+                "`cancel_tag` must be a string".into(),
+            );
         };
         let handles: Vec<CallHandle> = self
             .calls
@@ -190,7 +254,12 @@ impl Server {
 
     fn hello(&self, id: Option<Value>) {
         let cfg = self.engine.config();
-        let tools: Vec<&str> = self.engine.specs().iter().map(|s| s.name.as_str()).collect();
+        let tools: Vec<&str> = self
+            .engine
+            .specs()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         let mut hello = Map::new();
         hello.insert("name".into(), json!("beaker"));
         hello.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
@@ -199,7 +268,10 @@ impl Server {
         hello.insert("workers".into(), json!(cfg.workers));
         hello.insert("max_in_flight".into(), json!(self.settings.max_in_flight));
         hello.insert("max_line_bytes".into(), json!(self.settings.max_line_bytes));
-        hello.insert("limits".into(), json!({"defaults": cfg.defaults, "maxima": cfg.maxima}));
+        hello.insert(
+            "limits".into(),
+            json!({"defaults": cfg.defaults, "maxima": cfg.maxima}),
+        );
         self.send(&json!({"id": id, "success": true, "hello": hello}));
     }
 }

@@ -34,7 +34,9 @@ impl CancelToken {
             CancelReason::Timeout => TIMEOUT,
             CancelReason::Cancelled => CANCELLED,
         };
-        self.0.compare_exchange(RUNNING, v, Ordering::AcqRel, Ordering::Acquire).is_ok()
+        self.0
+            .compare_exchange(RUNNING, v, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
     /// The reason the call was asked to stop, if it was.
@@ -64,7 +66,11 @@ pub struct CallContext {
 impl CallContext {
     /// A context with the given limits, a fresh token and seed 0 (for tests and direct tool use).
     pub fn new(limits: Limits) -> Self {
-        CallContext { limits, cancel: CancelToken::new(), seed: 0 }
+        CallContext {
+            limits,
+            cancel: CancelToken::new(),
+            seed: 0,
+        }
     }
 
     /// `Err(timeout | cancelled)` once the call has been asked to stop.
@@ -74,11 +80,15 @@ impl CallContext {
             None => Ok(()),
             Some(CancelReason::Timeout) => Err(ToolError::new(
                 ErrorKind::Timeout,
-                format!("the call ran past its {} ms execution limit", self.limits.timeout_ms),
+                format!(
+                    "the call ran past its {} ms execution limit",
+                    self.limits.timeout_ms
+                ),
             )),
-            Some(CancelReason::Cancelled) => {
-                Err(ToolError::new(ErrorKind::Cancelled, "the call was cancelled"))
-            }
+            Some(CancelReason::Cancelled) => Err(ToolError::new(
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            )),
         }
     }
 }

@@ -183,7 +183,10 @@ mod tests {
         let b = ToolCall::new("t", json!({})).with_id(2);
         assert_eq!(a.effective_seed(), a.clone().effective_seed());
         assert_ne!(a.effective_seed(), b.effective_seed());
-        let explicit = ToolCall { seed: Some(42), ..a };
+        let explicit = ToolCall {
+            seed: Some(42),
+            ..a
+        };
         assert_eq!(explicit.effective_seed(), 42);
     }
 }

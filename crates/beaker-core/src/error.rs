@@ -116,7 +116,10 @@ pub struct ToolError {
 impl ToolError {
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        ToolError { kind, message: message.into() }
+        ToolError {
+            kind,
+            message: message.into(),
+        }
     }
 
     /// Shorthand for an `invalid_params` error.

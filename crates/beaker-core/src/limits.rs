@@ -93,12 +93,24 @@ mod tests {
     #[test]
     fn a_call_can_narrow_but_never_widen() {
         let defaults = Limits::default();
-        let max = Limits { timeout_ms: 20_000, ..Limits::default_maxima() };
-        let req = LimitsRequest { timeout_ms: Some(500), ..Default::default() };
+        let max = Limits {
+            timeout_ms: 20_000,
+            ..Limits::default_maxima()
+        };
+        let req = LimitsRequest {
+            timeout_ms: Some(500),
+            ..Default::default()
+        };
         assert_eq!(defaults.narrow(&req, &max).timeout_ms, 500);
-        let req = LimitsRequest { timeout_ms: Some(1_000_000), ..Default::default() };
+        let req = LimitsRequest {
+            timeout_ms: Some(1_000_000),
+            ..Default::default()
+        };
         assert_eq!(defaults.narrow(&req, &max).timeout_ms, 20_000);
-        let req = LimitsRequest { timeout_ms: Some(0), ..Default::default() };
+        let req = LimitsRequest {
+            timeout_ms: Some(0),
+            ..Default::default()
+        };
         assert_eq!(defaults.narrow(&req, &max).timeout_ms, 1);
         assert_eq!(defaults.narrow(&LimitsRequest::default(), &max), defaults);
     }
@@ -111,9 +123,18 @@ mod tests {
 
     #[test]
     fn defaults_fit_under_maxima() {
-        assert_eq!(Limits::default().validate_against(&Limits::default_maxima()), Ok(()));
-        let bad = Limits { max_digits: 10, ..Limits::default() };
-        let max = Limits { max_digits: 5, ..Limits::default_maxima() };
+        assert_eq!(
+            Limits::default().validate_against(&Limits::default_maxima()),
+            Ok(())
+        );
+        let bad = Limits {
+            max_digits: 10,
+            ..Limits::default()
+        };
+        let max = Limits {
+            max_digits: 5,
+            ..Limits::default_maxima()
+        };
         assert_eq!(bad.validate_against(&max).unwrap_err().name, "max_digits");
     }
 }

@@ -40,10 +40,18 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
     out.push_str("## Limits (every call)\n\nA call may ask for other values with `\"limits\": {...}`; it is clamped to the server's maxima.\n\n");
     out.push_str("| limit | default | maximum | bounds; error |\n|---|---|---|---|\n");
     for (name, doc) in LIMIT_DOCS {
-        let _ = writeln!(out, "| `{name}` | {} | {} | {doc} |", defaults[name], maxima[name]);
+        let _ = writeln!(
+            out,
+            "| `{name}` | {} | {} | {doc} |",
+            defaults[name], maxima[name]
+        );
     }
     for s in specs {
-        let _ = write!(out, "\n## `{}`\n\n{}\n\n### Params\n\n", s.name, s.description);
+        let _ = write!(
+            out,
+            "\n## `{}`\n\n{}\n\n### Params\n\n",
+            s.name, s.description
+        );
         field_table(&mut out, &s.params_schema);
         out.push_str("\n### Result\n\n");
         field_table(&mut out, &s.result_schema);
@@ -58,22 +66,36 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
 }
 
 fn field_table(out: &mut String, schema: &Value) {
-    let required: Vec<&str> =
-        schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     out.push_str("| field | type | required | description |\n|---|---|---|---|\n");
     if let Some(props) = schema["properties"].as_object() {
         for (name, p) in props {
             let ty = match &p["type"] {
                 Value::String(t) => t.clone(),
-                Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+                Value::Array(ts) => ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" or "),
                 _ => "any".into(),
             };
             let mut ty = ty;
             if let Some(min) = p.get("minimum") {
                 ty.push_str(&format!(", ≥ {min}"));
             }
-            let req = if required.contains(&name.as_str()) { "yes" } else { "no" };
-            let _ = writeln!(out, "| `{name}` | {ty} | {req} | {} |", p["description"].as_str().unwrap_or(""));
+            let req = if required.contains(&name.as_str()) {
+                "yes"
+            } else {
+                "no"
+            };
+            let _ = writeln!(
+                out,
+                "| `{name}` | {ty} | {req} | {} |",
+                p["description"].as_str().unwrap_or("")
+            );
         }
     }
 }

@@ -1,7 +1,7 @@
 use crate::watchdog::{Expire, Watchdog};
 use beaker_core::{
-    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, LimitsError, Tool, ToolCall, ToolError,
-    ToolSpec,
+    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, LimitsError, Tool,
+    ToolCall, ToolError, ToolSpec,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -28,7 +28,9 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            workers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
             max_queued: 65_536,
             defaults: Limits::default(),
             maxima: Limits::default_maxima(),
@@ -137,6 +139,12 @@ impl EngineBuilder {
         self
     }
 
+    /// Adds the testing-only tools of `beaker-tools` (for front-end tests).
+    pub fn testing_tools(mut self) -> Self {
+        self.tools.extend(beaker_tools::testing_tools());
+        self
+    }
+
     /// Starts the worker pool and the deadline watchdog.
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
@@ -148,9 +156,16 @@ impl EngineBuilder {
         let mut specs = Vec::new();
         for tool in self.tools {
             let spec = tool.spec().clone();
-            let validator = jsonschema::validator_for(&spec.params_schema)
-                .map_err(|e| EngineError::InvalidSchema { tool: spec.name.clone(), message: e.to_string() })?;
-            if tools.insert(spec.name.clone(), Registered { tool, validator }).is_some() {
+            let validator = jsonschema::validator_for(&spec.params_schema).map_err(|e| {
+                EngineError::InvalidSchema {
+                    tool: spec.name.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            if tools
+                .insert(spec.name.clone(), Registered { tool, validator })
+                .is_some()
+            {
                 return Err(EngineError::DuplicateTool(spec.name));
             }
             specs.push(spec);
@@ -191,12 +206,22 @@ impl CallHandle {
     /// stops at its next checkpoint. Returns false if the call had already been answered.
     pub fn cancel(&self) -> bool {
         self.state.cancel.cancel(CancelReason::Cancelled);
-        self.state.finish(Err(ToolError::new(ErrorKind::Cancelled, "the call was cancelled")), None)
+        self.state.finish(
+            Err(ToolError::new(
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            )),
+            None,
+        )
     }
 
     /// Whether the call has been answered.
     pub fn is_done(&self) -> bool {
-        self.state.callback.lock().map(|c| c.is_none()).unwrap_or(true)
+        self.state
+            .callback
+            .lock()
+            .map(|c| c.is_none())
+            .unwrap_or(true)
     }
 }
 
@@ -215,7 +240,9 @@ struct CallState {
 impl CallState {
     /// Answers the call unless it has been answered already; returns whether this answer was the one sent.
     fn finish(&self, outcome: Result<Value, ToolError>, done_at: Option<Instant>) -> bool {
-        let Some(cb) = self.callback.lock().ok().and_then(|mut c| c.take()) else { return false };
+        let Some(cb) = self.callback.lock().ok().and_then(|mut c| c.take()) else {
+            return false;
+        };
         let now = done_at.unwrap_or_else(Instant::now);
         let c = &self.counters;
         let mut env = match outcome {
@@ -233,7 +260,8 @@ impl CallState {
         };
         if let Some(start) = self.started.get() {
             env.elapsed_us = now.saturating_duration_since(*start).as_micros() as u64;
-            env.queued_us = Some(start.saturating_duration_since(self.submitted).as_micros() as u64);
+            env.queued_us =
+                Some(start.saturating_duration_since(self.submitted).as_micros() as u64);
         }
         env.meta = self.meta.clone();
         cb(env);
@@ -244,7 +272,10 @@ impl CallState {
 impl Expire for CallState {
     fn expire(&self) {
         if self.cancel.cancel(CancelReason::Timeout) {
-            let msg = format!("the call ran past its {} ms execution limit", self.timeout_ms);
+            let msg = format!(
+                "the call ran past its {} ms execution limit",
+                self.timeout_ms
+            );
             self.finish(Err(ToolError::new(ErrorKind::Timeout, msg)), None);
         }
     }
@@ -258,7 +289,10 @@ impl Engine {
 
     /// A builder with the default configuration and no tools.
     pub fn builder() -> EngineBuilder {
-        EngineBuilder { config: Config::default(), tools: Vec::new() }
+        EngineBuilder {
+            config: Config::default(),
+            tools: Vec::new(),
+        }
     }
 
     /// The specs of every registered tool, in registration order.
@@ -300,7 +334,10 @@ impl Engine {
 
     /// Runs a call; the returned future (executor-agnostic) resolves to its envelope. The call is
     /// queued at once, not on first poll; dropping the future does not cancel it (use [`Engine::submit`]).
-    pub fn call_async(&self, call: ToolCall) -> impl std::future::Future<Output = Envelope> + Send + 'static {
+    pub fn call_async(
+        &self,
+        call: ToolCall,
+    ) -> impl std::future::Future<Output = Envelope> + Send + 'static {
         let (tx, rx) = flume::bounded(1);
         let tool = call.tool.clone();
         let id = call.id.clone();
@@ -312,12 +349,25 @@ impl Engine {
 
     /// Queues a call; `on_done` receives its envelope exactly once, on a worker or watchdog thread (or on
     /// this thread when the call fails before it is queued). `on_done` must not block for long.
-    pub fn submit(&self, call: ToolCall, on_done: impl FnOnce(Envelope) + Send + 'static) -> CallHandle {
+    pub fn submit(
+        &self,
+        call: ToolCall,
+        on_done: impl FnOnce(Envelope) + Send + 'static,
+    ) -> CallHandle {
         let inner = &self.inner;
         inner.counters.submitted.fetch_add(1, Ordering::Relaxed);
-        let limits = inner.config.defaults.narrow(&call.limits, &inner.config.maxima);
+        let limits = inner
+            .config
+            .defaults
+            .narrow(&call.limits, &inner.config.maxima);
         let seed = call.effective_seed();
-        let ToolCall { id, tool, params, meta, .. } = call;
+        let ToolCall {
+            id,
+            tool,
+            params,
+            meta,
+            ..
+        } = call;
         let state = Arc::new(CallState {
             id,
             tool,
@@ -329,14 +379,19 @@ impl Engine {
             callback: Mutex::new(Some(Box::new(on_done))),
             counters: inner.counters.clone(),
         });
-        let handle = CallHandle { state: state.clone() };
+        let handle = CallHandle {
+            state: state.clone(),
+        };
         let Some(registered) = inner.tools.get(&state.tool) else {
             let msg = unknown_tool_message(&state.tool, inner.tools.keys());
             state.finish(Err(ToolError::new(ErrorKind::UnknownTool, msg)), None);
             return handle;
         };
         if inner.jobs.len() >= inner.config.max_queued {
-            let msg = format!("overloaded: {} calls are already queued; retry later", inner.jobs.len());
+            let msg = format!(
+                "overloaded: {} calls are already queued; retry later",
+                inner.jobs.len()
+            );
             state.finish(Err(ToolError::new(ErrorKind::Internal, msg)), None);
             return handle;
         }
@@ -346,15 +401,26 @@ impl Engine {
         let job_state = state.clone();
         let job: Job = Box::new(move || run(engine, job_state, tool, params, limits, seed));
         if inner.jobs.send(job).is_err() {
-            state.finish(Err(ToolError::new(ErrorKind::Internal, "the engine is shutting down")), None);
+            state.finish(
+                Err(ToolError::new(
+                    ErrorKind::Internal,
+                    "the engine is shutting down",
+                )),
+                None,
+            );
         }
         handle
     }
 
     fn validate(&self, tool: &str, params: &Value) -> Result<(), ToolError> {
-        let Some(r) = self.inner.tools.get(tool) else { return Ok(()) };
+        let Some(r) = self.inner.tools.get(tool) else {
+            return Ok(());
+        };
         if !params.is_object() {
-            return Err(ToolError::invalid_params(format!("`params` must be an object, got {}", json_type(params))));
+            return Err(ToolError::invalid_params(format!(
+                "`params` must be an object, got {}",
+                json_type(params)
+            )));
         }
         let errors: Vec<String> = r
             .validator
@@ -362,7 +428,11 @@ impl Engine {
             .take(3)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let at = if path.is_empty() { "params".to_string() } else { format!("params{}", path.replace('/', ".")) };
+                let at = if path.is_empty() {
+                    "params".to_string()
+                } else {
+                    format!("params{}", path.replace('/', "."))
+                };
                 format!("{at}: {e}")
             })
             .collect();
@@ -386,17 +456,31 @@ fn json_type(v: &Value) -> &'static str {
 }
 
 fn lost(id: Option<Value>, tool: String) -> Envelope {
-    Envelope::failure(id, tool, ToolError::new(ErrorKind::Internal, "the engine dropped the call"))
+    Envelope::failure(
+        id,
+        tool,
+        ToolError::new(ErrorKind::Internal, "the engine dropped the call"),
+    )
 }
 
 fn unknown_tool_message<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> String {
     let mut known: Vec<&String> = known.collect();
     known.sort();
     let list: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
-    format!("unknown tool `{name}`; available tools: {}", list.join(", "))
+    format!(
+        "unknown tool `{name}`; available tools: {}",
+        list.join(", ")
+    )
 }
 
-fn run(inner: Arc<Inner>, state: Arc<CallState>, tool: Arc<dyn Tool>, params: Value, limits: Limits, seed: u64) {
+fn run(
+    inner: Arc<Inner>,
+    state: Arc<CallState>,
+    tool: Arc<dyn Tool>,
+    params: Value,
+    limits: Limits,
+    seed: u64,
+) {
     if state.cancel.reason().is_some() {
         return;
     }
@@ -407,7 +491,11 @@ fn run(inner: Arc<Inner>, state: Arc<CallState>, tool: Arc<dyn Tool>, params: Va
     inner.watchdog.arm(deadline, Arc::downgrade(&target));
     let engine = Engine { inner };
     let outcome = engine.validate(&state.tool, &params).and_then(|()| {
-        let ctx = CallContext { limits, cancel: state.cancel.clone(), seed };
+        let ctx = CallContext {
+            limits,
+            cancel: state.cancel.clone(),
+            seed,
+        };
         match catch_unwind(AssertUnwindSafe(|| tool.call(&params, &ctx))) {
             Ok(r) => r,
             Err(panic) => {
@@ -417,7 +505,10 @@ fn run(inner: Arc<Inner>, state: Arc<CallState>, tool: Arc<dyn Tool>, params: Va
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
                 tracing::error!(tool = %state.tool, "tool panicked: {msg}");
-                Err(ToolError::new(ErrorKind::Internal, format!("the tool failed unexpectedly: {msg}")))
+                Err(ToolError::new(
+                    ErrorKind::Internal,
+                    format!("the tool failed unexpectedly: {msg}"),
+                ))
             }
         }
     });
@@ -438,9 +529,13 @@ fn check_output(v: Value, max: u64) -> Result<Value, ToolError> {
         }
     }
     let mut c = Counter(0);
-    serde_json::to_writer(&mut c, &v).map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    serde_json::to_writer(&mut c, &v)
+        .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
     if c.0 > max {
-        return Err(ToolError::limit(format!("the result is {} bytes; the limit is {max}", c.0)));
+        return Err(ToolError::limit(format!(
+            "the result is {} bytes; the limit is {max}",
+            c.0
+        )));
     }
     Ok(v)
 }

@@ -26,8 +26,8 @@ pub mod catalog;
 mod engine;
 mod watchdog;
 
-pub use engine::{CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
 pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
+pub use engine::{CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
 
 #[cfg(test)]
 mod tests;

@@ -34,8 +34,13 @@ impl Tool for Mock {
 
 fn engine() -> Engine {
     Engine::builder()
-        .config(Config { workers: 2, ..Config::default() })
-        .tool(mock("echo_limits", |_, ctx| Ok(serde_json::to_value(ctx.limits).unwrap_or_default())))
+        .config(Config {
+            workers: 2,
+            ..Config::default()
+        })
+        .tool(mock("echo_limits", |_, ctx| {
+            Ok(serde_json::to_value(ctx.limits).unwrap_or_default())
+        }))
         .tool(mock("spin", |_, ctx| loop {
             ctx.checkpoint()?;
             std::thread::yield_now();
@@ -50,19 +55,30 @@ fn engine() -> Engine {
 #[test]
 fn limits_are_narrowed_and_clamped() {
     let e = engine();
-    let call = ToolCall::new("echo_limits", json!({}))
-        .with_limits(LimitsRequest { timeout_ms: Some(500), max_digits: Some(u64::MAX), ..Default::default() });
+    let call = ToolCall::new("echo_limits", json!({})).with_limits(LimitsRequest {
+        timeout_ms: Some(500),
+        max_digits: Some(u64::MAX),
+        ..Default::default()
+    });
     let r = e.call(call).result.unwrap();
     assert_eq!(r["timeout_ms"], 500);
     assert_eq!(r["max_digits"], Limits::default_maxima().max_digits);
-    let r = e.call(ToolCall::new("echo_limits", json!({}))).result.unwrap();
+    let r = e
+        .call(ToolCall::new("echo_limits", json!({})))
+        .result
+        .unwrap();
     assert_eq!(r["timeout_ms"], Limits::default().timeout_ms);
 }
 
 #[test]
 fn a_runaway_tool_times_out_and_the_worker_comes_back() {
     let e = engine();
-    let call = ToolCall::new("spin", json!({})).with_id("t").with_limits(LimitsRequest { timeout_ms: Some(30), ..Default::default() });
+    let call = ToolCall::new("spin", json!({}))
+        .with_id("t")
+        .with_limits(LimitsRequest {
+            timeout_ms: Some(30),
+            ..Default::default()
+        });
     let env = e.call(call);
     assert_eq!(env.error_kind, Some(ErrorKind::Timeout), "{env:?}");
     assert_eq!(env.id, json!("t"));
@@ -86,13 +102,19 @@ fn a_panic_is_internal_and_the_engine_survives() {
 fn cancel_answers_once() {
     let e = engine();
     let (tx, rx) = flume::unbounded();
-    let h = e.submit(ToolCall::new("spin", json!({})).with_id(9), move |env| tx.send(env).unwrap());
+    let h = e.submit(ToolCall::new("spin", json!({})).with_id(9), move |env| {
+        tx.send(env).unwrap()
+    });
     assert!(h.cancel());
     assert!(!h.cancel());
     let env = rx.recv().unwrap();
     assert_eq!(env.error_kind, Some(ErrorKind::Cancelled));
     assert_eq!(env.retryable, Some(true));
-    assert!(rx.recv_timeout(std::time::Duration::from_millis(100)).is_err(), "a second answer was sent");
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_millis(100))
+            .is_err(),
+        "a second answer was sent"
+    );
 }
 
 #[test]
@@ -100,7 +122,10 @@ fn params_are_validated_with_a_path() {
     let e = engine();
     let env = e.call(ToolCall::new("echo_limits", json!({"n": -1})));
     assert_eq!(env.error_kind, Some(ErrorKind::InvalidParams));
-    assert!(env.error.as_deref().unwrap().starts_with("params.n:"), "{env:?}");
+    assert!(
+        env.error.as_deref().unwrap().starts_with("params.n:"),
+        "{env:?}"
+    );
     let env = e.call(ToolCall::new("echo_limits", json!([1])));
     assert_eq!(env.error_kind, Some(ErrorKind::InvalidParams));
     let env = e.call(ToolCall::new("echo_limits", json!({"extra": 1})));
@@ -111,13 +136,19 @@ fn params_are_validated_with_a_path() {
 fn unknown_tools_list_the_known_ones() {
     let env = engine().call(ToolCall::new("nope", json!({})));
     assert_eq!(env.error_kind, Some(ErrorKind::UnknownTool));
-    assert!(env.error.unwrap().contains("echo_limits, panic, seed, spin"));
+    assert!(env
+        .error
+        .unwrap()
+        .contains("echo_limits, panic, seed, spin"));
 }
 
 #[test]
 fn output_is_capped() {
     let e = engine();
-    let call = ToolCall::new("big", json!({})).with_limits(LimitsRequest { max_output_bytes: Some(100), ..Default::default() });
+    let call = ToolCall::new("big", json!({})).with_limits(LimitsRequest {
+        max_output_bytes: Some(100),
+        ..Default::default()
+    });
     assert_eq!(e.call(call).error_kind, Some(ErrorKind::LimitExceeded));
 }
 
@@ -145,9 +176,28 @@ fn async_calls_resolve_and_meta_is_echoed() {
 
 #[test]
 fn bad_configurations_are_refused() {
-    let cfg = Config { defaults: Limits { timeout_ms: 10, ..Limits::default() }, maxima: Limits { timeout_ms: 5, ..Limits::default_maxima() }, ..Config::default() };
+    let cfg = Config {
+        defaults: Limits {
+            timeout_ms: 10,
+            ..Limits::default()
+        },
+        maxima: Limits {
+            timeout_ms: 5,
+            ..Limits::default_maxima()
+        },
+        ..Config::default()
+    };
     assert!(Engine::builder().config(cfg).build().is_err());
-    assert!(Engine::builder().config(Config { workers: 0, ..Config::default() }).build().is_err());
-    let dup = Engine::builder().tool(mock("a", |_, _| Ok(json!(1)))).tool(mock("a", |_, _| Ok(json!(1)))).build();
+    assert!(Engine::builder()
+        .config(Config {
+            workers: 0,
+            ..Config::default()
+        })
+        .build()
+        .is_err());
+    let dup = Engine::builder()
+        .tool(mock("a", |_, _| Ok(json!(1))))
+        .tool(mock("a", |_, _| Ok(json!(1))))
+        .build();
     assert!(dup.is_err());
 }

@@ -48,9 +48,14 @@ pub(crate) struct Watchdog {
 
 impl Watchdog {
     pub(crate) fn start() -> Arc<Watchdog> {
-        let dog = Arc::new(Watchdog { state: Mutex::new(State::default()), wake: Condvar::new() });
+        let dog = Arc::new(Watchdog {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+        });
         let weak = Arc::downgrade(&dog);
-        let spawned = std::thread::Builder::new().name("beaker-watchdog".into()).spawn(move || run(weak));
+        let spawned = std::thread::Builder::new()
+            .name("beaker-watchdog".into())
+            .spawn(move || run(weak));
         if let Err(e) = spawned {
             tracing::error!("cannot start the deadline watchdog: {e}; deadlines will not fire");
         }
@@ -70,7 +75,10 @@ impl Watchdog {
     }
 
     pub(crate) fn shutdown(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).shutdown = true;
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .shutdown = true;
         self.wake.notify_one();
     }
 }
@@ -92,13 +100,22 @@ fn run(dog: Weak<Watchdog>) {
             }
             // Finished calls leave dead entries behind; drop them so the heap stays small.
             if s.heap.len() > 1024 {
-                let live: Vec<_> = s.heap.drain().filter(|Reverse(e)| e.target.strong_count() > 0).collect();
+                let live: Vec<_> = s
+                    .heap
+                    .drain()
+                    .filter(|Reverse(e)| e.target.strong_count() > 0)
+                    .collect();
                 s.heap.extend(live);
             }
             if due.is_empty() {
-                let wait = s.heap.peek().map(|Reverse(e)| e.at.saturating_duration_since(now));
+                let wait = s
+                    .heap
+                    .peek()
+                    .map(|Reverse(e)| e.at.saturating_duration_since(now));
                 // Wake at least every second so a dropped engine lets this thread go.
-                let wait = wait.unwrap_or(std::time::Duration::from_secs(1)).min(std::time::Duration::from_secs(1));
+                let wait = wait
+                    .unwrap_or(std::time::Duration::from_secs(1))
+                    .min(std::time::Duration::from_secs(1));
                 drop(dog.wake.wait_timeout(s, wait));
                 continue;
             }

@@ -45,8 +45,15 @@ pub struct Decimal {
 }
 
 /// Evaluates `expr` exactly where possible, at the given working precision otherwise.
-pub fn eval_exact(expr: &Expr, opts: ExactOptions, ctx: Option<&CallContext>) -> Result<Num, ExprError> {
-    let ev = Evaluator { prec: opts.prec_bits.max(64), max_bits: digits_to_bits(opts.max_digits) };
+pub fn eval_exact(
+    expr: &Expr,
+    opts: ExactOptions,
+    ctx: Option<&CallContext>,
+) -> Result<Num, ExprError> {
+    let ev = Evaluator {
+        prec: opts.prec_bits.max(64),
+        max_bits: digits_to_bits(opts.max_digits),
+    };
     let mut stack: Vec<Num> = Vec::with_capacity(expr.max_stack);
     for node in expr.nodes() {
         if let Some(ctx) = ctx {
@@ -101,11 +108,33 @@ pub fn eval_decimal(
     // Four refinements reach 16x the first precision; a value that still has not settled sits on a
     // rounding tie (an irrational-looking expression with a rational value) and the last digits are returned.
     for _ in 0..5 {
-        let v = eval_exact(expr, ExactOptions { prec_bits: bits, max_digits }, ctx)?;
+        let v = eval_exact(
+            expr,
+            ExactOptions {
+                prec_bits: bits,
+                max_digits,
+            },
+            ctx,
+        )?;
         let f = match v {
             Num::Exact(q) => {
+                // Intermediate guards allow some slack; the digits reported are held to the limit exactly.
+                for part in [q.numer(), q.denom()] {
+                    let estimate = (f64::from(part.significant_bits()) / LOG2_10).ceil() as u64;
+                    if estimate < max_digits {
+                        continue;
+                    }
+                    let digits = part.to_string().trim_start_matches('-').len() as u64;
+                    if digits > max_digits {
+                        return Err(too_large(digits, max_digits));
+                    }
+                }
                 let fraction = (*q.denom() != 1).then(|| q.to_string());
-                return Ok(Decimal { value: format_fixed(&q, places), exact: true, fraction });
+                return Ok(Decimal {
+                    value: format_fixed(&q, places),
+                    exact: true,
+                    fraction,
+                });
             }
             Num::Approx(f) => f,
         };
@@ -114,20 +143,32 @@ pub fn eval_decimal(
         if int_digits > max_digits {
             return Err(too_large(int_digits, max_digits));
         }
-        let q = f.to_rational().ok_or_else(|| ExprError::Domain("the result is not a finite number".into()))?;
+        let q = f
+            .to_rational()
+            .ok_or_else(|| ExprError::Domain("the result is not a finite number".into()))?;
         let s = format_fixed(&q, places);
         if previous.as_deref() == Some(s.as_str()) {
-            return Ok(Decimal { value: s, exact: false, fraction: None });
+            return Ok(Decimal {
+                value: s,
+                exact: false,
+                fraction: None,
+            });
         }
         previous = Some(s);
         let needed = (exp.max(0) as f64 + f64::from(places) * LOG2_10) as u32 + 128;
         bits = (bits * 2).max(needed);
     }
-    Ok(Decimal { value: previous.unwrap_or_default(), exact: false, fraction: None })
+    Ok(Decimal {
+        value: previous.unwrap_or_default(),
+        exact: false,
+        fraction: None,
+    })
 }
 
 fn pop(stack: &mut Vec<Num>) -> Result<Num, ExprError> {
-    stack.pop().ok_or_else(|| ExprError::Domain("malformed expression".into()))
+    stack
+        .pop()
+        .ok_or_else(|| ExprError::Domain("malformed expression".into()))
 }
 
 fn digits_to_bits(digits: u64) -> u64 {
@@ -179,7 +220,10 @@ impl Evaluator {
     fn check(&self, q: Rational) -> Result<Num, ExprError> {
         let b = bits(&q);
         if b > self.max_bits {
-            return Err(too_large((b as f64 / LOG2_10) as u64, self.bits_to_digits()));
+            return Err(too_large(
+                (b as f64 / LOG2_10) as u64,
+                self.bits_to_digits(),
+            ));
         }
         Ok(Num::Exact(q))
     }
@@ -191,17 +235,24 @@ impl Evaluator {
     /// Refuses an operation whose result is estimated at `est_bits` bits.
     fn guard(&self, est_bits: f64) -> Result<(), ExprError> {
         if est_bits > self.max_bits as f64 {
-            return Err(too_large((est_bits / LOG2_10) as u64, self.bits_to_digits()));
+            return Err(too_large(
+                (est_bits / LOG2_10) as u64,
+                self.bits_to_digits(),
+            ));
         }
         Ok(())
     }
 
     fn float(&self, f: Float) -> Result<Num, ExprError> {
         if f.is_nan() {
-            return Err(ExprError::Domain("the result is undefined (not a number)".into()));
+            return Err(ExprError::Domain(
+                "the result is undefined (not a number)".into(),
+            ));
         }
         if f.is_infinite() {
-            return Err(ExprError::TooLarge("the result overflows the floating-point range".into()));
+            return Err(ExprError::TooLarge(
+                "the result overflows the floating-point range".into(),
+            ));
         }
         Ok(Num::Approx(f))
     }
@@ -263,7 +314,9 @@ impl Evaluator {
                         return Err(ExprError::Domain("division by zero".into()))
                     }
                     BinOp::Div => x / y,
-                    BinOp::FloorDiv => Rational::from(Integer::from(Rational::from(&x / &y).floor_ref())),
+                    BinOp::FloorDiv => {
+                        Rational::from(Integer::from(Rational::from(&x / &y).floor_ref()))
+                    }
                     BinOp::Mod => {
                         let q = Integer::from(Rational::from(&x / &y).floor_ref());
                         x - y * q
@@ -310,7 +363,9 @@ impl Evaluator {
                 return if *y > 0 {
                     Ok(Num::Exact(Rational::new()))
                 } else {
-                    Err(ExprError::Domain("0 cannot be raised to a negative power".into()))
+                    Err(ExprError::Domain(
+                        "0 cannot be raised to a negative power".into(),
+                    ))
                 };
             }
             if *x == 1 {
@@ -336,7 +391,9 @@ impl Evaluator {
             return match y.cmp0() {
                 Some(Ordering::Greater) => Ok(Num::Approx(Float::new(self.prec))),
                 Some(Ordering::Equal) => Ok(Num::Approx(Float::with_val(self.prec, 1))),
-                _ => Err(ExprError::Domain("0 cannot be raised to a negative power".into())),
+                _ => Err(ExprError::Domain(
+                    "0 cannot be raised to a negative power".into(),
+                )),
             };
         }
         let f = match y_int {
@@ -358,7 +415,9 @@ impl Evaluator {
     fn pow_int(&self, x: &Rational, n: &Integer) -> Result<Num, ExprError> {
         if *x == 0 {
             return match n.cmp0() {
-                Ordering::Less => Err(ExprError::Domain("0 cannot be raised to a negative power".into())),
+                Ordering::Less => Err(ExprError::Domain(
+                    "0 cannot be raised to a negative power".into(),
+                )),
                 Ordering::Equal => Ok(Num::Exact(Rational::from(1))),
                 Ordering::Greater => Ok(Num::Exact(Rational::new())),
             };
@@ -371,7 +430,11 @@ impl Evaluator {
         }
         let est = (log2_int(x.numer()) + log2_int(x.denom())) * n.to_f64().abs();
         self.guard(est)?;
-        let e = n.clone().abs().to_u32().ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
+        let e = n
+            .clone()
+            .abs()
+            .to_u32()
+            .ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
         let p = Rational::from(x.pow(e));
         let p = if *n < 0 { p.recip() } else { p };
         self.check(p)
@@ -382,18 +445,29 @@ impl Evaluator {
         match n {
             Num::Exact(q) if *q.denom() == 1 => Ok((q.numer().clone(), true)),
             Num::Approx(x) if x.is_integer() => Ok((x.to_integer().unwrap_or_default(), false)),
-            _ => Err(ExprError::Domain(format!("{} needs integers, got {}", f.name(), display(n)))),
+            _ => Err(ExprError::Domain(format!(
+                "{} needs integers, got {}",
+                f.name(),
+                display(n)
+            ))),
         }
     }
 
     fn exact_or_approx(&self, q: Rational, exact: bool) -> Result<Num, ExprError> {
         let n = self.check(q)?;
-        Ok(if exact { n } else { Num::Approx(self.to_float(&n)) })
+        Ok(if exact {
+            n
+        } else {
+            Num::Approx(self.to_float(&n))
+        })
     }
 
     fn call(&self, f: Func, args: Vec<Num>) -> Result<Num, ExprError> {
         let p = self.prec;
-        let first = args.first().cloned().ok_or_else(|| ExprError::Domain("missing argument".into()))?;
+        let first = args
+            .first()
+            .cloned()
+            .ok_or_else(|| ExprError::Domain("missing argument".into()))?;
         let zero_exact = matches!(&first, Num::Exact(q) if *q == 0);
         let one_exact = matches!(&first, Num::Exact(q) if *q == 1);
         match f {
@@ -402,8 +476,16 @@ impl Evaluator {
                 Num::Approx(x) => Num::Approx(x.abs()),
             }),
             Func::Floor | Func::Ceil => Ok(match first {
-                Num::Exact(q) => Num::Exact(Rational::from(if f == Func::Floor { q.floor() } else { q.ceil() })),
-                Num::Approx(x) => Num::Approx(if f == Func::Floor { x.floor() } else { x.ceil() }),
+                Num::Exact(q) => Num::Exact(if f == Func::Floor {
+                    q.floor()
+                } else {
+                    q.ceil()
+                }),
+                Num::Approx(x) => Num::Approx(if f == Func::Floor {
+                    x.floor()
+                } else {
+                    x.ceil()
+                }),
             }),
             Func::Round => self.round(&args),
             Func::Min | Func::Max => {
@@ -422,8 +504,13 @@ impl Evaluator {
                         best = Some((q, a));
                     }
                 }
-                let (_, chosen) = best.ok_or_else(|| ExprError::Domain("missing argument".into()))?;
-                Ok(if exact { chosen.clone() } else { Num::Approx(self.to_float(chosen)) })
+                let (_, chosen) =
+                    best.ok_or_else(|| ExprError::Domain("missing argument".into()))?;
+                Ok(if exact {
+                    chosen.clone()
+                } else {
+                    Num::Approx(self.to_float(chosen))
+                })
             }
             Func::Gcd | Func::Lcm => {
                 let mut exact = true;
@@ -445,9 +532,13 @@ impl Evaluator {
             Func::Factorial => {
                 let (n, exact) = self.integer(f, &first)?;
                 if n < 0 {
-                    return Err(ExprError::Domain(format!("factorial is not defined for negative numbers ({n})")));
+                    return Err(ExprError::Domain(format!(
+                        "factorial is not defined for negative numbers ({n})"
+                    )));
                 }
-                let n = n.to_u32().ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
+                let n = n
+                    .to_u32()
+                    .ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
                 self.guard(ln_factorial(f64::from(n)) / std::f64::consts::LN_2)?;
                 self.exact_or_approx(Rational::from(Integer::from(Integer::factorial(n))), exact)
             }
@@ -458,33 +549,52 @@ impl Evaluator {
                     None => (n.clone(), true),
                 };
                 if n < 0 || k < 0 {
-                    return Err(ExprError::Domain(format!("{} needs non-negative integers, got ({n}, {k})", f.name())));
+                    return Err(ExprError::Domain(format!(
+                        "{} needs non-negative integers, got ({n}, {k})",
+                        f.name()
+                    )));
                 }
                 let exact = e1 && e2;
                 if k > n {
                     return self.exact_or_approx(Rational::new(), exact);
                 }
                 let nk = Integer::from(&n - &k);
-                let kk = if f == Func::Comb && nk < k { nk } else { k.clone() };
+                let kk = if f == Func::Comb && nk < k {
+                    nk
+                } else {
+                    k.clone()
+                };
                 let kf = kk.to_f64();
                 let nf = n.to_f64();
                 let est = if f == Func::Comb {
                     // C(n, k) <= (e n / k)^k
-                    if kf == 0.0 { 0.0 } else { kf * ((nf / kf).log2() + std::f64::consts::LOG2_E) }
+                    if kf == 0.0 {
+                        0.0
+                    } else {
+                        kf * ((nf / kf).log2() + std::f64::consts::LOG2_E)
+                    }
                 } else {
                     kf * nf.log2()
                 };
                 self.guard(est)?;
-                let k32 = kk.to_u32().ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
+                let k32 = kk
+                    .to_u32()
+                    .ok_or_else(|| too_large(u64::MAX, self.bits_to_digits()))?;
                 let c = n.binomial(k32);
-                let v = if f == Func::Perm { c * Integer::from(Integer::factorial(k32)) } else { c };
+                let v = if f == Func::Perm {
+                    c * Integer::from(Integer::factorial(k32))
+                } else {
+                    c
+                };
                 self.exact_or_approx(Rational::from(v), exact)
             }
             Func::Sqrt | Func::Cbrt => {
                 let root = if f == Func::Sqrt { 2 } else { 3 };
                 if let Num::Exact(q) = &first {
                     if *q < 0 && root == 2 {
-                        return Err(ExprError::Domain(format!("sqrt of a negative number ({q}) has no real value")));
+                        return Err(ExprError::Domain(format!(
+                            "sqrt of a negative number ({q}) has no real value"
+                        )));
                     }
                     let (rn, remn) = q.numer().clone().abs().root_rem(Integer::new(), root);
                     let (rd, remd) = q.denom().clone().root_rem(Integer::new(), root);
@@ -521,12 +631,20 @@ impl Evaluator {
                 };
                 self.log(f, &first, base.as_ref())
             }
-            Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh if zero_exact => {
+            Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh
+                if zero_exact =>
+            {
                 Ok(Num::Exact(Rational::new()))
             }
             Func::Cos | Func::Cosh if zero_exact => Ok(Num::Exact(Rational::from(1))),
             Func::Acos if one_exact => Ok(Num::Exact(Rational::new())),
-            Func::Sin | Func::Cos | Func::Tan | Func::Atan | Func::Sinh | Func::Cosh | Func::Tanh => {
+            Func::Sin
+            | Func::Cos
+            | Func::Tan
+            | Func::Atan
+            | Func::Sinh
+            | Func::Cosh
+            | Func::Tanh => {
                 let x = self.to_float(&first);
                 self.float(match f {
                     Func::Sin => x.sin(),
@@ -550,7 +668,10 @@ impl Evaluator {
                 self.float(if f == Func::Asin { x.asin() } else { x.acos() })
             }
             Func::Atan2 => {
-                let second = args.get(1).cloned().ok_or_else(|| ExprError::Domain("missing argument".into()))?;
+                let second = args
+                    .get(1)
+                    .cloned()
+                    .ok_or_else(|| ExprError::Domain("missing argument".into()))?;
                 if let (Num::Exact(y), Num::Exact(x)) = (&first, &second) {
                     if *y == 0 && *x >= 0 {
                         return Ok(Num::Exact(Rational::new()));
@@ -564,16 +685,23 @@ impl Evaluator {
     }
 
     fn round(&self, args: &[Num]) -> Result<Num, ExprError> {
-        let x = args.first().ok_or_else(|| ExprError::Domain("missing argument".into()))?;
+        let x = args
+            .first()
+            .ok_or_else(|| ExprError::Domain("missing argument".into()))?;
         let places = match args.get(1) {
             Some(n) => {
                 let (n, _) = self.integer(Func::Round, n)?;
-                let n = n.to_i64().filter(|n| n.unsigned_abs() <= self.bits_to_digits());
+                let n = n
+                    .to_i64()
+                    .filter(|n| n.unsigned_abs() <= self.bits_to_digits());
                 n.ok_or_else(|| ExprError::TooLarge("round's second argument is too large".into()))?
             }
             None => 0,
         };
-        let scale = Rational::from(Integer::from(Integer::u_pow_u(10, places.unsigned_abs() as u32)));
+        let scale = Rational::from(Integer::from(Integer::u_pow_u(
+            10,
+            places.unsigned_abs() as u32,
+        )));
         let scale = if places < 0 { scale.recip() } else { scale };
         match x {
             Num::Exact(q) => {
@@ -595,7 +723,10 @@ impl Evaluator {
             Num::Approx(v) => v.is_sign_positive() && !v.is_zero(),
         };
         if !positive(x) {
-            return Err(ExprError::Domain(format!("{name} is only defined for x > 0, got {}", display(x))));
+            return Err(ExprError::Domain(format!(
+                "{name} is only defined for x > 0, got {}",
+                display(x)
+            )));
         }
         if let Some(b) = base {
             let one = matches!(b, Num::Exact(q) if *q == 1);

@@ -69,7 +69,10 @@ impl Expr {
                     known.push(None);
                 }
                 _ if all_known => {
-                    let args: Vec<f64> = known.drain(start..).map(|v| v.unwrap_or(f64::NAN)).collect();
+                    let args: Vec<f64> = known
+                        .drain(start..)
+                        .map(|v| v.unwrap_or(f64::NAN))
+                        .collect();
                     ops.truncate(ops.len() - argc);
                     let mut stack = args;
                     apply(op, &mut stack);
@@ -84,7 +87,11 @@ impl Expr {
                 }
             }
         }
-        Ok(CompiledF64 { ops, vars: order.iter().map(|s| s.to_string()).collect(), max_stack: self.max_stack.max(1) })
+        Ok(CompiledF64 {
+            ops,
+            vars: order.iter().map(|s| s.to_string()).collect(),
+            max_stack: self.max_stack.max(1),
+        })
     }
 }
 
@@ -273,8 +280,18 @@ fn call(f: Func, args: &[f64]) -> f64 {
             if args.iter().any(|a| a.is_nan()) {
                 return f64::NAN;
             }
-            let init = if f == Func::Min { f64::INFINITY } else { f64::NEG_INFINITY };
-            args.iter().fold(init, |acc, v| if f == Func::Min { acc.min(*v) } else { acc.max(*v) })
+            let init = if f == Func::Min {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            };
+            args.iter().fold(init, |acc, v| {
+                if f == Func::Min {
+                    acc.min(*v)
+                } else {
+                    acc.max(*v)
+                }
+            })
         }
         Func::Comb => comb(x, y.unwrap_or(f64::NAN)),
         Func::Perm => perm(x, y.unwrap_or(x)),
@@ -286,7 +303,11 @@ mod tests {
     use crate::{parse, ParseLimits};
 
     fn f(src: &str, vars: &[&str], at: &[f64]) -> f64 {
-        parse(src, ParseLimits::default()).unwrap().compile_f64(vars).unwrap().eval(at)
+        parse(src, ParseLimits::default())
+            .unwrap()
+            .compile_f64(vars)
+            .unwrap()
+            .eval(at)
     }
 
     #[test]
@@ -302,7 +323,10 @@ mod tests {
 
     #[test]
     fn constants_are_folded() {
-        let c = parse("sin(pi/2) * x + 2**10", ParseLimits::default()).unwrap().compile_f64(&["x"]).unwrap();
+        let c = parse("sin(pi/2) * x + 2**10", ParseLimits::default())
+            .unwrap()
+            .compile_f64(&["x"])
+            .unwrap();
         assert_eq!(c.ops.len(), 5, "{:?}", c.ops);
         assert_eq!(c.eval(&[3.0]), 1027.0);
     }
@@ -311,6 +335,9 @@ mod tests {
     fn unknown_variables_are_reported() {
         let e = parse("x + q", ParseLimits::default()).unwrap();
         let err = e.compile_f64(&["x"]).unwrap_err().to_string();
-        assert!(err.contains("unknown name `q`") && err.contains("variables are x"), "{err}");
+        assert!(
+            err.contains("unknown name `q`") && err.contains("variables are x"),
+            "{err}"
+        );
     }
 }

@@ -38,7 +38,10 @@ pub fn format_fixed(q: &Rational, places: u32) -> String {
         let (i, f) = digits.split_at(digits.len() - places);
         (i.to_string(), f.to_string())
     } else {
-        ("0".to_string(), format!("{}{}", "0".repeat(places - digits.len()), digits))
+        (
+            "0".to_string(),
+            format!("{}{}", "0".repeat(places - digits.len()), digits),
+        )
     };
     let frac_part = frac_part.trim_end_matches('0');
     let sign = if negative { "-" } else { "" };

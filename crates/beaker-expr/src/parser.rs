@@ -17,7 +17,10 @@ pub struct ParseLimits {
 impl Default for ParseLimits {
     fn default() -> Self {
         let l = beaker_core::Limits::default();
-        ParseLimits { max_len: l.max_expression_len, max_depth: l.max_depth }
+        ParseLimits {
+            max_len: l.max_expression_len,
+            max_depth: l.max_depth,
+        }
     }
 }
 
@@ -50,7 +53,11 @@ fn syntax(src: &str, position: usize, message: impl Into<String>) -> ExprError {
         if start > 0 { "…" } else { "" },
         if end < chars.len() { "…" } else { "" }
     );
-    ExprError::Syntax { message: message.into(), position, snippet }
+    ExprError::Syntax {
+        message: message.into(),
+        position,
+        snippet,
+    }
 }
 
 fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
@@ -64,7 +71,9 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             i += 1;
             continue;
         }
-        let tok = if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        let tok = if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let (lit, next) = lex_number(src, &chars, i)?;
             i = next;
             out.push((Tok::Num(lit), pos));
@@ -119,7 +128,11 @@ fn lex_number(src: &str, chars: &[char], start: usize) -> Result<(Literal, usize
             if seen_dot {
                 frac_digits += 1;
             }
-        } else if c == '_' && i > start && chars[i - 1].is_ascii_digit() && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()) {
+        } else if c == '_'
+            && i > start
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
+        {
             // Python-style digit separator.
         } else if c == '.' && !seen_dot {
             seen_dot = true;
@@ -141,30 +154,53 @@ fn lex_number(src: &str, chars: &[char], start: usize) -> Result<(Literal, usize
             j += 1;
         }
         if j == exp_start {
-            return Err(syntax(src, j + 1, "expected digits after the exponent marker"));
+            return Err(syntax(
+                src,
+                j + 1,
+                "expected digits after the exponent marker",
+            ));
         }
         let text: String = chars[exp_start..j].iter().collect();
         // An exponent too long for i64 is certainly too large to evaluate; saturate and let evaluation refuse it.
-        let e = text.parse::<i64>().unwrap_or(i64::MAX / 4).min(i64::MAX / 4);
+        let e = text
+            .parse::<i64>()
+            .unwrap_or(i64::MAX / 4)
+            .min(i64::MAX / 4);
         exp10 = if negative { -e } else { e };
         i = j;
     }
     if i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '.') {
-        return Err(syntax(src, i + 1, format!("unexpected `{}` after a number", chars[i])));
+        return Err(syntax(
+            src,
+            i + 1,
+            format!("unexpected `{}` after a number", chars[i]),
+        ));
     }
     let text: String = chars[start..i].iter().filter(|c| **c != '_').collect();
-    let mantissa: Integer = digits.parse().map_err(|_| syntax(src, start + 1, "malformed number"))?;
+    let mantissa: Integer = digits
+        .parse()
+        .map_err(|_| syntax(src, start + 1, "malformed number"))?;
     let exp10 = exp10 - frac_digits;
-    let exact = (exp10.abs() <= SMALL_LITERAL && (digits.len() as i64) <= SMALL_LITERAL).then(|| {
-        let scale = Integer::from(Integer::u_pow_u(10, exp10.unsigned_abs() as u32));
-        if exp10 >= 0 {
-            Rational::from(Integer::from(&mantissa * &scale))
-        } else {
-            Rational::from((mantissa.clone(), scale))
-        }
-    });
+    let exact =
+        (exp10.abs() <= SMALL_LITERAL && (digits.len() as i64) <= SMALL_LITERAL).then(|| {
+            let scale = Integer::from(Integer::u_pow_u(10, exp10.unsigned_abs() as u32));
+            if exp10 >= 0 {
+                Rational::from(Integer::from(&mantissa * &scale))
+            } else {
+                Rational::from((mantissa.clone(), scale))
+            }
+        });
     let approx = text.parse::<f64>().unwrap_or(f64::NAN);
-    Ok((Literal { text, mantissa, exp10, exact, approx }, i))
+    Ok((
+        Literal {
+            text,
+            mantissa,
+            exp10,
+            exact,
+            approx,
+        },
+        i,
+    ))
 }
 
 enum Item {
@@ -177,7 +213,10 @@ enum Item {
 /// Parses an expression; names other than functions and constants become variables.
 pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
     if src.len() as u64 > limits.max_len {
-        return Err(ExprError::TooLong { len: src.len(), max: limits.max_len });
+        return Err(ExprError::TooLong {
+            len: src.len(),
+            max: limits.max_len,
+        });
     }
     let toks = lex(src)?;
     if toks.is_empty() {
@@ -206,8 +245,9 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
                 Tok::Ident(name) => {
                     if matches!(iter.peek(), Some((Tok::LParen, _))) {
                         iter.next();
-                        let func = Func::from_name(&name)
-                            .ok_or_else(|| syntax(src, pos, format!("unknown function `{name}`")))?;
+                        let func = Func::from_name(&name).ok_or_else(|| {
+                            syntax(src, pos, format!("unknown function `{name}`"))
+                        })?;
                         p.open(Item::Call { func, pos, args: 0 }, limits)?;
                         // An immediate `)` closes a call with no arguments; it is handled below.
                         if matches!(iter.peek(), Some((Tok::RParen, _))) {
@@ -218,7 +258,11 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
                         continue;
                     }
                     if Func::from_name(&name).is_some() {
-                        return Err(syntax(src, pos, format!("function `{name}` needs parentheses: `{name}(…)`")));
+                        return Err(syntax(
+                            src,
+                            pos,
+                            format!("function `{name}` needs parentheses: `{name}(…)`"),
+                        ));
                     }
                     let node = match name.as_str() {
                         "pi" => Node::Const(Const::Pi),
@@ -232,10 +276,20 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
                 Tok::LParen => p.open(Item::Paren(pos), limits)?,
                 Tok::Minus => p.stack.push(Item::Neg),
                 Tok::Plus => {}
-                Tok::RParen => return Err(syntax(src, pos, "expected a number, a name or `(` before `)`")),
+                Tok::RParen => {
+                    return Err(syntax(
+                        src,
+                        pos,
+                        "expected a number, a name or `(` before `)`",
+                    ))
+                }
                 Tok::Comma => return Err(syntax(src, pos, "expected an argument before `,`")),
                 Tok::Op(op) => {
-                    return Err(syntax(src, pos, format!("expected a number, a name or `(` before `{}`", op.symbol())))
+                    return Err(syntax(
+                        src,
+                        pos,
+                        format!("expected a number, a name or `(` before `{}`", op.symbol()),
+                    ))
                 }
                 Tok::Bang => return Err(syntax(src, pos, "expected a number before `!`")),
             }
@@ -247,7 +301,11 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
                     expect_operand = true;
                 }
                 Tok::Minus | Tok::Plus => {
-                    let op = if tok == Tok::Minus { BinOp::Sub } else { BinOp::Add };
+                    let op = if tok == Tok::Minus {
+                        BinOp::Sub
+                    } else {
+                        BinOp::Add
+                    };
                     p.pop_while(op)?;
                     p.stack.push(Item::Op(op));
                     expect_operand = true;
@@ -273,16 +331,28 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
         }
     }
     if expect_operand {
-        return Err(syntax(src, src.chars().count() + 1, "the expression ends where an operand was expected"));
+        return Err(syntax(
+            src,
+            src.chars().count() + 1,
+            "the expression ends where an operand was expected",
+        ));
     }
     while let Some(item) = p.stack.pop() {
         match item {
             Item::Op(op) => p.emit(Node::Bin(op), 0)?,
             Item::Neg => p.emit(Node::Neg, 0)?,
-            Item::Paren(pos) | Item::Call { pos, .. } => return Err(syntax(src, pos, "unclosed `(`")),
+            Item::Paren(pos) | Item::Call { pos, .. } => {
+                return Err(syntax(src, pos, "unclosed `(`"))
+            }
         }
     }
-    let Parser { nodes, literals, var_names, max_height, .. } = p;
+    let Parser {
+        nodes,
+        literals,
+        var_names,
+        max_height,
+        ..
+    } = p;
     // Variables are numbered alphabetically, the default order for functions of several variables.
     let mut order: Vec<usize> = (0..var_names.len()).collect();
     order.sort_by(|a, b| var_names[*a].0.cmp(&var_names[*b].0));
@@ -299,7 +369,13 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
         .collect();
     let vars = order.iter().map(|i| var_names[*i].0.clone()).collect();
     let var_positions = order.iter().map(|i| var_names[*i].1).collect();
-    Ok(Expr { nodes, literals, vars, var_positions, max_stack: max_height })
+    Ok(Expr {
+        nodes,
+        literals,
+        vars,
+        var_positions,
+        max_stack: max_height,
+    })
 }
 
 struct Parser<'a> {
@@ -342,7 +418,10 @@ impl Parser<'_> {
     fn open(&mut self, item: Item, limits: ParseLimits) -> Result<(), ExprError> {
         self.depth += 1;
         if self.depth as u64 > limits.max_depth {
-            return Err(ExprError::TooDeep { depth: self.depth, max: limits.max_depth });
+            return Err(ExprError::TooDeep {
+                depth: self.depth,
+                max: limits.max_depth,
+            });
         }
         self.stack.push(item);
         Ok(())
@@ -395,7 +474,11 @@ impl Parser<'_> {
         self.depth = self.depth.saturating_sub(1);
         match self.stack.pop() {
             Some(Item::Paren(_)) => Ok(()),
-            Some(Item::Call { func, pos: fpos, args }) => {
+            Some(Item::Call {
+                func,
+                pos: fpos,
+                args,
+            }) => {
                 let argc = args + usize::from(had_operand);
                 let (min, max) = func.arity();
                 if argc < min || argc > max {
@@ -407,7 +490,11 @@ impl Parser<'_> {
                     return Err(syntax(
                         self.src,
                         fpos,
-                        format!("`{}` takes {want} argument{}, got {argc}", func.name(), if want == "1" { "" } else { "s" }),
+                        format!(
+                            "`{}` takes {want} argument{}, got {argc}",
+                            func.name(),
+                            if want == "1" { "" } else { "s" }
+                        ),
                     ));
                 }
                 self.emit(Node::Call(func, argc as u32), pos)
@@ -422,7 +509,9 @@ mod tests {
     use super::*;
 
     fn infix(s: &str) -> String {
-        parse(s, ParseLimits::default()).map(|e| e.to_infix()).unwrap_or_else(|e| format!("error: {e}"))
+        parse(s, ParseLimits::default())
+            .map(|e| e.to_infix())
+            .unwrap_or_else(|e| format!("error: {e}"))
     }
 
     #[test]
@@ -437,17 +526,29 @@ mod tests {
         assert_eq!(infix("8 - 3 - 2"), "((8 - 3) - 2)");
         assert_eq!(infix("7 // 2 % 3"), "((7 // 2) % 3)");
         assert_eq!(infix("-x*y"), "((-x) * y)");
-        assert_eq!(infix("atan2(1, -2) + max(1, 2, 3)"), "(atan2(1, (-2)) + max(1, 2, 3))");
+        assert_eq!(
+            infix("atan2(1, -2) + max(1, 2, 3)"),
+            "(atan2(1, (-2)) + max(1, 2, 3))"
+        );
     }
 
     #[test]
     fn errors_point_at_the_character() {
         let err = parse("1 + * 2", ParseLimits::default()).unwrap_err();
-        assert!(matches!(err, ExprError::Syntax { position: 5, .. }), "{err}");
+        assert!(
+            matches!(err, ExprError::Syntax { position: 5, .. }),
+            "{err}"
+        );
         let err = parse("2 3", ParseLimits::default()).unwrap_err();
-        assert!(matches!(err, ExprError::Syntax { position: 3, .. }), "{err}");
+        assert!(
+            matches!(err, ExprError::Syntax { position: 3, .. }),
+            "{err}"
+        );
         let err = parse("(1+2", ParseLimits::default()).unwrap_err();
-        assert!(matches!(err, ExprError::Syntax { position: 1, .. }), "{err}");
+        assert!(
+            matches!(err, ExprError::Syntax { position: 1, .. }),
+            "{err}"
+        );
         assert!(infix("sqrt()").contains("takes 1 argument, got 0"));
         assert!(infix("sqrt(1, 2)").contains("takes 1 argument, got 2"));
         assert!(infix("foo(2)").contains("unknown function `foo`"));
@@ -464,10 +565,22 @@ mod tests {
     #[test]
     fn depth_and_length_are_capped_without_recursion() {
         let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
-        let big = ParseLimits { max_len: 1 << 20, max_depth: 1 << 20 };
+        let big = ParseLimits {
+            max_len: 1 << 20,
+            max_depth: 1 << 20,
+        };
         assert!(parse(&deep, big).is_ok());
-        assert!(matches!(parse(&deep, ParseLimits::default()), Err(ExprError::TooLong { .. })));
-        let small = ParseLimits { max_len: 1 << 20, max_depth: 1000 };
-        assert!(matches!(parse(&deep, small), Err(ExprError::TooDeep { depth: 1001, .. })));
+        assert!(matches!(
+            parse(&deep, ParseLimits::default()),
+            Err(ExprError::TooLong { .. })
+        ));
+        let small = ParseLimits {
+            max_len: 1 << 20,
+            max_depth: 1000,
+        };
+        assert!(matches!(
+            parse(&deep, small),
+            Err(ExprError::TooDeep { depth: 1001, .. })
+        ));
     }
 }

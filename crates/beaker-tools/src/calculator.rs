@@ -77,7 +77,9 @@ impl Tool for Calculator {
         let precision = match params.get("precision") {
             None | Some(Value::Null) => DEFAULT_PRECISION,
             Some(v) => integer_param(v).ok_or_else(|| {
-                ToolError::invalid_params(format!("`precision` must be a non-negative integer, got {v}"))
+                ToolError::invalid_params(format!(
+                    "`precision` must be a non-negative integer, got {v}"
+                ))
             })?,
         };
         if precision > ctx.limits.max_precision {
@@ -86,10 +88,14 @@ impl Tool for Calculator {
                 ctx.limits.max_precision
             )));
         }
-        let limits = ParseLimits { max_len: ctx.limits.max_expression_len, max_depth: ctx.limits.max_depth };
+        let limits = ParseLimits {
+            max_len: ctx.limits.max_expression_len,
+            max_depth: ctx.limits.max_depth,
+        };
         let expr = parse(expression, limits)?;
         expr.require_closed()?;
-        let places = u32::try_from(precision).map_err(|_| ToolError::limit("precision is too large"))?;
+        let places =
+            u32::try_from(precision).map_err(|_| ToolError::limit("precision is too large"))?;
         let d = eval_decimal(&expr, places, ctx.limits.max_digits, Some(ctx))?;
         let mut out = json!({"value": d.value, "exact": d.exact});
         if let Some(f) = d.fraction {
@@ -101,7 +107,12 @@ impl Tool for Calculator {
 
 /// A JSON number that is a non-negative integer (`15` or `15.0`).
 fn integer_param(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1e18).map(|f| f as u64))
+    // An integral float beyond u64 (1e300) is still an integer: saturate so the limit check refuses it.
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+            .map(|f| if f < 1.8e19 { f as u64 } else { u64::MAX })
+    })
 }
 
 #[cfg(test)]
@@ -125,14 +136,19 @@ mod tests {
     fn precision_is_capped_by_limits() {
         let err = run(json!({"expression": "pi", "precision": 5000})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::LimitExceeded);
-        assert_eq!(run(json!({"expression": "1/4", "precision": 1.0})).unwrap()["value"], "0.2");
+        assert_eq!(
+            run(json!({"expression": "1/4", "precision": 1.0})).unwrap()["value"],
+            "0.2"
+        );
     }
 
     #[test]
     fn cancellation_is_observed() {
         let ctx = CallContext::new(Limits::default());
         ctx.cancel.cancel(CancelReason::Timeout);
-        let err = Calculator::new().call(&json!({"expression": "1+1"}), &ctx).unwrap_err();
+        let err = Calculator::new()
+            .call(&json!({"expression": "1+1"}), &ctx)
+            .unwrap_err();
         assert_eq!(err.kind, ErrorKind::Timeout);
     }
 

@@ -21,3 +21,10 @@ use std::sync::Arc;
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![Arc::new(calculator::Calculator::new())]
 }
+
+pub mod testing;
+
+/// Tools that exist only to test front ends (see [`testing`]).
+pub fn testing_tools() -> Vec<Arc<dyn Tool>> {
+    vec![Arc::new(testing::Block::new())]
+}

@@ -1,0 +1,57 @@
+//! Hostile and careless calculator input (`tests/data/calculator/adversarial.jsonl`): each gives its
+//! exact `error_kind` (or its result), and the engine keeps serving afterwards.
+
+use crate::support::{ensure, jsonl, Outcome};
+use beaker::{Engine, LimitsRequest, ToolCall};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+
+fn run(engine: &Engine, case: &Value) -> Outcome {
+    let mut params = case["params"].clone();
+    // Generated inputs too long to keep literally in the data file.
+    if let Some(g) = case.get("generate") {
+        let n = g["repeat"].as_u64().unwrap_or(0) as usize;
+        let s = format!(
+            "{}{}{}",
+            g["prefix"].as_str().unwrap_or("").repeat(n),
+            g["middle"].as_str().unwrap_or(""),
+            g["suffix"].as_str().unwrap_or("").repeat(n)
+        );
+        params["expression"] = Value::String(s);
+    }
+    let limits: LimitsRequest =
+        serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
+            .map_err(|e| format!("bad limits in case: {e}"))?;
+    let env = engine.call(ToolCall::new("calculator", params).with_limits(limits));
+    let env = serde_json::to_value(env).map_err(|e| e.to_string())?;
+    match case.get("error_kind") {
+        Some(kind) => ensure(env["error_kind"] == *kind, || {
+            format!("expected {kind}, got {env}")
+        })?,
+        None => ensure(env["result"]["value"] == case["value"], || {
+            format!("expected {}, got {env}", case["value"])
+        })?,
+    }
+    if let Some(needle) = case.get("message_contains").and_then(Value::as_str) {
+        let msg = env["error"].as_str().unwrap_or("");
+        ensure(msg.contains(needle), || {
+            format!("message {msg:?} lacks {needle:?}")
+        })?;
+    }
+    // The engine still answers.
+    let ok = engine.call(ToolCall::new("calculator", json!({"expression": "1+1"})));
+    ensure(ok.success, || "the engine stopped answering".into())
+}
+
+pub fn trials() -> Vec<Trial> {
+    jsonl("tests/data/calculator/adversarial.jsonl")
+        .into_iter()
+        .map(|case| {
+            let name = format!("adversarial::{}", case["name"].as_str().unwrap_or("?"));
+            Trial::test(name, move || {
+                let engine = Engine::new().map_err(|e| e.to_string())?;
+                run(&engine, &case)
+            })
+        })
+        .collect()
+}

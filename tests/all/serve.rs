@@ -1,0 +1,439 @@
+//! `beaker serve` and `beaker call` as a client sees them: ids, concurrency, malformed input, limits,
+//! cancellation, EOF drain, exit codes.
+
+use crate::support::{beaker, ensure, Outcome, Server};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+fn by_id(responses: &[Value]) -> HashMap<String, Value> {
+    responses
+        .iter()
+        .map(|r| (r["id"].to_string(), r.clone()))
+        .collect()
+}
+
+fn many_concurrent_calls_keep_their_ids() -> Outcome {
+    let mut s = Server::start(&["--max-in-flight", "64"]);
+    let n = 3000u64;
+    for i in 0..n {
+        // Alternate integer and string ids; every call has a distinct answer.
+        let id = if i % 2 == 0 {
+            json!(i)
+        } else {
+            json!(format!("s{i}"))
+        };
+        s.send(
+            &json!({"id": id, "tool": "calculator", "params": {"expression": format!("{i}*{i}")}}),
+        );
+    }
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    ensure(out.len() as u64 == n, || {
+        format!("{} responses for {n} requests", out.len())
+    })?;
+    let map = by_id(&out);
+    ensure(map.len() as u64 == n, || {
+        "duplicate ids in responses".into()
+    })?;
+    for i in 0..n {
+        let id = if i % 2 == 0 {
+            json!(i)
+        } else {
+            json!(format!("s{i}"))
+        };
+        let r = map
+            .get(&id.to_string())
+            .ok_or_else(|| format!("no response for {id}"))?;
+        ensure(r["result"]["value"] == json!((i * i).to_string()), || {
+            format!("wrong answer for {id}: {r}")
+        })?;
+    }
+    Ok(())
+}
+
+fn malformed_lines_get_errors_and_the_server_goes_on() -> Outcome {
+    let mut s = Server::start(&[]);
+    let lines: Vec<&[u8]> = vec![
+        b"not json",
+        b"[1, 2, 3]",
+        b"{\"id\": {\"nested\": 1}, \"tool\": \"calculator\"}",
+        b"{\"id\": 5, \"params\": {}}",
+        b"{\"id\": 6, \"tool\": 7}",
+        b"{\"id\": 7, \"tool\": \"calculator\", \"params\": {\"expression\": \"1\"}, \"bogus\": true}",
+        b"{\"id\": 8, \"tool\": \"calculator\", \"params\": {\"expression\": \"\xff\xfe\"}}",
+        b"{\"id\": 9, \"tool\": \"calculator\", \"params\": {\"expression\": NaN}}",
+        b"{\"id\": 10, \"tool\": \"calculator\", \"params\": {\"expression\": \"1\"}, \"limits\": {\"timeout\": 5}}",
+        b"{\"id\": 11, \"tool\": \"calculator\", \"params\": \"7*8\"}",
+        b"{\"id\": 12, \"tool\": \"calculator\", \"params\": {\"expression\": 1e999}}",
+        b"",
+        b"   ",
+    ];
+    for l in &lines {
+        let mut l = l.to_vec();
+        l.push(b'\n');
+        s.send_raw(&l);
+    }
+    let deep = format!(
+        "{{\"id\": 13, \"tool\": \"calculator\", \"params\": {}1{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    s.send_raw(format!("{deep}\n").as_bytes());
+    s.send(&json!({"id": "last", "tool": "calculator", "params": {"expression": "7 * 8"}}));
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    ensure(out.len() == 13, || {
+        format!(
+            "expected 13 responses (blank lines ignored), got {}: {out:?}",
+            out.len()
+        )
+    })?;
+    let expect = [
+        (json!(null), "parse_error"),
+        (json!(null), "parse_error"),
+        (json!(null), "parse_error"),
+        (json!(5), "parse_error"),
+        (json!(6), "parse_error"),
+        (json!(7), "parse_error"),
+        (json!(null), "parse_error"),
+        (json!(null), "parse_error"),
+        (json!(10), "parse_error"),
+        (json!(11), "invalid_params"),
+        (json!(null), "parse_error"),
+        (json!(null), "parse_error"),
+    ];
+    // Parse errors are answered by the reader, the rest by workers: compare as multisets.
+    let mut want: Vec<String> = expect
+        .iter()
+        .map(|(id, kind)| format!("{id}|\"{kind}\""))
+        .collect();
+    let mut got: Vec<String> = out
+        .iter()
+        .filter(|r| r["id"] != "last")
+        .map(|r| format!("{}|{}", r["id"], r["error_kind"]))
+        .collect();
+    want.sort();
+    got.sort();
+    ensure(want == got, || format!("expected {want:?}, got {got:?}"))?;
+    ensure(
+        out.iter()
+            .filter(|r| r["id"] != "last")
+            .all(|r| r["success"] == false),
+        || format!("{out:?}"),
+    )?;
+    let last = out
+        .iter()
+        .find(|r| r["id"] == "last")
+        .ok_or("no answer for the last line")?;
+    ensure(last["result"]["value"] == "56", || format!("last: {last}"))
+}
+
+fn oversized_lines_are_refused_then_serving_continues() -> Outcome {
+    let mut s = Server::start(&["--max-line-bytes", "1000"]);
+    let big = format!(
+        "{{\"id\": 1, \"tool\": \"calculator\", \"params\": {{\"expression\": \"{}\"}}}}\n",
+        "1+".repeat(100_000)
+    );
+    s.send_raw(big.as_bytes());
+    s.send(&json!({"id": 2, "tool": "calculator", "params": {"expression": "2+2"}}));
+    let (out, _) = s.finish();
+    ensure(out.len() == 2, || format!("{out:?}"))?;
+    ensure(
+        out[0]["error_kind"] == "parse_error" && out[0]["id"].is_null(),
+        || format!("{}", out[0]),
+    )?;
+    ensure(
+        out[0]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("limit is 1000"),
+        || format!("{}", out[0]),
+    )?;
+    ensure(out[1]["result"]["value"] == "4", || format!("{}", out[1]))
+}
+
+fn eof_drains_calls_in_flight() -> Outcome {
+    let mut s = Server::start(&["--workers", "1"]);
+    for i in 0..40 {
+        s.send(&json!({"id": i, "tool": "calculator", "params": {"expression": "factorial(20000) // factorial(19999)"}}));
+    }
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    ensure(out.len() == 40, || format!("{} of 40 answered", out.len()))?;
+    ensure(out.iter().all(|r| r["result"]["value"] == "20000"), || {
+        "wrong answers".into()
+    })
+}
+
+fn ids_and_meta_are_echoed_exactly() -> Outcome {
+    let mut s = Server::start(&[]);
+    let ids = [
+        json!(0),
+        json!(-3),
+        json!(1.5),
+        json!(18446744073709551615u64),
+        json!("abc"),
+        json!(""),
+    ];
+    for id in &ids {
+        s.send(&json!({"id": id, "tool": "calculator", "params": {"expression": "1"}, "meta": {"traj": [1, {"a": null}]}}));
+    }
+    let (out, _) = s.finish();
+    let map = by_id(&out);
+    for id in &ids {
+        let r = map
+            .get(&id.to_string())
+            .ok_or_else(|| format!("no response for {id}"))?;
+        ensure(r["meta"] == json!({"traj": [1, {"a": null}]}), || {
+            format!("meta not echoed: {r}")
+        })?;
+    }
+    Ok(())
+}
+
+fn hello_reports_version_tools_and_limits() -> Outcome {
+    let mut s = Server::start(&[]);
+    s.send(&json!({"id": "h", "hello": {}}));
+    let r = s.recv();
+    ensure(
+        r["id"] == "h" && r["hello"]["version"] == env!("CARGO_PKG_VERSION"),
+        || format!("{r}"),
+    )?;
+    ensure(
+        r["hello"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.contains(&json!("calculator"))),
+        || format!("{r}"),
+    )?;
+    ensure(
+        r["hello"]["limits"]["defaults"]["timeout_ms"].is_u64(),
+        || format!("{r}"),
+    )
+}
+
+fn duplicate_ids_in_flight_are_refused() -> Outcome {
+    let mut s = Server::start(&["--test-tools"]);
+    s.send(&json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 60000}}));
+    s.send(&json!({"id": 1, "tool": "calculator", "params": {"expression": "1"}}));
+    let r = s.recv();
+    ensure(r["id"] == 1 && r["error_kind"] == "parse_error", || {
+        format!("{r}")
+    })?;
+    ensure(
+        r["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("already in flight"),
+        || format!("{r}"),
+    )?;
+    s.send(&json!({"cancel": 1}));
+    let (out, _) = s.finish();
+    ensure(out.len() == 2, || format!("{out:?}"))?;
+    ensure(
+        out.iter()
+            .any(|r| r["id"] == 1 && r["error_kind"] == "cancelled"),
+        || format!("{out:?}"),
+    )
+}
+
+fn cancel_by_id_and_by_tag() -> Outcome {
+    let mut s = Server::start(&["--test-tools"]);
+    s.send(&json!({"id": "a", "tool": "_block", "tag": "traj-1"}));
+    s.send(&json!({"id": "b", "tool": "_block", "tag": "traj-1"}));
+    s.send(&json!({"id": "c", "tool": "_block", "tag": "traj-2"}));
+    s.send(&json!({"id": "k1", "cancel": "c"}));
+    s.send(&json!({"id": "k2", "cancel_tag": "traj-1"}));
+    s.send(&json!({"id": "k3", "cancel": "nope"}));
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    let map = by_id(&out);
+    ensure(out.len() == 6, || format!("{out:?}"))?;
+    for id in ["a", "b", "c"] {
+        let r = &map[&json!(id).to_string()];
+        ensure(
+            r["error_kind"] == "cancelled" && r["retryable"] == true,
+            || format!("{r}"),
+        )?;
+    }
+    ensure(map[&json!("k1").to_string()]["found"] == true, || {
+        format!("{out:?}")
+    })?;
+    ensure(map[&json!("k2").to_string()]["cancelled"] == 2, || {
+        format!("{out:?}")
+    })?;
+    ensure(map[&json!("k3").to_string()]["found"] == false, || {
+        format!("{out:?}")
+    })
+}
+
+fn timeouts_count_execution_and_answer() -> Outcome {
+    let mut s = Server::start(&["--test-tools"]);
+    s.send(&json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 30}}));
+    let r = s.recv();
+    ensure(
+        r["error_kind"] == "timeout" && r["fault"] == "model",
+        || format!("{r}"),
+    )?;
+    ensure(
+        r["elapsed_us"].as_u64().is_some_and(|us| us >= 30_000),
+        || format!("{r}"),
+    )?;
+    ensure(r["queued_us"].is_u64(), || format!("{r}"))
+}
+
+fn backpressure_holds_calls_beyond_max_in_flight() -> Outcome {
+    // Two blocking calls fill both slots; the calculator call cannot start until one times out, so its
+    // answer comes after at least one timeout.
+    let mut s = Server::start(&["--test-tools", "--max-in-flight", "2"]);
+    s.send(&json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 100}}));
+    s.send(&json!({"id": 2, "tool": "_block", "limits": {"timeout_ms": 100}}));
+    s.send(&json!({"id": 3, "tool": "calculator", "params": {"expression": "1+1"}}));
+    let (out, _) = s.finish();
+    let pos = out
+        .iter()
+        .position(|r| r["id"] == 3)
+        .ok_or("no answer for 3")?;
+    ensure(pos >= 1 && out[0]["error_kind"] == "timeout", || {
+        format!("{out:?}")
+    })
+}
+
+fn call_exit_codes() -> Outcome {
+    let run = |args: &[&str]| beaker().args(args).output().expect("run beaker");
+    let ok = run(&["call", "calculator", r#"{"expression": "7 * 8"}"#]);
+    ensure(ok.status.code() == Some(0), || format!("{ok:?}"))?;
+    let env: Value = serde_json::from_slice(&ok.stdout).map_err(|e| e.to_string())?;
+    ensure(env["result"]["value"] == "56", || format!("{env}"))?;
+    let failed = run(&["call", "calculator", r#"{"expression": "1/0"}"#]);
+    ensure(failed.status.code() == Some(1), || format!("{failed:?}"))?;
+    let env: Value = serde_json::from_slice(&failed.stdout).map_err(|e| e.to_string())?;
+    ensure(env["error_kind"] == "domain_error", || format!("{env}"))?;
+    let bad_json = run(&["call", "calculator", "{nope"]);
+    ensure(bad_json.status.code() == Some(2), || {
+        format!("{bad_json:?}")
+    })?;
+    let usage = run(&["call"]);
+    ensure(usage.status.code() == Some(2), || format!("{usage:?}"))?;
+    let limited = run(&[
+        "call",
+        "calculator",
+        r#"{"expression": "2**1000"}"#,
+        "--limits",
+        r#"{"max_digits": 10}"#,
+    ]);
+    ensure(limited.status.code() == Some(1), || format!("{limited:?}"))?;
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["serve", "--help"],
+        &["call", "--help"],
+        &["tools", "--help"],
+    ] {
+        let o = run(args);
+        ensure(o.status.success() && !o.stdout.is_empty(), || {
+            format!("{args:?}: {o:?}")
+        })?;
+    }
+    Ok(())
+}
+
+fn tools_lists_every_format() -> Outcome {
+    let run = |f: &str| {
+        beaker()
+            .args(["tools", "--format", f])
+            .output()
+            .expect("run beaker")
+    };
+    let json: Value = serde_json::from_slice(&run("json").stdout).map_err(|e| e.to_string())?;
+    ensure(
+        json[0]["name"] == "calculator"
+            && json[0]["params_schema"]["required"] == json!(["expression"]),
+        || format!("{json}"),
+    )?;
+    let openai: Value = serde_json::from_slice(&run("openai").stdout).map_err(|e| e.to_string())?;
+    ensure(
+        openai[0]["type"] == "function" && openai[0]["function"]["name"] == "calculator",
+        || format!("{openai}"),
+    )?;
+    let text = String::from_utf8_lossy(&run("text").stdout).to_string();
+    ensure(text.starts_with("calculator"), || text)
+}
+
+fn config_file_sets_limits() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("beaker-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("beaker.toml");
+    std::fs::write(&path, "workers = 1\n[limits]\nmax_digits = 50\n").map_err(|e| e.to_string())?;
+    let p = path.to_string_lossy().to_string();
+    let o = beaker()
+        .args([
+            "call",
+            "calculator",
+            r#"{"expression": "2**200"}"#,
+            "--config",
+            &p,
+        ])
+        .output()
+        .expect("run");
+    ensure(o.status.code() == Some(1), || format!("{o:?}"))?;
+    std::fs::write(&path, "bogus = 1\n").map_err(|e| e.to_string())?;
+    let o = beaker()
+        .args([
+            "call",
+            "calculator",
+            r#"{"expression": "1"}"#,
+            "--config",
+            &p,
+        ])
+        .output()
+        .expect("run");
+    ensure(o.status.code() == Some(2), || {
+        format!("unknown config keys must be refused: {o:?}")
+    })
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test(
+            "serve::many_concurrent_calls_keep_their_ids",
+            many_concurrent_calls_keep_their_ids,
+        ),
+        Trial::test(
+            "serve::malformed_lines_get_errors_and_the_server_goes_on",
+            malformed_lines_get_errors_and_the_server_goes_on,
+        ),
+        Trial::test(
+            "serve::oversized_lines_are_refused_then_serving_continues",
+            oversized_lines_are_refused_then_serving_continues,
+        ),
+        Trial::test(
+            "serve::eof_drains_calls_in_flight",
+            eof_drains_calls_in_flight,
+        ),
+        Trial::test(
+            "serve::ids_and_meta_are_echoed_exactly",
+            ids_and_meta_are_echoed_exactly,
+        ),
+        Trial::test(
+            "serve::hello_reports_version_tools_and_limits",
+            hello_reports_version_tools_and_limits,
+        ),
+        Trial::test(
+            "serve::duplicate_ids_in_flight_are_refused",
+            duplicate_ids_in_flight_are_refused,
+        ),
+        Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
+        Trial::test(
+            "serve::timeouts_count_execution_and_answer",
+            timeouts_count_execution_and_answer,
+        ),
+        Trial::test(
+            "serve::backpressure_holds_calls_beyond_max_in_flight",
+            backpressure_holds_calls_beyond_max_in_flight,
+        ),
+        Trial::test("cli::call_exit_codes", call_exit_codes),
+        Trial::test("cli::tools_lists_every_format", tools_lists_every_format),
+        Trial::test("cli::config_file_sets_limits", config_file_sets_limits),
+    ]
+}

@@ -1,0 +1,102 @@
+//! Helpers shared by the suites: paths, data files, and a `beaker serve` child process.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+pub type Outcome = Result<(), libtest_mimic::Failed>;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `beaker` binary under test.
+pub fn beaker() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_beaker"))
+}
+
+/// Every JSON line of a data file (blank lines and `//` comments skipped).
+pub fn jsonl(rel: &str) -> Vec<Value> {
+    let path = root().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{rel} line {}: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// A running `beaker serve`.
+pub struct Server {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    pub fn start(args: &[&str]) -> Server {
+        let mut child = beaker()
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn beaker serve");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Server {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let w = self.stdin.as_mut().expect("stdin open");
+        w.write_all(bytes).expect("write");
+        w.flush().expect("flush");
+    }
+
+    pub fn send(&mut self, v: &Value) {
+        let mut line = serde_json::to_vec(v).expect("json");
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    pub fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read");
+        assert!(n > 0, "the server closed stdout early");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad response line {line:?}: {e}"))
+    }
+
+    /// Closes stdin, reads every remaining line, and returns them with the exit status.
+    pub fn finish(mut self) -> (Vec<Value>, std::process::ExitStatus) {
+        drop(self.stdin.take());
+        let mut out = Vec::new();
+        let mut line = String::new();
+        while self.stdout.read_line(&mut line).expect("read") > 0 {
+            out.push(
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad line {line:?}: {e}")),
+            );
+            line.clear();
+        }
+        let status = self.child.wait().expect("wait");
+        (out, status)
+    }
+}
+
+/// Fails with a message unless `cond`.
+pub fn ensure(cond: bool, msg: impl FnOnce() -> String) -> Outcome {
+    if cond {
+        Ok(())
+    } else {
+        Err(msg().into())
+    }
+}
