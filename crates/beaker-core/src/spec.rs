@@ -25,6 +25,9 @@ pub struct ToolSpec {
     /// Worked examples, each checked by the test suite.
     #[serde(default)]
     pub examples: Vec<Example>,
+    /// Longer Markdown documentation for docs/TOOLS.md (semantics, errors); not sent to models.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
 }
 
 /// A tool the engine can run. Implementations must be deterministic and bounded by construction:

@@ -55,6 +55,9 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
         field_table(&mut out, &s.params_schema);
         out.push_str("\n### Result\n\n");
         field_table(&mut out, &s.result_schema);
+        if !s.notes.is_empty() {
+            let _ = write!(out, "\n{}\n", s.notes.trim_end());
+        }
         if !s.examples.is_empty() {
             out.push_str("\n### Examples\n\n");
             for ex in &s.examples {

@@ -18,6 +18,7 @@ fn mock(name: &str, f: fn(&Value, &CallContext) -> Result<Value, ToolError>) -> 
             params_schema: json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "additionalProperties": false}),
             result_schema: json!({}),
             examples: vec![],
+            notes: String::new(),
         },
         f,
     })

@@ -59,6 +59,7 @@ impl Calculator {
                     result: json!({"value": "0.5", "exact": true, "fraction": "1/2"}),
                 },
             ],
+            notes: include_str!("calculator.md").into(),
         };
         Calculator { spec }
     }

@@ -26,6 +26,7 @@ impl Block {
                 params_schema: json!({"type": "object", "additionalProperties": false}),
                 result_schema: json!({}),
                 examples: vec![],
+                notes: String::new(),
             },
         }
     }

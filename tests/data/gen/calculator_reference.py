@@ -648,8 +648,8 @@ def round_decimal(v, p, sig):
 
 
 def mpf_fraction(v):
-    man, exp = v.man_exp
-    return Fraction(man) * Fraction(2) ** exp
+    sign, man, exp, _ = v._mpf_        # exact: (-1)**sign * man * 2**exp
+    return (-1) ** sign * Fraction(man) * Fraction(2) ** exp
 
 
 def check_not_tie(q, p):
@@ -728,12 +728,12 @@ def _fev(node):
     return r
 
 
-def f64_of(tree, ref, value):
+def f64_of(tree, ref):
     try:
         f = _fev(tree.body)
     except (ArithmeticError, ValueError, TypeError):
         return None
-    if "." not in value and abs(ref) > 2 ** 53:
+    if ref.denominator == 1 and abs(ref) > 2 ** 53:
         return None
     if abs(Fraction(f) - ref) > Fraction(1, 10 ** 9) * max(abs(ref), 1):
         return None
@@ -772,7 +772,7 @@ def reference(expr, precision):
             raise Unsure("rounding is not stable across working precisions")
         check_not_tie(ref, p)
         rec.update(value=value, exact=False, fraction=None)
-    rec["f64"] = f64_of(tree, ref, rec["value"])
+    rec["f64"] = f64_of(tree, ref)
     return rec, ref
 
 
@@ -856,7 +856,7 @@ X("16 ** 0.75", "8")
 X("0.25 ** 0.5", "0.5", "1/2")
 X("(9/4) ** 1.5", "3.375", "27/8")
 X("0 ** 0.5", "0")
-A("2 ** 0.5", "1.41421356237309504880", p=20)
+A("2 ** 0.5", "1.4142135623730950488", p=20)
 A("2 ** (1/3)", p=25)
 A("3 ** 0.5 * 3 ** 0.5", "3")
 A("10 ** 0.5", p=20)
@@ -1054,7 +1054,7 @@ X("round(1.5)", "2")
 X("round(-0.5)", "0")
 X("round(10**20 + 0.5)", "100000000000000000000")
 X("round(10**20 + 1.5)", "100000000000000000002")
-X("round(2.675, 2)", "2.68", "107/40")
+X("round(2.675, 2)", "2.68", "67/25")
 X("round(0.125, 2)", "0.12", "3/25")
 X("round(0.375, 2)", "0.38", "19/50")
 X("round(1/3, 5)", "0.33333", "33333/100000")
@@ -1081,9 +1081,9 @@ X("((((((((((7))))))))))", "7")
 X("(((((1+1)*2)+1)*2)+1)", "11")
 
 # -- irrational constants and roots at many precisions
-A("pi", "3.1415926535897932384626433832795028841971693993751058209749445923078164062862089986280348253421170679", p=100)
-A("e", "2.71828182845904523536028747135266249775724709369995", p=50)
-A("sqrt(2)", "1.414213562373095048801688724209698078569671875376948073176680", p=60)
+A("pi", "3.141592653589793238462643383279502884197169399375105820974944592307816406286208998628034825342117068", p=100)
+A("e", "2.71828182845904523536028747135266249775724709369996", p=50)
+A("sqrt(2)", "1.41421356237309504880168872420969807856967187537694807317668", p=60)
 A("tau", "6.283185307179586476925286766559", p=30)
 A("pi", "3", p=0)
 A("pi", "3.1", p=1)
@@ -1149,7 +1149,7 @@ X("log2(2**200)", "200")
 A("log10(2)", "0.30102999566398119521", p=20)
 A("log10(5)")
 A("log10(3**100)", p=20)
-A("log2(3)", "1.58496250072115618146", p=20)
+A("log2(3)", "1.58496250072115618145", p=20)
 A("log(2, 4)", "0.5")
 A("log(8, 4)", "1.5")
 A("log(10, 100)", "0.5")
@@ -1158,7 +1158,7 @@ A("log(1000, 10.5)", p=15)
 
 # -- trigonometric and hyperbolic (radians)
 A("sin(1)", "0.84147098480789650665", p=20)
-A("cos(1)", "0.54030230586813971740", p=20)
+A("cos(1)", "0.5403023058681397174", p=20)
 A("tan(1)", "1.55740772465490223051", p=20)
 A("sin(-1)")
 A("sin(2.5)")
@@ -1185,11 +1185,11 @@ X("atan(0)", "0")
 X("sinh(0)", "0")
 X("cosh(0)", "1")
 X("tanh(0)", "0")
-A("asin(1)", "1.570796326794896619231321691640", p=30)
+A("asin(1)", "1.57079632679489661923132169164", p=30)
 A("asin(-1)", "-1.5707963268")
 A("asin(0.5)", "0.523598775598298873077107230547", p=30)
 A("acos(0)", "1.5707963268")
-A("acos(-1)", "3.141592653589793238462643383280", p=30)
+A("acos(-1)", "3.14159265358979323846264338328", p=30)
 A("acos(0.5)", p=20)
 A("atan(1)", "0.7853981633974483096156608458198757210493", p=40)
 A("4 * atan(1) - pi", "0")
@@ -1368,11 +1368,20 @@ def approx_value(t):
     return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[t[1]]
 
 
+def count_ops(t):
+    """Operators and function calls in a tree."""
+    if t[0] in ("lit", "name"):
+        return 0
+    return (t[0] != "neg") + sum(count_ops(c) for c in t[1:] if isinstance(c, tuple))
+
+
 def generated_cases(rng, seen):
     out = []
     exact_count = 0
     while exact_count < 150:
         tree = gen_exact(rng, rng.randint(1, 4))
+        if count_ops(tree) < 1:
+            continue
         try:
             q = exact_value(tree)
         except Skip:
@@ -1394,7 +1403,7 @@ def generated_cases(rng, seen):
         tree = gen_any(rng, rng.randint(1, 3))
         expr = show(tree, rng)[0]
         p = rng.choice(PRECISIONS)
-        if (expr, p) in seen or not any(c in expr for c in "(pi"):
+        if (expr, p) in seen or count_ops(tree) < 2:
             continue
         try:
             with mp.workdps(200):
