@@ -1,6 +1,9 @@
 //! Parse + evaluate costs of the expression language and one calculator call through the engine.
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented functions"
+)]
 use beaker::{Engine, ToolCall};
 use beaker_expr::{eval_decimal, parse, ParseLimits};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};

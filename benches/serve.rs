@@ -1,6 +1,9 @@
 //! Round trips through `beaker serve` over pipes: single-call latency and pipelined throughput.
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented functions"
+)]
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

@@ -1,6 +1,9 @@
 //! The one integration test binary (it builds once): black-box tests over the `beaker` binary and the
 //! public API, most of them driven by data files under `tests/data/`.
-#![allow(clippy::unwrap_used, reason = "a test binary: a panic is a failed test")]
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test binary: a panic is a failed test"
+)]
 
 mod adversarial;
 mod api;

@@ -34,3 +34,6 @@ pub use exact::{eval_decimal, eval_exact, Decimal, ExactOptions, Num};
 pub use fast::CompiledF64;
 pub use format::{format_fixed, round_half_even};
 pub use parser::{parse, ParseLimits};
+
+#[cfg(test)]
+mod proptests;

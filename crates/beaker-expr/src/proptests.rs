@@ -1,0 +1,95 @@
+//! Property tests: parser round trips and exact arithmetic identities.
+
+use crate::{eval_exact, parse, ExactOptions, Num, ParseLimits};
+use proptest::prelude::*;
+use rug::Rational;
+
+fn leaf() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0u32..1000).prop_map(|n| n.to_string()),
+        (0u32..1000, 0u32..100).prop_map(|(a, b)| format!("{a}.{b}")),
+        (1u32..10, -5i32..5).prop_map(|(a, e)| format!("{a}e{e}")),
+        prop::sample::select(vec!["pi", "e", "tau", "x", "y_1"]).prop_map(String::from),
+    ]
+}
+
+fn expr() -> impl Strategy<Value = String> {
+    leaf().prop_recursive(6, 64, 4, |inner| {
+        prop_oneof![
+            (
+                inner.clone(),
+                prop::sample::select(vec!["+", "-", "*", "/", "//", "%", "**", "^"]),
+                inner.clone()
+            )
+                .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
+            inner.clone().prop_map(|a| format!("-{a}")),
+            inner.clone().prop_map(|a| format!("({a})")),
+            inner.clone().prop_map(|a| format!("({a})!")),
+            inner.clone().prop_map(|a| format!("sqrt({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("max({a}, {b}, 1)")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("atan2({a}, {b})")),
+        ]
+    })
+}
+
+fn rational() -> impl Strategy<Value = (i64, i64)> {
+    (-10_000i64..10_000, 1i64..1000)
+}
+
+fn exact(src: &str) -> Rational {
+    let e = parse(src, ParseLimits::default()).expect("parse");
+    match eval_exact(
+        &e,
+        ExactOptions {
+            prec_bits: 128,
+            max_digits: 10_000,
+        },
+        None,
+    )
+    .expect("eval")
+    {
+        Num::Exact(q) => q,
+        Num::Approx(f) => panic!("{src} should be exact, got {f}"),
+    }
+}
+
+proptest! {
+    #[test]
+    fn parse_print_parse_is_identity(src in expr()) {
+        let a = parse(&src, ParseLimits::default()).expect("generated expressions parse");
+        let printed = a.to_infix();
+        let b = parse(&printed, ParseLimits::default()).expect("printed expressions parse");
+        prop_assert_eq!(a.nodes(), b.nodes());
+        prop_assert_eq!(a.variables(), b.variables());
+        prop_assert_eq!(printed, b.to_infix());
+    }
+
+    #[test]
+    fn addition_and_multiplication_invert((an, ad) in rational(), (bn, bd) in rational()) {
+        let a = format!("({an}/{ad})");
+        let b = format!("({bn}/{bd})");
+        let qa = Rational::from((an, ad));
+        prop_assert_eq!(exact(&format!("{a} + {b} - {b}")), qa.clone());
+        if bn != 0 {
+            prop_assert_eq!(exact(&format!("{a} * {b} / {b}")), qa.clone());
+            // Python's division identity: a == (a // b) * b + a % b, with the remainder signed like b.
+            prop_assert_eq!(exact(&format!("({a} // {b}) * {b} + {a} % {b}")), qa.clone());
+            let r = exact(&format!("{a} % {b}"));
+            prop_assert!(r == 0 || (r < 0) == (bn < 0));
+        }
+    }
+
+    #[test]
+    fn integer_powers_match_repeated_multiplication(n in -50i64..50, k in 0u32..12) {
+        let product = if k == 0 { "1".to_string() } else { vec![format!("({n})"); k as usize].join(" * ") };
+        prop_assert_eq!(exact(&format!("({n}) ** {k}")), exact(&product));
+    }
+
+    #[test]
+    fn decimal_literals_are_exact(a in 0u64..1_000_000, places in 1u32..8) {
+        let text = format!("{}.{:0width$}", a / 10u64.pow(places.min(6)), a % 10u64.pow(places.min(6)), width = places.min(6) as usize);
+        let (i, f) = text.split_once('.').unwrap_or((&text, ""));
+        let expect = Rational::from((format!("{i}{f}").parse::<i64>().unwrap_or(0), 10i64.pow(f.len() as u32)));
+        prop_assert_eq!(exact(&text), expect);
+    }
+}
