@@ -166,6 +166,13 @@ fn eof_drains_calls_in_flight() -> Outcome {
     })
 }
 
+fn empty_input_exits_cleanly() -> Outcome {
+    let (out, status) = Server::start(&[]).finish();
+    ensure(status.success() && out.is_empty(), || {
+        format!("{status} {out:?}")
+    })
+}
+
 fn ids_and_meta_are_echoed_exactly() -> Outcome {
     let mut s = Server::start(&[]);
     let ids = [

@@ -1,6 +1,7 @@
 use crate::{ErrorKind, Limits, ToolError};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Why a running call was asked to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +62,8 @@ pub struct CallContext {
     pub cancel: CancelToken,
     /// The seed for any randomness, derived from the call so replays are identical.
     pub seed: u64,
+    /// When the call's execution time runs out (the engine enforces it; tools may read it to budget work).
+    pub deadline: Option<Instant>,
 }
 
 impl CallContext {
@@ -70,6 +73,7 @@ impl CallContext {
             limits,
             cancel: CancelToken::new(),
             seed: 0,
+            deadline: None,
         }
     }
 

@@ -495,6 +495,7 @@ fn run(
             limits,
             cancel: state.cancel.clone(),
             seed,
+            deadline: Some(deadline),
         };
         match catch_unwind(AssertUnwindSafe(|| tool.call(&params, &ctx))) {
             Ok(r) => r,

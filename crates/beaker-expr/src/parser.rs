@@ -102,6 +102,13 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 '/' | '÷' => (Tok::Op(BinOp::Div), 1),
                 '%' => (Tok::Op(BinOp::Mod), 1),
                 '^' => (Tok::Op(BinOp::Pow), 1),
+                '!' if next == Some('!') => {
+                    return Err(syntax(
+                        src,
+                        pos,
+                        "`!!` is ambiguous (double factorial or factorial of a factorial): write factorial(factorial(n)) or the product",
+                    ))
+                }
                 '!' => (Tok::Bang, 1),
                 '(' => (Tok::LParen, 1),
                 ')' => (Tok::RParen, 1),

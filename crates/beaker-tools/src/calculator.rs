@@ -32,7 +32,7 @@ impl Calculator {
             params_schema: json!({
                 "type": "object",
                 "properties": {
-                    "expression": {"type": "string", "minLength": 1, "description": "The expression, e.g. \"sqrt(2) * 3\"."},
+                    "expression": {"type": "string", "description": "The expression, e.g. \"sqrt(2) * 3\"."},
                     "precision": {"type": "integer", "minimum": 0, "description": "Decimal places for non-integer results (default 10)."}
                 },
                 "required": ["expression"],
