@@ -430,6 +430,10 @@ pub fn trials() -> Vec<Trial> {
             "serve::duplicate_ids_in_flight_are_refused",
             duplicate_ids_in_flight_are_refused,
         ),
+        Trial::test(
+            "serve::empty_input_exits_cleanly",
+            empty_input_exits_cleanly,
+        ),
         Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
         Trial::test(
             "serve::timeouts_count_execution_and_answer",
