@@ -69,14 +69,18 @@ impl Expr {
                     known.push(None);
                 }
                 _ if all_known => {
-                    let args: Vec<f64> = known
+                    let mut args: Vec<f64> = known
                         .drain(start..)
                         .map(|v| v.unwrap_or(f64::NAN))
                         .collect();
                     ops.truncate(ops.len() - argc);
-                    let mut stack = args;
+                    args.push(0.0);
+                    let mut stack = Stack {
+                        len: argc,
+                        buf: &mut args,
+                    };
                     apply(op, &mut stack);
-                    let v = stack.pop().unwrap_or(f64::NAN);
+                    let v = stack.pop();
                     ops.push(Op::Const(v));
                     known.push(Some(v));
                 }
@@ -108,7 +112,17 @@ impl CompiledF64 {
                 return v;
             }
         }
-        let mut stack: Vec<f64> = Vec::with_capacity(self.max_stack);
+        // Small programs (nearly all) keep their stack on the machine stack: no allocation per point.
+        const INLINE: usize = 32;
+        if self.max_stack <= INLINE {
+            self.run(vars, &mut [0.0; INLINE])
+        } else {
+            self.run(vars, &mut vec![0.0; self.max_stack])
+        }
+    }
+
+    fn run(&self, vars: &[f64], buf: &mut [f64]) -> f64 {
+        let mut stack = Stack { buf, len: 0 };
         for &op in &self.ops {
             match op {
                 Op::Const(v) => stack.push(v),
@@ -116,7 +130,37 @@ impl CompiledF64 {
                 _ => apply(op, &mut stack),
             }
         }
-        stack.pop().unwrap_or(f64::NAN)
+        stack.pop()
+    }
+}
+
+/// A value stack over a fixed buffer sized by the parser's `max_stack`.
+struct Stack<'a> {
+    buf: &'a mut [f64],
+    len: usize,
+}
+
+impl Stack<'_> {
+    #[inline]
+    fn push(&mut self, v: f64) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = v;
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> f64 {
+        if self.len == 0 {
+            return f64::NAN;
+        }
+        self.len -= 1;
+        self.buf[self.len]
+    }
+
+    #[inline]
+    fn top_n(&self, n: usize) -> &[f64] {
+        &self.buf[self.len.saturating_sub(n)..self.len]
     }
 }
 
@@ -128,21 +172,21 @@ fn constant(c: Const) -> f64 {
     }
 }
 
-fn apply(op: Op, stack: &mut Vec<f64>) {
+#[inline]
+fn apply(op: Op, stack: &mut Stack<'_>) {
     let v = match op {
         Op::Const(v) => v,
         Op::Var(_) => f64::NAN,
-        Op::Neg => -stack.pop().unwrap_or(f64::NAN),
-        Op::Fact => factorial(stack.pop().unwrap_or(f64::NAN)),
+        Op::Neg => -stack.pop(),
+        Op::Fact => factorial(stack.pop()),
         Op::Bin(b) => {
-            let y = stack.pop().unwrap_or(f64::NAN);
-            let x = stack.pop().unwrap_or(f64::NAN);
+            let y = stack.pop();
+            let x = stack.pop();
             binary(b, x, y)
         }
         Op::Call(f, argc) => {
-            let at = stack.len().saturating_sub(argc as usize);
-            let v = call(f, &stack[at..]);
-            stack.truncate(at);
+            let v = call(f, stack.top_n(argc as usize));
+            stack.len = stack.len.saturating_sub(argc as usize);
             v
         }
     };
