@@ -11,6 +11,7 @@ use beaker_core::CallContext;
 use rug::float::Constant;
 use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
+use std::cell::Cell;
 use std::cmp::Ordering;
 
 const LOG2_10: f64 = std::f64::consts::LOG2_10;
@@ -50,9 +51,20 @@ pub fn eval_exact(
     opts: ExactOptions,
     ctx: Option<&CallContext>,
 ) -> Result<Num, ExprError> {
+    eval_tracked(expr, opts, ctx).map(|(n, _)| n)
+}
+
+/// Like [`eval_exact`], also returning the largest binary exponent of any float built on the way: the
+/// absolute error of a later step (`sin` of a huge argument, a cancellation) scales with it.
+fn eval_tracked(
+    expr: &Expr,
+    opts: ExactOptions,
+    ctx: Option<&CallContext>,
+) -> Result<(Num, i64), ExprError> {
     let ev = Evaluator {
         prec: opts.prec_bits.max(64),
         max_bits: digits_to_bits(opts.max_digits),
+        max_exp: Cell::new(0),
     };
     let mut stack: Vec<Num> = Vec::with_capacity(expr.max_stack);
     for node in expr.nodes() {
@@ -92,7 +104,7 @@ pub fn eval_exact(
         };
         stack.push(v);
     }
-    pop(&mut stack)
+    Ok((pop(&mut stack)?, ev.max_exp.get()))
 }
 
 /// Evaluates a closed expression and rounds it to `places` decimals, correctly: approximate results are
@@ -108,7 +120,7 @@ pub fn eval_decimal(
     // Four refinements reach 16x the first precision; a value that still has not settled sits on a
     // rounding tie (an irrational-looking expression with a rational value) and the last digits are returned.
     for _ in 0..5 {
-        let v = eval_exact(
+        let (v, max_exp) = eval_tracked(
             expr,
             ExactOptions {
                 prec_bits: bits,
@@ -155,7 +167,8 @@ pub fn eval_decimal(
             });
         }
         previous = Some(s);
-        let needed = (exp.max(0) as f64 + f64::from(places) * LOG2_10) as u32 + 128;
+        let magnitude = i64::from(exp).max(max_exp).max(0);
+        let needed = (magnitude as f64 + f64::from(places) * LOG2_10) as u32 + 128;
         bits = (bits * 2).max(needed);
     }
     Ok(Decimal {
@@ -214,6 +227,7 @@ fn display(n: &Num) -> String {
 struct Evaluator {
     prec: u32,
     max_bits: u64,
+    max_exp: Cell<i64>,
 }
 
 impl Evaluator {
@@ -254,12 +268,26 @@ impl Evaluator {
                 "the result overflows the floating-point range".into(),
             ));
         }
+        self.seen(&f);
         Ok(Num::Approx(f))
     }
 
+    fn seen(&self, f: &Float) {
+        if let Some(e) = f.get_exp() {
+            self.max_exp.set(self.max_exp.get().max(i64::from(e)));
+        }
+    }
+
+    /// An exact value as a float, with enough extra bits that its integer part is kept whole: `sin(10**50)`
+    /// must reduce the true argument, not one rounded to the working precision.
     fn to_float(&self, n: &Num) -> Float {
         match n {
-            Num::Exact(q) => Float::with_val(self.prec, q),
+            Num::Exact(q) => {
+                let magnitude = (log2_int(q.numer()) - log2_int(q.denom())).max(0.0) as u32;
+                let f = Float::with_val(self.prec.saturating_add(magnitude), q);
+                self.seen(&f);
+                f
+            }
             Num::Approx(f) => f.clone(),
         }
     }
@@ -763,6 +791,12 @@ impl Evaluator {
         let lb = log2_int(b.numer()) - log2_int(b.denom());
         let k = (lx / lb).round();
         if !k.is_finite() || k == 0.0 || (k.abs() * lb.abs()) > self.max_bits as f64 {
+            return None;
+        }
+        // Build b^k only when its size matches x's: a base near 1 (`log(2, 1.0000001)`) would ask for a
+        // power with billions of digits.
+        let est = k.abs() * (log2_int(b.numer()) + log2_int(b.denom()));
+        if est > (bits(x) + 64) as f64 || k.abs() > f64::from(u32::MAX) {
             return None;
         }
         let k = k as i64;
