@@ -320,6 +320,22 @@ fn call_exit_codes() -> Outcome {
     ensure(bad_json.status.code() == Some(2), || {
         format!("{bad_json:?}")
     })?;
+    let mut child = beaker()
+        .args(["call", "calculator", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::io::Write::write_all(
+        child.stdin.as_mut().expect("stdin"),
+        br#"{"expression": "2**10"}"#,
+    )
+    .expect("write");
+    let piped = child.wait_with_output().expect("wait");
+    let env: Value = serde_json::from_slice(&piped.stdout).map_err(|e| e.to_string())?;
+    ensure(env["result"]["value"] == "1024", || {
+        format!("params from stdin: {env}")
+    })?;
     let usage = run(&["call"]);
     ensure(usage.status.code() == Some(2), || format!("{usage:?}"))?;
     let limited = run(&[

@@ -202,3 +202,55 @@ fn bad_configurations_are_refused() {
         .build();
     assert!(dup.is_err());
 }
+
+#[test]
+fn a_full_queue_fails_fast_and_retryably() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    let e = Engine::builder()
+        .config(Config {
+            workers: 1,
+            max_queued: 1,
+            ..Config::default()
+        })
+        .tool(mock("hold", |_, ctx| {
+            STARTED.store(true, Ordering::SeqCst);
+            loop {
+                ctx.checkpoint()?;
+                std::thread::yield_now();
+            }
+        }))
+        .build()
+        .unwrap();
+    let (tx, rx) = flume::unbounded();
+    let tx2 = tx.clone();
+    let running = e.submit(ToolCall::new("hold", json!({})).with_id(1), move |env| {
+        tx.send(env).unwrap()
+    });
+    while !STARTED.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    // The only worker is busy: one call may wait, the next is refused at once.
+    let queued = e.submit(ToolCall::new("hold", json!({})).with_id(2), move |env| {
+        tx2.send(env).unwrap()
+    });
+    let refused = e.call(ToolCall::new("hold", json!({})).with_id(3));
+    assert_eq!(refused.error_kind, Some(ErrorKind::Internal), "{refused:?}");
+    assert_eq!(refused.retryable, Some(true));
+    assert!(refused.error.unwrap().contains("overloaded"));
+    queued.cancel();
+    running.cancel();
+    assert_eq!(rx.recv().unwrap().error_kind, Some(ErrorKind::Cancelled));
+    assert_eq!(rx.recv().unwrap().error_kind, Some(ErrorKind::Cancelled));
+}
+
+#[test]
+fn the_catalog_documents_every_limit() {
+    let md = crate::catalog::markdown(&[]);
+    for name in Limits::NAMES {
+        assert!(
+            md.contains(&format!("| `{name}` |")),
+            "limit {name} is missing from TOOLS.md's table"
+        );
+    }
+}
