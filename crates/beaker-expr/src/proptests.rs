@@ -93,3 +93,60 @@ proptest! {
         prop_assert_eq!(exact(&text), expect);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Arbitrary text made of the grammar's characters never panics the parser or the evaluators;
+    /// it parses and evaluates, or fails with an error.
+    #[test]
+    fn arbitrary_input_never_panics(src in "[0-9a-z_.,()+\\-*/%^! eE]{0,40}") {
+        if let Ok(e) = parse(&src, ParseLimits::default()) {
+            let _ = crate::eval_decimal(&e, 12, 2_000, None);
+            let order: Vec<&str> = e.variables().iter().map(String::as_str).collect();
+            if let Ok(f) = e.compile_f64(&order) {
+                let _ = f.eval(&vec![0.5; order.len()]);
+            }
+        }
+    }
+}
+
+fn any_call() -> impl Strategy<Value = String> {
+    let names: Vec<&'static str> = crate::Func::ALL.iter().map(|f| f.name()).collect();
+    let atom = prop_oneof![
+        (-50i32..50).prop_map(|n| n.to_string()),
+        (0u32..100, 0u32..10).prop_map(|(a, b)| format!("{a}.{b}")),
+        (1u32..10, -30i32..30).prop_map(|(a, e)| format!("{a}e{e}")),
+        prop::sample::select(vec!["pi", "e", "tau", "0", "1", "-1", "10**40", "1/3"])
+            .prop_map(String::from),
+    ];
+    atom.prop_recursive(5, 40, 3, move |inner| {
+        let names = names.clone();
+        prop_oneof![
+            (
+                prop::sample::select(names),
+                prop::collection::vec(inner.clone(), 1..3)
+            )
+                .prop_map(|(f, args)| format!("{f}({})", args.join(", "))),
+            (
+                inner.clone(),
+                prop::sample::select(vec!["+", "-", "*", "/", "//", "%", "**"]),
+                inner
+            )
+                .prop_map(|(a, op, b)| format!("({a}) {op} ({b})")),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every function on every kind of argument: a value or an error, never a panic, never unbounded work.
+    #[test]
+    fn functions_on_any_arguments_never_panic(src in any_call()) {
+        if let Ok(e) = parse(&src, ParseLimits::default()) {
+            let _ = crate::eval_decimal(&e, 15, 5_000, None);
+            let _ = e.compile_f64(&[]).map(|f| f.eval(&[]));
+        }
+    }
+}
