@@ -72,7 +72,7 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
 fn write_loop(rx: flume::Receiver<String>) {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
-    while let Ok(line) = rx.recv() {
+    while let Ok(line) = beaker_engine::recv_spinning(&rx) {
         let mut ok = writeln!(w, "{line}").is_ok();
         // Batch whatever else is ready, then flush once.
         while let Ok(line) = rx.try_recv() {

@@ -27,7 +27,7 @@ mod engine;
 mod watchdog;
 
 pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
-pub use engine::{CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
+pub use engine::{recv_spinning, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
 
 #[cfg(test)]
 mod tests;
