@@ -8,6 +8,7 @@
 mod adversarial;
 mod api;
 mod calculator;
+mod dialects;
 mod serve;
 mod support;
 mod tidy;
@@ -17,6 +18,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(calculator::trials());
     trials.extend(adversarial::trials());
+    trials.extend(dialects::trials());
     trials.extend(serve::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());

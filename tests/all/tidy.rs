@@ -10,7 +10,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("beaker-core", &[]),
     ("beaker-expr", &["beaker-core"]),
     ("beaker-tools", &["beaker-core", "beaker-expr"]),
-    ("beaker-engine", &["beaker-core", "beaker-tools"]),
+    ("beaker-dialects", &["beaker-core"]),
+    ("beaker-engine", &["beaker-core", "beaker-tools", "beaker-dialects"]),
     ("beaker-cli", &["beaker-core", "beaker-engine"]),
     ("beaker", &["beaker-core", "beaker-engine", "beaker-cli"]),
 ];

@@ -1,0 +1,310 @@
+//! Writing calls and results in a dialect.
+//!
+//! Rendered text is deterministic: it carries no timings, so the same calls give the same bytes. JSON inside
+//! tags is written the way Python's `json.dumps` writes it (`", "` and `": "`), which is how the seeds'
+//! examples (and the Qwen/Hermes chat templates) spell it, so the seeds' own examples come out byte for byte.
+
+use crate::{BadCall, Dialect, Problem};
+use beaker_core::{Envelope, ToolSpec};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+/// Tools whose svend result is the bare `value` (seed 003 shows `<|tool_result|>56<|/tool_result|>`).
+const BARE_VALUE_TOOLS: &[&str] = &["calculator"];
+
+struct PyFormatter;
+
+impl serde_json::ser::Formatter for PyFormatter {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+/// JSON as Python's `json.dumps` writes it (`{"a": 1, "b": [1, 2]}`), non-ASCII kept as is.
+pub fn python_json(v: &Value) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter);
+    // Serializing a `Value` into a Vec cannot fail.
+    let _ = v.serialize(&mut ser);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// `{"error": …, "error_kind": …}`: what a failed call shows the model.
+fn error_object(env: &Envelope) -> Value {
+    let mut m = Map::new();
+    m.insert("error".into(), json!(env.error.clone().unwrap_or_default()));
+    if let Some(k) = env.error_kind {
+        m.insert("error_kind".into(), json!(k.as_str()));
+    }
+    Value::Object(m)
+}
+
+/// The envelope without timings, ids or meta: `{"tool", "success", "result"}` or `{"tool", "success",
+/// "error", "error_kind"}`, with a result's `output_path` repeated at the top as seed 001 shows it.
+pub fn result_object(tool: &str, env: &Envelope) -> Value {
+    let mut m = Map::new();
+    m.insert("tool".into(), json!(tool));
+    m.insert("success".into(), json!(env.success));
+    if env.success {
+        let result = env.result.clone().unwrap_or(Value::Null);
+        let path = result.get("output_path").cloned();
+        m.insert("result".into(), result);
+        if let Some(p) = path {
+            m.insert("output_path".into(), p);
+        }
+    } else if let Value::Object(e) = error_object(env) {
+        m.extend(e);
+    }
+    Value::Object(m)
+}
+
+/// What a result says inside a `tool` message or a hermes response: the result, or the error object.
+fn content(env: &Envelope) -> Value {
+    if env.success {
+        env.result.clone().unwrap_or(Value::Null)
+    } else {
+        error_object(env)
+    }
+}
+
+/// One result block in a text dialect (`openai` results are messages: see [`openai_tool_message`]).
+pub fn result(dialect: Dialect, tool: &str, env: &Envelope) -> String {
+    match dialect {
+        Dialect::Svend => {
+            let body = match (&env.result, env.success) {
+                (Some(r), true) if BARE_VALUE_TOOLS.contains(&tool) => match r.get("value") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) => compact(v),
+                    None => compact(r),
+                },
+                _ => compact(&content(env)),
+            };
+            format!("<|tool_result|>{body}<|/tool_result|>")
+        }
+        Dialect::Tagged => format!(
+            "<tool_result>{}</tool_result>",
+            python_json(&result_object(tool, env))
+        ),
+        Dialect::Hermes => format!(
+            "<tool_response>\n{}\n</tool_response>",
+            python_json(&json!({"name": tool, "content": content(env)}))
+        ),
+        Dialect::Fenced => format!("```json\n{}\n```", pretty(&result_object(tool, env))),
+        Dialect::Openai => compact(&openai_tool_message("", env)),
+    }
+}
+
+/// A `{"role": "tool", "tool_call_id", "content"}` message answering one OpenAI tool call.
+pub fn openai_tool_message(call_id: &str, env: &Envelope) -> Value {
+    json!({"role": "tool", "tool_call_id": call_id, "content": compact(&content(env))})
+}
+
+/// One call written in a dialect (`openai`: an assistant message with one tool call, as JSON).
+pub fn call(dialect: Dialect, tool: &str, params: &Value, id: Option<&str>) -> String {
+    match dialect {
+        Dialect::Svend => format!(
+            "<|tool_call|><|tool_name|>{tool}<|tool_args|>{}<|/tool_call|>",
+            python_json(params)
+        ),
+        Dialect::Tagged => format!(
+            "<tool_call>{}</tool_call>",
+            python_json(&json!({"tool": tool, "params": params}))
+        ),
+        Dialect::Hermes => format!(
+            "<tool_call>\n{}\n</tool_call>",
+            python_json(&json!({"name": tool, "arguments": params}))
+        ),
+        Dialect::Fenced => format!(
+            "```json\n{}\n```",
+            pretty(&json!({"tool": tool, "params": params}))
+        ),
+        Dialect::Openai => compact(&json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [{
+                "id": id.unwrap_or("call_0"),
+                "type": "function",
+                "function": {"name": tool, "arguments": compact(params)},
+            }],
+        })),
+    }
+}
+
+/// The parameter names positional arguments take: the required ones first, then the others, in schema order.
+fn param_names(spec: Option<&ToolSpec>) -> Vec<String> {
+    let Some(spec) = spec else { return Vec::new() };
+    let mut names: Vec<String> = spec.params_schema["required"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(props) = spec.params_schema["properties"].as_object() {
+        for k in props.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The current-format call a deprecated `NAME(ARGS)` call stands for (positional arguments named after
+/// the tool's parameters when its spec is known, else `arg0`, `arg1`, …).
+pub fn deprecated_suggestion(bad: &BadCall, spec: Option<&ToolSpec>) -> Option<String> {
+    let Problem::Deprecated { args, kwargs } = &bad.problem else {
+        return None;
+    };
+    let names = param_names(spec);
+    let mut params = Map::new();
+    for (i, a) in args.iter().enumerate() {
+        let name = names.get(i).cloned().unwrap_or_else(|| format!("arg{i}"));
+        params.insert(name, a.clone());
+    }
+    for (k, v) in kwargs {
+        params.insert(k.clone(), v.clone());
+    }
+    Some(call(
+        Dialect::Tagged,
+        bad.tool.as_deref().unwrap_or(""),
+        &Value::Object(params),
+        None,
+    ))
+}
+
+/// The error message a bad call is answered with; a deprecated call's names the call to write instead.
+pub fn bad_call_message(bad: &BadCall, spec: Option<&ToolSpec>) -> String {
+    match deprecated_suggestion(bad, spec) {
+        Some(s) => format!("{}; write it as {s}", bad.message()),
+        None => bad.message(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use beaker_core::{ErrorKind, ToolError};
+
+    fn ok(tool: &str, result: Value) -> Envelope {
+        Envelope::success(None, tool, result)
+    }
+
+    #[test]
+    fn seed_003_calculator_results_are_bare_values() {
+        let env = ok("calculator", json!({"value": "56", "exact": true}));
+        assert_eq!(
+            result(Dialect::Svend, "calculator", &env),
+            "<|tool_result|>56<|/tool_result|>"
+        );
+        let env = ok(
+            "calculator",
+            json!({"value": "1.414213562373095", "exact": false}),
+        );
+        assert_eq!(
+            result(Dialect::Svend, "calculator", &env),
+            "<|tool_result|>1.414213562373095<|/tool_result|>"
+        );
+        let env = ok("unit_converter", json!({"value": 27.778, "unit": "m/s"}));
+        assert_eq!(
+            result(Dialect::Svend, "unit_converter", &env),
+            r#"<|tool_result|>{"value":27.778,"unit":"m/s"}<|/tool_result|>"#
+        );
+    }
+
+    #[test]
+    fn seed_001_results_come_out_byte_for_byte() {
+        let env = ok(
+            "generate_image",
+            json!({"output_path": "outputs/sunset.png"}),
+        );
+        assert_eq!(
+            result(Dialect::Tagged, "generate_image", &env),
+            r#"<tool_result>{"tool": "generate_image", "success": true, "result": {"output_path": "outputs/sunset.png"}, "output_path": "outputs/sunset.png"}</tool_result>"#
+        );
+        // Seed 001's error example has no error_kind; an envelope without one renders exactly as the seed.
+        let mut env = Envelope::failure(
+            None,
+            "read_file",
+            ToolError::new(ErrorKind::ToolError, "File not found: nonexistent.txt"),
+        );
+        env.error_kind = None;
+        assert_eq!(
+            result(Dialect::Tagged, "read_file", &env),
+            r#"<tool_result>{"tool": "read_file", "success": false, "error": "File not found: nonexistent.txt"}</tool_result>"#
+        );
+        assert_eq!(
+            call(
+                Dialect::Tagged,
+                "read_file",
+                &json!({"path": "nonexistent.txt"}),
+                None
+            ),
+            r#"<tool_call>{"tool": "read_file", "params": {"path": "nonexistent.txt"}}</tool_call>"#
+        );
+    }
+
+    #[test]
+    fn seed_003_calls_come_out_byte_for_byte() {
+        assert_eq!(
+            call(
+                Dialect::Svend,
+                "calculator",
+                &json!({"expression": "sqrt(2)", "precision": 15}),
+                None
+            ),
+            r#"<|tool_call|><|tool_name|>calculator<|tool_args|>{"expression": "sqrt(2)", "precision": 15}<|/tool_call|>"#
+        );
+    }
+
+    #[test]
+    fn errors_tell_the_model_what_went_wrong() {
+        let env = Envelope::failure(None, "calculator", ToolError::domain("division by zero"));
+        assert_eq!(
+            result(Dialect::Svend, "calculator", &env),
+            r#"<|tool_result|>{"error":"division by zero","error_kind":"domain_error"}<|/tool_result|>"#
+        );
+        assert_eq!(
+            result(Dialect::Hermes, "calculator", &env),
+            "<tool_response>\n{\"name\": \"calculator\", \"content\": {\"error\": \"division by zero\", \"error_kind\": \"domain_error\"}}\n</tool_response>"
+        );
+        assert_eq!(
+            openai_tool_message("c1", &env),
+            json!({"role": "tool", "tool_call_id": "c1", "content": "{\"error\":\"division by zero\",\"error_kind\":\"domain_error\"}"})
+        );
+    }
+}

@@ -1,0 +1,1176 @@
+//! The streaming parser: text in chunks of any size in, [`Event`]s out.
+//!
+//! Outside a call it emits text at once, holding back only a suffix that could still become a start marker.
+//! Inside a call it keeps the call's bytes until the call is resolved, scanning each byte once: the JSON
+//! scanner's state and every search cursor survive between chunks. Decisions depend only on the bytes, never
+//! on where a chunk ended, which is what makes streaming and batch agree (the batch parser is this one fed a
+//! single chunk). The rules are written down in `docs/DIALECTS.md`.
+
+use crate::extract::{self, Fields};
+use crate::scan::{Scan, Scanner};
+use crate::{lenient, BadCall, Call, Dialect, Event, ParseOptions, Problem};
+use memchr::{memchr2, memmem};
+use serde_json::{Map, Value};
+
+const OPEN_SVEND: &[u8] = b"<|tool_call|>";
+const NAME_SVEND: &[u8] = b"<|tool_name|>";
+const ARGS_SVEND: &[u8] = b"<|tool_args|>";
+const CLOSE_SVEND: &[u8] = b"<|/tool_call|>";
+const END_DEPRECATED: &[u8] = b"<|tool_end|>";
+const OPEN_TAG: &[u8] = b"<tool_call>";
+const CLOSE_TAG: &[u8] = b"</tool_call>";
+const OPEN_FENCE: &[u8] = b"```json";
+const FENCE: &[u8] = b"```";
+/// A fence closes at a line that starts with ```.
+const FENCE_LINE: &[u8] = b"\n```";
+/// Longest tool name in the svend and deprecated forms.
+const MAX_NAME: usize = 128;
+/// Longest argument list of a deprecated `NAME(ARGS)` call.
+const MAX_DEPRECATED_ARGS: usize = 4096;
+/// How far past the point where a call went wrong its close marker is looked for. Beyond it the marker is
+/// taken to be absent, so a stray start marker never swallows (or holds back) the rest of a long answer.
+const RESYNC_WINDOW: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Svend,
+    Tag,
+    Fence,
+    Bare,
+}
+
+#[derive(Debug)]
+enum Phase {
+    /// Whitespace after the start marker (for fences: after the fence line).
+    AfterOpen,
+    /// The rest of a fence's opening line.
+    FenceLine { inner: bool },
+    /// Whitespace before the JSON (after `<|tool_args|>` or an inner fence line).
+    JsonStart,
+    /// The svend tool name, up to `<|tool_args|>`.
+    SvendName { start: usize },
+    /// Inside the JSON value.
+    Json,
+    /// After the JSON: whitespace, a closing fence, the close marker.
+    AfterJson,
+    /// Inside the parentheses of a deprecated `NAME(ARGS)` call.
+    Deprecated {
+        name: String,
+        args_start: usize,
+        depth: i32,
+        quote: u8,
+        escaped: bool,
+    },
+    /// After the `)` of a deprecated call: an optional `<|tool_end|>`.
+    DeprecatedEnd {
+        name: String,
+        args_start: usize,
+        close: usize,
+    },
+    /// The call went wrong at `at`; looking for its close marker.
+    Failed {
+        at: usize,
+        reason: String,
+        json: bool,
+    },
+}
+
+/// One call as resolved, before it gets its index and span.
+type Found = Result<(String, Value, Option<String>, Dialect), (Option<String>, Dialect, String)>;
+
+enum Resolved {
+    Calls {
+        calls: Vec<Found>,
+        repaired: bool,
+    },
+    OpenAi(Vec<Value>),
+    Bad {
+        tool: Option<String>,
+        dialect: Dialect,
+        problem: Problem,
+    },
+}
+
+enum Action {
+    Wait,
+    /// Not a call: the start marker is plain text.
+    Reject,
+    /// The region `[0, end)` is plain text (a JSON block that is not a call).
+    AsText(usize),
+    /// The region `[0, end)` is resolved.
+    Done(usize, Resolved),
+}
+
+/// What `Pending::advance` needs from the parser around it.
+struct Cursor<'a> {
+    /// Offset in the whole text of the call's first byte.
+    base: usize,
+    eof: bool,
+    opts: &'a ParseOptions,
+    closes: &'a mut Closes,
+}
+
+/// Forward-only searches for close markers, shared by every call of a text. Failure points only move
+/// forward, so each byte is searched at most once per marker however many stray markers the text holds.
+#[derive(Default)]
+struct Closes {
+    /// Per marker (tag, svend, fence line): searched up to this absolute offset; the occurrence found there.
+    state: [(usize, Option<usize>); 3],
+}
+
+impl Closes {
+    /// The first occurrence of `m` at or after `at` (relative to `b`, which starts at absolute `base`).
+    fn find(&mut self, m: &[u8], b: &[u8], base: usize, at: usize) -> Option<usize> {
+        let slot = match m {
+            CLOSE_TAG => 0,
+            CLOSE_SVEND => 1,
+            _ => 2,
+        };
+        let (searched, found) = &mut self.state[slot];
+        let at_abs = base + at;
+        if let Some(f) = *found {
+            if f >= at_abs {
+                return Some(f - base);
+            }
+        }
+        let from = searched.saturating_sub(m.len() - 1).max(at_abs);
+        let end = base + b.len();
+        if from >= end {
+            return None;
+        }
+        match memmem::find(&b[from - base..], m) {
+            Some(k) => {
+                *found = Some(from + k);
+                *searched = from + k + 1;
+                Some(from + k - base)
+            }
+            None => {
+                *found = None;
+                *searched = end;
+                None
+            }
+        }
+    }
+}
+
+/// A call being read; positions are relative to the start of its start marker.
+struct Pending {
+    kind: Kind,
+    open_len: usize,
+    pos: usize,
+    phase: Phase,
+    scanner: Scanner,
+    inner_fence: bool,
+    fence_closed: bool,
+    svend_name: Option<String>,
+    json_start: usize,
+    json_end: usize,
+    started: bool,
+    announce: Option<String>,
+}
+
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+enum Prefix {
+    Full,
+    Partial,
+    No,
+}
+
+/// Whether `b[i..]` starts with `m` (Partial: what there is matches, but it is shorter).
+fn prefix(b: &[u8], i: usize, m: &[u8]) -> Prefix {
+    let rest = &b[i..];
+    if rest.starts_with(m) {
+        Prefix::Full
+    } else if m.starts_with(rest) {
+        Prefix::Partial
+    } else {
+        Prefix::No
+    }
+}
+
+fn show(b: &[u8], i: usize) -> String {
+    let c = b[i];
+    if c.is_ascii_graphic() {
+        format!("'{}'", c as char)
+    } else if c.is_ascii() {
+        format!("byte 0x{c:02x}")
+    } else {
+        "a non-ASCII character".into()
+    }
+}
+
+fn utf8(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl Pending {
+    fn new(kind: Kind, open_len: usize, lenient: bool) -> Pending {
+        let phase = match kind {
+            Kind::Fence => Phase::FenceLine { inner: false },
+            Kind::Bare => Phase::Json,
+            Kind::Svend | Kind::Tag => Phase::AfterOpen,
+        };
+        Pending {
+            kind,
+            open_len,
+            pos: open_len,
+            phase,
+            scanner: Scanner::new(lenient),
+            inner_fence: false,
+            fence_closed: false,
+            svend_name: None,
+            json_start: open_len,
+            json_end: open_len,
+            started: false,
+            announce: None,
+        }
+    }
+
+    fn close_marker(&self) -> Option<&'static [u8]> {
+        match self.kind {
+            Kind::Svend => Some(CLOSE_SVEND),
+            Kind::Tag => Some(CLOSE_TAG),
+            Kind::Fence => Some(FENCE_LINE),
+            Kind::Bare => None,
+        }
+    }
+
+    /// Whether the region is surely a call (a fenced or bare JSON block is one only with both keys).
+    fn committed(&self) -> bool {
+        match self.kind {
+            Kind::Svend | Kind::Tag => true,
+            Kind::Fence | Kind::Bare => self.scanner.name.is_some() && self.scanner.saw_args,
+        }
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self.kind {
+            Kind::Svend => Dialect::Svend,
+            Kind::Tag if self.scanner.name.is_some() && !self.scanner.name_from_tool => {
+                Dialect::Hermes
+            }
+            Kind::Tag => Dialect::Tagged,
+            Kind::Fence | Kind::Bare => Dialect::Fenced,
+        }
+    }
+
+    fn tool(&self) -> Option<String> {
+        match self.kind {
+            Kind::Svend => self.svend_name.clone(),
+            _ => self.scanner.name.clone(),
+        }
+    }
+
+    fn bad(&self, end: usize, problem: Problem) -> Action {
+        Action::Done(
+            end,
+            Resolved::Bad {
+                tool: self.tool(),
+                dialect: self.dialect(),
+                problem,
+            },
+        )
+    }
+
+    fn fail(&mut self, at: usize, reason: impl Into<String>, json: bool) {
+        self.phase = Phase::Failed {
+            at,
+            reason: reason.into(),
+            json,
+        };
+    }
+
+    fn maybe_announce(&mut self) {
+        if !self.started && self.kind != Kind::Svend && self.committed() {
+            if let Some(name) = &self.scanner.name {
+                self.started = true;
+                self.announce = Some(name.clone());
+            }
+        }
+    }
+
+    /// Reads as far as the bytes allow; `b` is everything from the start marker on.
+    fn advance(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Action {
+        let eof = cx.eof;
+        loop {
+            match &mut self.phase {
+                Phase::AfterOpen => {
+                    let p = skip_ws(b, self.pos);
+                    self.pos = p;
+                    if p == b.len() {
+                        return self.at_end(b, cx);
+                    }
+                    match self.kind {
+                        Kind::Tag => match b[p] {
+                            b'{' | b'[' => {
+                                self.json_start = p;
+                                self.phase = Phase::Json;
+                            }
+                            _ => match prefix(b, p, FENCE) {
+                                Prefix::Full => {
+                                    self.inner_fence = true;
+                                    self.pos = p + FENCE.len();
+                                    self.phase = Phase::FenceLine { inner: true };
+                                }
+                                Prefix::Partial if !eof => return Action::Wait,
+                                Prefix::Partial => return self.at_end(b, cx),
+                                Prefix::No => return Action::Reject,
+                            },
+                        },
+                        Kind::Svend => match prefix(b, p, NAME_SVEND) {
+                            Prefix::Full => {
+                                self.pos = p + NAME_SVEND.len();
+                                self.phase = Phase::SvendName { start: self.pos };
+                            }
+                            Prefix::Partial if !eof => return Action::Wait,
+                            Prefix::Partial => return self.at_end(b, cx),
+                            Prefix::No => {
+                                if let Some(a) = self.deprecated_start(b, p, eof) {
+                                    return a;
+                                }
+                            }
+                        },
+                        Kind::Fence => match b[p] {
+                            b'{' | b'[' => {
+                                self.json_start = p;
+                                self.phase = Phase::Json;
+                            }
+                            _ => return Action::Reject,
+                        },
+                        Kind::Bare => return Action::Reject,
+                    }
+                }
+                Phase::FenceLine { inner } => {
+                    let inner = *inner;
+                    let mut q = self.pos;
+                    while q < b.len() && b[q] != b'\n' {
+                        let c = b[q];
+                        let ok = matches!(c, b' ' | b'\t' | b'\r')
+                            || (inner && (c.is_ascii_alphanumeric() || c == b'_' || c == b'-'));
+                        if !ok {
+                            if !inner {
+                                return Action::Reject;
+                            }
+                            self.fail(q, "unexpected text after the opening code fence", false);
+                            break;
+                        }
+                        q += 1;
+                    }
+                    if matches!(self.phase, Phase::Failed { .. }) {
+                        continue;
+                    }
+                    self.pos = q;
+                    if q == b.len() {
+                        return self.at_end(b, cx);
+                    }
+                    self.pos = q + 1;
+                    self.phase = if inner {
+                        Phase::JsonStart
+                    } else {
+                        Phase::AfterOpen
+                    };
+                }
+                Phase::JsonStart => {
+                    let p = skip_ws(b, self.pos);
+                    self.pos = p;
+                    if p == b.len() {
+                        return self.at_end(b, cx);
+                    }
+                    match b[p] {
+                        b'{' | b'[' => {
+                            self.json_start = p;
+                            self.phase = Phase::Json;
+                        }
+                        b'`' if !self.inner_fence => match prefix(b, p, FENCE) {
+                            Prefix::Full => {
+                                self.inner_fence = true;
+                                self.pos = p + FENCE.len();
+                                self.phase = Phase::FenceLine { inner: true };
+                            }
+                            Prefix::Partial if !eof => return Action::Wait,
+                            _ => self.fail(p, "expected a JSON object for the arguments", false),
+                        },
+                        _ => self.fail(
+                            p,
+                            format!(
+                                "expected a JSON object for the arguments, found {}",
+                                show(b, p)
+                            ),
+                            false,
+                        ),
+                    }
+                }
+                Phase::SvendName { start } => {
+                    let start = *start;
+                    let mut q = self.pos;
+                    let mut failure = None;
+                    while q < b.len() {
+                        let c = b[q];
+                        if c == b'<' {
+                            match prefix(b, q, ARGS_SVEND) {
+                                Prefix::Full => break,
+                                Prefix::Partial => {
+                                    self.pos = q;
+                                    return if eof {
+                                        self.at_end(b, cx)
+                                    } else {
+                                        Action::Wait
+                                    };
+                                }
+                                Prefix::No => {
+                                    failure = Some((
+                                        q,
+                                        "expected <|tool_args|> after the tool name".to_string(),
+                                    ));
+                                    break;
+                                }
+                            }
+                        }
+                        if !(c.is_ascii_alphanumeric()
+                            || matches!(c, b'_' | b'-' | b'.' | b':')
+                            || is_ws(c))
+                        {
+                            failure =
+                                Some((q, format!("unexpected {} in the tool name", show(b, q))));
+                            break;
+                        }
+                        if q - start >= MAX_NAME + 64 {
+                            failure =
+                                Some((q, format!("the tool name is longer than {MAX_NAME} bytes")));
+                            break;
+                        }
+                        q += 1;
+                    }
+                    if let Some((at, reason)) = failure {
+                        self.fail(at, reason, false);
+                        continue;
+                    }
+                    self.pos = q;
+                    if q == b.len() {
+                        return self.at_end(b, cx);
+                    }
+                    let name = utf8(&b[start..q]).trim().to_string();
+                    if name.is_empty() {
+                        self.fail(q, "the tool name is empty", false);
+                    } else if name.len() > MAX_NAME {
+                        self.fail(
+                            q,
+                            format!("the tool name is longer than {MAX_NAME} bytes"),
+                            false,
+                        );
+                    } else if name.bytes().any(is_ws) {
+                        self.fail(start, "the tool name contains whitespace", false);
+                    } else {
+                        self.svend_name = Some(name.clone());
+                        self.started = true;
+                        self.announce = Some(name);
+                        self.pos = q + ARGS_SVEND.len();
+                        self.phase = Phase::JsonStart;
+                    }
+                }
+                Phase::Json => {
+                    let (q, r) = self.scanner.feed(b, self.pos);
+                    self.pos = q;
+                    self.maybe_announce();
+                    match r {
+                        Scan::More => {
+                            if self.pos - self.json_start > cx.opts.max_call_bytes {
+                                let max = cx.opts.max_call_bytes;
+                                self.fail(
+                                    self.pos,
+                                    format!("the call is longer than {max} bytes"),
+                                    false,
+                                );
+                            } else {
+                                return self.at_end(b, cx);
+                            }
+                        }
+                        Scan::Done(e) => {
+                            self.json_end = e;
+                            self.pos = e;
+                            if self.kind == Kind::Bare {
+                                return self.complete(b, e, cx.opts);
+                            }
+                            self.phase = Phase::AfterJson;
+                        }
+                        Scan::Error(at, msg) => self.fail(at, msg, true),
+                    }
+                }
+                Phase::AfterJson => {
+                    let p = skip_ws(b, self.pos);
+                    self.pos = p;
+                    if p == b.len() {
+                        return self.at_end(b, cx);
+                    }
+                    let (marker, what) = if self.inner_fence && !self.fence_closed {
+                        (FENCE, "``` to close the code fence")
+                    } else {
+                        match self.kind {
+                            Kind::Tag => (CLOSE_TAG, "</tool_call>"),
+                            Kind::Svend => (CLOSE_SVEND, "<|/tool_call|>"),
+                            _ => (FENCE, "``` to close the code fence"),
+                        }
+                    };
+                    match prefix(b, p, marker) {
+                        Prefix::Full if self.inner_fence && !self.fence_closed => {
+                            self.fence_closed = true;
+                            self.pos = p + FENCE.len();
+                        }
+                        Prefix::Full => return self.complete(b, p + marker.len(), cx.opts),
+                        Prefix::Partial => {
+                            return if eof {
+                                self.at_end(b, cx)
+                            } else {
+                                Action::Wait
+                            }
+                        }
+                        Prefix::No => self.fail(
+                            p,
+                            format!("expected {what} after the JSON, found {}", show(b, p)),
+                            false,
+                        ),
+                    }
+                }
+                Phase::Deprecated {
+                    name,
+                    args_start,
+                    depth,
+                    quote,
+                    escaped,
+                } => {
+                    let mut q = self.pos;
+                    let mut close = None;
+                    while q < b.len() {
+                        let c = b[q];
+                        q += 1;
+                        if *quote != 0 {
+                            if *escaped {
+                                *escaped = false;
+                            } else if c == b'\\' {
+                                *escaped = true;
+                            } else if c == *quote {
+                                *quote = 0;
+                            }
+                            continue;
+                        }
+                        match c {
+                            b'"' | b'\'' => *quote = c,
+                            b'(' | b'[' | b'{' => *depth += 1,
+                            b')' if *depth == 0 => {
+                                close = Some(q);
+                                break;
+                            }
+                            b')' | b']' | b'}' => *depth -= 1,
+                            _ => {}
+                        }
+                    }
+                    let (name, args_start) = (std::mem::take(name), *args_start);
+                    self.pos = q;
+                    if let Some(close) = close {
+                        self.phase = Phase::DeprecatedEnd {
+                            name,
+                            args_start,
+                            close,
+                        };
+                    } else if q - args_start > MAX_DEPRECATED_ARGS {
+                        self.svend_name = Some(name);
+                        self.fail(
+                            q,
+                            format!("the arguments are longer than {MAX_DEPRECATED_ARGS} bytes"),
+                            false,
+                        );
+                    } else {
+                        self.svend_name = Some(name.clone());
+                        if let Phase::Deprecated { name: n, .. } = &mut self.phase {
+                            *n = name;
+                        }
+                        return self.at_end(b, cx);
+                    }
+                }
+                Phase::DeprecatedEnd {
+                    name,
+                    args_start,
+                    close,
+                } => {
+                    let p = skip_ws(b, *close);
+                    let end = match prefix(b, p, END_DEPRECATED) {
+                        Prefix::Full => p + END_DEPRECATED.len(),
+                        Prefix::Partial if !eof => return Action::Wait,
+                        _ => *close,
+                    };
+                    let (args, kwargs) =
+                        extract::deprecated_args(&utf8(&b[*args_start..*close - 1]));
+                    return Action::Done(
+                        end,
+                        Resolved::Bad {
+                            tool: Some(std::mem::take(name)),
+                            dialect: Dialect::Svend,
+                            problem: Problem::Deprecated { args, kwargs },
+                        },
+                    );
+                }
+                Phase::Failed { at, reason, json } => {
+                    let (at, json) = (*at, *json);
+                    let reason = std::mem::take(reason);
+                    let Some(close) = self.close_marker() else {
+                        return self.resolve_failure(b, at, None, reason, json);
+                    };
+                    match cx.closes.find(close, b, cx.base, at) {
+                        Some(r) if r - at <= RESYNC_WINDOW => {
+                            return self.resolve_failure(b, r + close.len(), Some(r), reason, json);
+                        }
+                        Some(_) => return self.resolve_failure(b, at, None, reason, json),
+                        None if eof || b.len() - at > RESYNC_WINDOW + close.len() => {
+                            return self.resolve_failure(b, at, None, reason, json);
+                        }
+                        None => {
+                            self.phase = Phase::Failed { at, reason, json };
+                            return Action::Wait;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `<|tool_call|>` followed by something other than `<|tool_name|>`: the deprecated `NAME(` or text.
+    fn deprecated_start(&mut self, b: &[u8], p: usize, eof: bool) -> Option<Action> {
+        if !(b[p].is_ascii_alphabetic() || b[p] == b'_') {
+            return Some(Action::Reject);
+        }
+        let mut q = p;
+        while q < b.len() && (b[q].is_ascii_alphanumeric() || b[q] == b'_') && q - p <= MAX_NAME {
+            q += 1;
+        }
+        if q == b.len() {
+            return Some(if eof { Action::Reject } else { Action::Wait });
+        }
+        if b[q] != b'(' || q - p > MAX_NAME {
+            return Some(Action::Reject);
+        }
+        self.phase = Phase::Deprecated {
+            name: utf8(&b[p..q]),
+            args_start: q + 1,
+            depth: 0,
+            quote: 0,
+            escaped: false,
+        };
+        self.pos = q + 1;
+        None
+    }
+
+    /// The bytes ran out: wait for more, or at the end of the text decide what the unfinished call is.
+    fn at_end(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Action {
+        if !cx.eof {
+            return Action::Wait;
+        }
+        if !self.committed() {
+            // A fence or leading `{` whose JSON never closed and never looked like a call: plain text.
+            return match self.kind {
+                Kind::Fence | Kind::Bare => Action::AsText(b.len()),
+                Kind::Svend | Kind::Tag => Action::Reject,
+            };
+        }
+        if let (Phase::Json, Some(close)) = (&self.phase, self.close_marker()) {
+            // Valid so far, but a close marker further on means the JSON never closed before it
+            // (an unterminated string, say): that is malformed, not cut off.
+            if let Some(r) = cx.closes.find(close, b, cx.base, self.json_start) {
+                let reason = match serde_json::from_slice::<Value>(&b[self.json_start..r]) {
+                    Err(e) => format!("the JSON is not complete before the close marker: {e}"),
+                    Ok(_) => "the JSON is not complete before the close marker".into(),
+                };
+                return self.bad(r + close.len(), Problem::Malformed(reason));
+            }
+        }
+        self.bad(b.len(), Problem::Incomplete)
+    }
+
+    fn resolve_failure(
+        &mut self,
+        b: &[u8],
+        end: usize,
+        body_end: Option<usize>,
+        reason: String,
+        json: bool,
+    ) -> Action {
+        let at = match &self.phase {
+            Phase::Failed { at, .. } => *at,
+            _ => end,
+        };
+        if !self.committed() {
+            // A JSON block that broke before it looked like a call is plain text up to where it broke.
+            return match self.kind {
+                Kind::Fence | Kind::Bare => Action::AsText(at.max(1)),
+                Kind::Svend | Kind::Tag => Action::Reject,
+            };
+        }
+        let mut message = None;
+        if json {
+            if let Some(e) = body_end {
+                let mut body = utf8(&b[self.json_start..e]);
+                if self.inner_fence {
+                    if let Some(stripped) = body.trim_end().strip_suffix("```") {
+                        body = stripped.to_string();
+                    }
+                }
+                if let Err(err) = serde_json::from_str::<Value>(body.trim()) {
+                    message = Some(format!("invalid JSON: {err}"));
+                }
+            }
+        }
+        let message = message.unwrap_or_else(|| {
+            if json {
+                let (line, col) =
+                    line_col(&b[self.json_start..], at.saturating_sub(self.json_start));
+                format!("invalid JSON: {reason} at line {line} column {col}")
+            } else {
+                reason
+            }
+        });
+        // A failure with no close marker still ends the bad call at the point where it went wrong.
+        let end = end.max(self.open_len.max(1));
+        self.bad(end, Problem::Malformed(message))
+    }
+
+    /// The JSON is delimited and the close marker read: parse it and say what calls it holds.
+    fn complete(&mut self, b: &[u8], end: usize, opts: &ParseOptions) -> Action {
+        let body = &b[self.json_start..self.json_end];
+        let (value, repaired) = match serde_json::from_slice::<Value>(body) {
+            Ok(v) => (v, false),
+            Err(e) => {
+                let repaired = opts
+                    .lenient
+                    .then(|| lenient::repair(&utf8(body)))
+                    .flatten()
+                    .and_then(|r| serde_json::from_str::<Value>(&r).ok());
+                match repaired {
+                    Some(v) => (v, true),
+                    None if self.committed() => {
+                        return self.bad(end, Problem::Malformed(format!("invalid JSON: {e}")))
+                    }
+                    None => {
+                        return Action::AsText(if self.kind == Kind::Bare {
+                            self.json_end
+                        } else {
+                            end
+                        })
+                    }
+                }
+            }
+        };
+        let calls = match self.kind {
+            Kind::Svend => {
+                let tool = self.svend_name.clone().unwrap_or_default();
+                match extract::arguments("<|tool_args|>", &value) {
+                    Ok(params) => vec![Ok((tool, params, None, Dialect::Svend))],
+                    Err(reason) => vec![Err((Some(tool), Dialect::Svend, reason))],
+                }
+            }
+            Kind::Tag => match value {
+                Value::Object(obj) => vec![tag_call(&obj)],
+                Value::Array(items) if !items.is_empty() => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::Object(obj) => tag_call(obj),
+                        _ => Err((
+                            None,
+                            Dialect::Tagged,
+                            "each call in a list must be a JSON object".into(),
+                        )),
+                    })
+                    .collect(),
+                _ => vec![Err((
+                    None,
+                    Dialect::Tagged,
+                    "expected a JSON object with \"tool\" and \"params\"".into(),
+                ))],
+            },
+            Kind::Fence | Kind::Bare => {
+                let text_end = if self.kind == Kind::Bare {
+                    self.json_end
+                } else {
+                    end
+                };
+                match value {
+                    Value::Object(obj)
+                        if self.kind == Kind::Bare
+                            && obj.get("tool_calls").is_some_and(Value::is_array) =>
+                    {
+                        let Some(Value::Array(tcs)) = obj.get("tool_calls") else {
+                            return Action::AsText(text_end);
+                        };
+                        return Action::Done(text_end, Resolved::OpenAi(tcs.clone()));
+                    }
+                    Value::Object(obj) if extract::is_call_shaped(&obj) => vec![fenced_call(&obj)],
+                    Value::Array(items)
+                        if !items.is_empty()
+                            && items
+                                .iter()
+                                .all(|v| v.as_object().is_some_and(extract::is_call_shaped)) =>
+                    {
+                        items
+                            .iter()
+                            .filter_map(Value::as_object)
+                            .map(fenced_call)
+                            .collect()
+                    }
+                    _ => return Action::AsText(text_end),
+                }
+            }
+        };
+        Action::Done(end, Resolved::Calls { calls, repaired })
+    }
+}
+
+fn tag_call(obj: &Map<String, Value>) -> Found {
+    match extract::fields(obj) {
+        Ok(Fields {
+            tool,
+            params,
+            id,
+            tool_key,
+        }) => Ok((
+            tool,
+            params,
+            id,
+            if tool_key {
+                Dialect::Tagged
+            } else {
+                Dialect::Hermes
+            },
+        )),
+        Err(reason) => {
+            let tool = obj
+                .get("tool")
+                .or_else(|| obj.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let dialect = if obj.contains_key("tool") || !obj.contains_key("name") {
+                Dialect::Tagged
+            } else {
+                Dialect::Hermes
+            };
+            Err((tool, dialect, reason))
+        }
+    }
+}
+
+fn fenced_call(obj: &Map<String, Value>) -> Found {
+    tag_call(obj)
+        .map(|(t, p, id, _)| (t, p, id, Dialect::Fenced))
+        .map_err(|(t, _, r)| (t, Dialect::Fenced, r))
+}
+
+fn line_col(b: &[u8], at: usize) -> (usize, usize) {
+    let upto = &b[..at.min(b.len())];
+    let line = 1 + upto.iter().filter(|&&c| c == b'\n').count();
+    let col = 1 + upto.iter().rev().take_while(|&&c| c != b'\n').count();
+    (line, col)
+}
+
+/// Reads tool calls from text arriving in chunks; see the module docs and `docs/DIALECTS.md`.
+pub struct StreamParser {
+    opts: ParseOptions,
+    buf: String,
+    /// Bytes of `buf` already consumed (compacted away now and then, so consuming is O(1) amortised).
+    head: usize,
+    /// Offset in the whole text of `buf[head]`.
+    offset: usize,
+    pending: Option<Pending>,
+    next_index: usize,
+    at_start: bool,
+    work: u64,
+    closes: Closes,
+}
+
+enum Marker {
+    Full(Kind, usize),
+    Partial,
+    No,
+}
+
+impl StreamParser {
+    /// A parser with these options.
+    pub fn new(opts: ParseOptions) -> StreamParser {
+        StreamParser {
+            opts,
+            buf: String::new(),
+            head: 0,
+            offset: 0,
+            pending: None,
+            next_index: 0,
+            at_start: true,
+            work: 0,
+            closes: Closes::default(),
+        }
+    }
+
+    /// Bytes examined so far, counting re-examinations: linear in the input, which a test checks.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// Feeds a chunk; returns the events it completes.
+    pub fn push(&mut self, chunk: &str) -> Vec<Event> {
+        self.buf.push_str(chunk);
+        let mut out = Vec::new();
+        self.run(false, &mut out);
+        out
+    }
+
+    /// Ends the text: resolves what is held back (a cut-off call is `Incomplete`).
+    pub fn finish(mut self) -> Vec<Event> {
+        let mut out = Vec::new();
+        self.run(true, &mut out);
+        let rest = self.buf.len() - self.head;
+        if rest > 0 {
+            self.emit_text(rest, &mut out);
+        }
+        out
+    }
+
+    fn allows(&self, kind: Kind) -> bool {
+        match self.opts.dialect {
+            None => true,
+            Some(Dialect::Svend) => kind == Kind::Svend,
+            Some(Dialect::Tagged | Dialect::Hermes) => kind == Kind::Tag,
+            Some(Dialect::Fenced) => matches!(kind, Kind::Fence | Kind::Bare),
+            Some(Dialect::Openai) => kind == Kind::Bare,
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.head += n;
+        self.offset += n;
+        if self.head > 4096 && self.head * 2 > self.buf.len() {
+            self.buf.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    fn emit_text(&mut self, n: usize, out: &mut Vec<Event>) {
+        if n == 0 {
+            return;
+        }
+        let text = self.buf[self.head..self.head + n].to_string();
+        match out.last_mut() {
+            Some(Event::Text(prev)) => prev.push_str(&text),
+            _ => out.push(Event::Text(text)),
+        }
+        self.consume(n);
+    }
+
+    fn run(&mut self, eof: bool, out: &mut Vec<Event>) {
+        loop {
+            let progressed = if self.pending.is_some() {
+                self.step_call(eof, out)
+            } else {
+                self.step_text(eof, out)
+            };
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn match_marker(&self, rest: &[u8], eof: bool) -> Marker {
+        let candidates: [(Kind, &[u8]); 3] = [
+            (Kind::Svend, OPEN_SVEND),
+            (Kind::Tag, OPEN_TAG),
+            (Kind::Fence, OPEN_FENCE),
+        ];
+        let mut partial = false;
+        for (kind, m) in candidates {
+            if !self.allows(kind) {
+                continue;
+            }
+            if rest.starts_with(m) {
+                return Marker::Full(kind, m.len());
+            }
+            partial |= m.starts_with(rest);
+        }
+        if partial && !eof {
+            Marker::Partial
+        } else {
+            Marker::No
+        }
+    }
+
+    /// Outside a call: emits text up to the next start marker (or a suffix that could start one).
+    fn step_text(&mut self, eof: bool, out: &mut Vec<Event>) -> bool {
+        let b = &self.buf.as_bytes()[self.head..];
+        if b.is_empty() {
+            return false;
+        }
+        if self.at_start {
+            let ws = b.iter().take_while(|c| is_ws(**c)).count();
+            self.work += ws as u64;
+            if ws == b.len() {
+                self.emit_text(ws, out);
+                return false;
+            }
+            self.at_start = false;
+            if b[ws] == b'{' && self.allows(Kind::Bare) {
+                self.emit_text(ws, out);
+                self.pending = Some(Pending::new(Kind::Bare, 0, self.opts.lenient));
+                return true;
+            }
+        }
+        let mut from = 0;
+        let found = loop {
+            match memchr2(b'<', b'`', &b[from..]) {
+                None => {
+                    self.work += (b.len() - from) as u64;
+                    break None;
+                }
+                Some(k) => {
+                    let p = from + k;
+                    self.work += (k + 1) as u64;
+                    match self.match_marker(&b[p..], eof) {
+                        Marker::Full(kind, len) => break Some((p, Some((kind, len)))),
+                        Marker::Partial => break Some((p, None)),
+                        Marker::No => from = p + 1,
+                    }
+                }
+            }
+        };
+        match found {
+            None => {
+                let n = b.len();
+                self.emit_text(n, out);
+                false
+            }
+            Some((p, None)) => {
+                self.emit_text(p, out);
+                false
+            }
+            Some((p, Some((kind, len)))) => {
+                self.emit_text(p, out);
+                self.pending = Some(Pending::new(kind, len, self.opts.lenient));
+                true
+            }
+        }
+    }
+
+    /// Inside a call: reads on, and when the call is resolved emits its events.
+    fn step_call(&mut self, eof: bool, out: &mut Vec<Event>) -> bool {
+        let Some(mut pc) = self.pending.take() else {
+            return false;
+        };
+        let before = pc.pos;
+        let action = {
+            let b = &self.buf.as_bytes()[self.head..];
+            let mut at = Cursor {
+                base: self.offset,
+                eof,
+                opts: &self.opts,
+                closes: &mut self.closes,
+            };
+            pc.advance(b, &mut at)
+        };
+        self.work += pc.pos.saturating_sub(before) as u64;
+        if let Some(tool) = pc.announce.take() {
+            out.push(Event::CallStarted {
+                index: self.next_index,
+                tool,
+            });
+        }
+        match action {
+            Action::Wait => {
+                self.pending = Some(pc);
+                false
+            }
+            Action::Reject => {
+                let n = pc.open_len.max(1);
+                self.emit_text(n, out);
+                true
+            }
+            Action::AsText(end) => {
+                self.emit_text(end, out);
+                true
+            }
+            Action::Done(end, resolved) => {
+                let span = self.offset..self.offset + end;
+                // serde reads the call's bytes once more.
+                self.work += end as u64;
+                self.resolved(resolved, pc.started, span, out);
+                self.consume(end);
+                true
+            }
+        }
+    }
+
+    fn resolved(
+        &mut self,
+        r: Resolved,
+        started: bool,
+        span: std::ops::Range<usize>,
+        out: &mut Vec<Event>,
+    ) {
+        let mut announced = started;
+        let mut found: Vec<Result<Call, BadCall>> = Vec::new();
+        match r {
+            Resolved::Calls { calls, repaired } => {
+                for (i, c) in calls.into_iter().enumerate() {
+                    let index = self.next_index + i;
+                    found.push(match c {
+                        Ok((tool, params, id, dialect)) => Ok(Call {
+                            index,
+                            dialect,
+                            tool,
+                            params,
+                            id,
+                            repaired,
+                            span: span.clone(),
+                        }),
+                        Err((tool, dialect, reason)) => Err(BadCall {
+                            index,
+                            dialect,
+                            tool,
+                            problem: Problem::Malformed(reason),
+                            span: span.clone(),
+                        }),
+                    });
+                }
+            }
+            Resolved::OpenAi(tcs) => found = extract::openai_calls(&tcs, self.next_index, span),
+            Resolved::Bad {
+                tool,
+                dialect,
+                problem,
+            } => found.push(Err(BadCall {
+                index: self.next_index,
+                dialect,
+                tool,
+                problem,
+                span,
+            })),
+        }
+        for f in found {
+            self.next_index += 1;
+            match f {
+                Ok(call) => {
+                    if !announced {
+                        out.push(Event::CallStarted {
+                            index: call.index,
+                            tool: call.tool.clone(),
+                        });
+                    }
+                    out.push(Event::Call(call));
+                }
+                Err(bad) => out.push(Event::Bad(bad)),
+            }
+            announced = false;
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The dialect corpus (`tests/data/dialects/`): every seed example and real-world shape, parsed in batch
+//! and streamed in several chunkings, against expectations written by hand from `docs/DIALECTS.md`.
+//! Also: parsing 10 MB of hostile text costs linear work.
+
+use crate::support::{ensure, root, Outcome};
+use beaker_dialects::{parse, Dialect, Event, Item, ParseOptions, Problem, StreamParser};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+
+fn options(spec: &Value) -> ParseOptions {
+    let o = &spec["options"];
+    ParseOptions {
+        dialect: o["dialect"].as_str().and_then(Dialect::from_name),
+        lenient: o["lenient"].as_bool().unwrap_or(false),
+        ..ParseOptions::default()
+    }
+}
+
+/// An item in the corpus's expectation format (and the message, for `message_contains`).
+fn describe(item: &Item) -> (Value, Option<String>) {
+    match item {
+        Item::Text(t) => (json!({"text": t}), None),
+        Item::Call(c) => {
+            let mut call =
+                json!({"tool": c.tool, "params": c.params, "dialect": c.dialect.as_str()});
+            if c.repaired {
+                call["repaired"] = json!(true);
+            }
+            if let Some(id) = &c.id {
+                call["id"] = json!(id);
+            }
+            (json!({ "call": call }), None)
+        }
+        Item::Bad(b) => {
+            let v = match &b.problem {
+                Problem::Malformed(_) => {
+                    json!({"malformed": {"dialect": b.dialect.as_str(), "tool": b.tool}})
+                }
+                Problem::Incomplete => {
+                    json!({"incomplete": {"dialect": b.dialect.as_str(), "tool": b.tool}})
+                }
+                Problem::Deprecated { args, kwargs } => {
+                    json!({"deprecated": {"tool": b.tool, "args": args, "kwargs": kwargs}})
+                }
+            };
+            (v, Some(b.message()))
+        }
+    }
+}
+
+fn normalise(events: Vec<Event>) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    for e in events {
+        match (out.last_mut(), e) {
+            (_, Event::Text(t)) if t.is_empty() => {}
+            (Some(Event::Text(prev)), Event::Text(t)) => prev.push_str(&t),
+            (_, e) => out.push(e),
+        }
+    }
+    out
+}
+
+fn stream(text: &str, chunk: usize, o: &ParseOptions) -> Vec<Event> {
+    let mut p = StreamParser::new(o.clone());
+    let mut ev = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let mut j = (i + chunk).min(text.len());
+        while !text.is_char_boundary(j) {
+            j += 1;
+        }
+        ev.extend(p.push(&text[i..j]));
+        i = j;
+    }
+    ev.extend(p.finish());
+    normalise(ev)
+}
+
+fn check_case(name: &str) -> Outcome {
+    let dir = root().join("tests/data/dialects/corpus");
+    let text =
+        std::fs::read_to_string(dir.join(format!("{name}.txt"))).map_err(|e| e.to_string())?;
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{name}.json"))).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let o = options(&spec);
+    let parsed = parse(&text, &o);
+    let dialect = parsed
+        .dialect
+        .map(|d| json!(d.as_str()))
+        .unwrap_or(Value::Null);
+    ensure(dialect == spec["dialect"], || {
+        format!("dialect {dialect}, expected {}", spec["dialect"])
+    })?;
+    let want = spec["items"].as_array().cloned().unwrap_or_default();
+    let got: Vec<(Value, Option<String>)> = parsed.items.iter().map(describe).collect();
+    for (i, w) in want.iter().enumerate() {
+        let Some((g, msg)) = got.get(i) else {
+            return Err(format!("item {i}: missing, expected {w}").into());
+        };
+        let mut w = w.clone();
+        let contains = w
+            .get_mut("malformed")
+            .and_then(|m| m.as_object_mut())
+            .and_then(|m| m.remove("message_contains"));
+        ensure(*g == w, || format!("item {i}: got {g}\nexpected {w}"))?;
+        if let (Some(c), Some(m)) = (contains.as_ref().and_then(Value::as_str), msg) {
+            ensure(m.contains(c), || {
+                format!("item {i}: message {m:?} lacks {c:?}")
+            })?;
+        }
+    }
+    ensure(got.len() == want.len(), || {
+        format!(
+            "{} items, expected {}; extra: {:?}",
+            got.len(),
+            want.len(),
+            got.get(want.len())
+        )
+    })?;
+    let whole = stream(&text, text.len().max(1), &o);
+    for chunk in [1, 2, 3, 7, 16, 61, 256] {
+        let s = stream(&text, chunk, &o);
+        ensure(s == whole, || {
+            format!("streaming in {chunk}-byte chunks differs from batch")
+        })?;
+    }
+    Ok(())
+}
+
+/// Texts built to make a careless parser rescan: stray markers that never close, deep nesting, open fences.
+fn hostile_texts_cost_linear_work() -> Outcome {
+    const SIZE: usize = 10 << 20;
+    let patterns = [
+        "<tool_call>{x",
+        "<tool_call>{\"a\": ",
+        "<tool_call>{\"tool\": \"t\", \"params\": {\"s\": \"",
+        "```json\n{\"a\": [",
+        "```json\n{\"tool\": \"t\", \"params\": ",
+        "<|tool_call|><|tool_name|>",
+        "<|tool_call|>f(\"",
+        "</tool_call>{\"",
+        "<tool_call>{\"tool\": \"t\", \"params\": {}}</tool_call",
+        "<tool_ca",
+    ];
+    for p in patterns {
+        let text = p.repeat(SIZE / p.len());
+        for lenient in [false, true] {
+            let o = ParseOptions {
+                lenient,
+                ..ParseOptions::default()
+            };
+            let mut parser = StreamParser::new(o.clone());
+            let _ = parser.push(&text);
+            let work = parser.work();
+            let _ = parser.finish();
+            ensure(work <= 8 * text.len() as u64, || {
+                format!(
+                    "{p:?} x {}: {work} bytes of work for {} bytes",
+                    SIZE / p.len(),
+                    text.len()
+                )
+            })?;
+            // Streamed in 64 KiB chunks the work is linear too.
+            let mut parser = StreamParser::new(o);
+            for chunk in text.as_bytes().chunks(1 << 16) {
+                let _ = parser.push(std::str::from_utf8(chunk).map_err(|e| e.to_string())?);
+            }
+            let work = parser.work();
+            ensure(work <= 8 * text.len() as u64, || {
+                format!(
+                    "{p:?} streamed: {work} bytes of work for {} bytes",
+                    text.len()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+pub fn trials() -> Vec<Trial> {
+    let dir = root().join("tests/data/dialects/corpus");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    let p = e.path();
+                    if p.extension()? != "json" {
+                        return None;
+                    }
+                    Some(p.file_stem()?.to_string_lossy().into_owned())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut trials: Vec<Trial> = names
+        .into_iter()
+        .map(|n| Trial::test(format!("dialects::corpus::{n}"), move || check_case(&n)))
+        .collect();
+    trials.push(Trial::test(
+        "dialects::hostile_texts_cost_linear_work",
+        hostile_texts_cost_linear_work,
+    ));
+    trials
+}
