@@ -11,6 +11,7 @@ mod calculator;
 mod dialects;
 mod serve;
 mod support;
+mod text_mode;
 mod tidy;
 
 fn main() {
@@ -20,6 +21,7 @@ fn main() {
     trials.extend(adversarial::trials());
     trials.extend(dialects::trials());
     trials.extend(serve::trials());
+    trials.extend(text_mode::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());
     libtest_mimic::run(&args, trials).exit();

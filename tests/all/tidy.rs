@@ -11,7 +11,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("beaker-expr", &["beaker-core"]),
     ("beaker-tools", &["beaker-core", "beaker-expr"]),
     ("beaker-dialects", &["beaker-core"]),
-    ("beaker-engine", &["beaker-core", "beaker-tools", "beaker-dialects"]),
+    (
+        "beaker-engine",
+        &["beaker-core", "beaker-tools", "beaker-dialects"],
+    ),
     ("beaker-cli", &["beaker-core", "beaker-engine"]),
     ("beaker", &["beaker-core", "beaker-engine", "beaker-cli"]),
 ];

@@ -9,6 +9,7 @@ mod serve;
 use anyhow::Context;
 use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
 use beaker_engine::catalog;
+use beaker_engine::dialects::Dialect;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -41,6 +42,26 @@ enum Command {
         #[command(flatten)]
         engine: config::EngineArgs,
     },
+    /// Run every tool call in a model's text (read from stdin) and print the results to append, rendered in
+    /// the text's dialect. Stdin may also be an OpenAI conversation (`{"messages": [...]}`): its last
+    /// assistant message's tool calls run and the `tool` messages are printed. Exit 0 when every call
+    /// succeeded (or there was none), 1 otherwise, 2 on a usage error.
+    RunText {
+        /// The dialect to read and render (auto, svend, tagged, hermes, fenced, openai).
+        #[arg(long, default_value = "auto")]
+        dialect: String,
+        /// Repair trailing commas, single quotes, unquoted keys and Python literals in the calls' JSON.
+        #[arg(long)]
+        lenient: bool,
+        /// Print the whole reply as JSON (`{"dialect", "calls", "text" | "messages"}`) instead of the text.
+        #[arg(long)]
+        json: bool,
+        /// Limits for every call as JSON, e.g. '{"timeout_ms": 500}'.
+        #[arg(long)]
+        limits: Option<String>,
+        #[command(flatten)]
+        engine: config::EngineArgs,
+    },
     /// List the tools and their schemas.
     Tools {
         /// Output format.
@@ -55,10 +76,20 @@ enum ToolsFormat {
     Text,
     /// The full specs (name, description, params and result JSON Schemas, examples).
     Json,
-    /// OpenAI `tools` entries.
+    /// OpenAI `tools` entries (the chat API's `tools` array).
     Openai,
+    /// MCP `tools/list` result (`{"tools": [{name, description, inputSchema, outputSchema}]}`).
+    Mcp,
     /// The Markdown of docs/TOOLS.md.
     Markdown,
+    /// A system-prompt catalog with Svend-token examples (seed 003).
+    Svend,
+    /// A system-prompt catalog with `<tool_call>{"tool", "params"}` examples (seed 001).
+    Tagged,
+    /// A system-prompt catalog in the Hermes/Qwen style (`<tools>`, `<tool_call>{"name", "arguments"}`).
+    Hermes,
+    /// A system-prompt catalog with markdown ```json examples (seed 002's formatToolsForPrompt).
+    Fenced,
 }
 
 /// Runs the `beaker` command line with the process's arguments.
@@ -152,9 +183,63 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     "{}",
                     serde_json::to_string_pretty(&catalog::openai_tools(specs))?
                 )?,
+                ToolsFormat::Mcp => writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&catalog::mcp_tools(specs))?
+                )?,
                 ToolsFormat::Markdown => write!(out, "{}", catalog::markdown(specs))?,
+                ToolsFormat::Svend => write!(out, "{}", catalog::prompt(Dialect::Svend, specs))?,
+                ToolsFormat::Tagged => write!(out, "{}", catalog::prompt(Dialect::Tagged, specs))?,
+                ToolsFormat::Hermes => write!(out, "{}", catalog::prompt(Dialect::Hermes, specs))?,
+                ToolsFormat::Fenced => write!(out, "{}", catalog::prompt(Dialect::Fenced, specs))?,
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::RunText {
+            dialect,
+            lenient,
+            json,
+            limits,
+            engine,
+        } => {
+            let mut input = String::new();
+            std::io::stdin()
+                .read_to_string(&mut input)
+                .context("reading the text from stdin")?;
+            let mut obj = serde_json::Map::new();
+            obj.insert("dialect".into(), serde_json::json!(dialect));
+            obj.insert("lenient".into(), serde_json::json!(lenient));
+            if let Some(l) = &limits {
+                let l: serde_json::Value =
+                    serde_json::from_str(l).context("--limits is not JSON")?;
+                obj.insert("limits".into(), l);
+            }
+            let req = serve::text_request_fields(&obj).map_err(anyhow::Error::msg)?;
+            let engine = config::Settings::load_engine(&engine)?.engine()?;
+            // An OpenAI conversation is a JSON object with `messages`; anything else is model text.
+            let conversation = serde_json::from_str::<serde_json::Value>(&input)
+                .ok()
+                .and_then(|v| v.get("messages").and_then(|m| m.as_array().cloned()));
+            let reply = match conversation {
+                Some(messages) => engine.run_messages(&messages, &req)?,
+                None => engine.run_text(beaker_engine::TextRequest { text: input, ..req }),
+            };
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&reply.to_json())?)?;
+            } else if reply.dialect == Some(Dialect::Openai) {
+                for m in &reply.messages {
+                    writeln!(out, "{}", serde_json::to_string(m)?)?;
+                }
+            } else if !reply.text.is_empty() {
+                writeln!(out, "{}", reply.text)?;
+            }
+            Ok(if reply.all_succeeded() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }

@@ -8,16 +8,22 @@
 use crate::config::Settings;
 use crate::lines::{read_line_capped, Line};
 use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
-use beaker_engine::{CallHandle, Engine};
+use beaker_engine::dialects::{Dialect, ParseOptions};
+use beaker_engine::{CallHandle, Engine, TextReply, TextRequest};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 use std::sync::{Arc, Mutex};
 
 struct InFlight {
-    handle: Option<CallHandle>,
+    handles: Vec<CallHandle>,
     tag: Option<String>,
 }
+
+/// The keys a text-mode request may carry (besides `text` or `messages`).
+const TEXT_KEYS: &[&str] = &[
+    "id", "text", "messages", "dialect", "lenient", "limits", "tag", "seed", "meta",
+];
 
 struct Server {
     engine: Engine,
@@ -145,6 +151,9 @@ impl Server {
             if obj.contains_key("hello") {
                 return self.hello(id);
             }
+            if obj.contains_key("text") || obj.contains_key("messages") {
+                return self.text_request(id, obj);
+            }
         }
         let tool_name = obj
             .get("tool")
@@ -165,69 +174,156 @@ impl Server {
         self.submit(call);
     }
 
-    fn submit(&mut self, call: ToolCall) {
+    /// Records a request as in flight under its id and returns its key; `None` (the error answered) if the
+    /// id is already in flight.
+    fn register(&mut self, id: &Option<Value>, tool: &str, tag: Option<String>) -> Option<String> {
         self.seq += 1;
-        let key = match &call.id {
+        let key = match id {
             Some(id) => format!("i{id}"),
             None => format!("n{}", self.seq),
         };
-        {
-            let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
-            if calls.contains_key(&key) {
-                drop(calls);
-                let msg = format!(
-                    "id {} is already in flight",
-                    call.id.clone().unwrap_or_default()
-                );
-                return self.reply_error(call.id, &call.tool, ErrorKind::ParseError, msg);
-            }
-            calls.insert(
-                key.clone(),
-                InFlight {
-                    handle: None,
-                    tag: call.tag.clone(),
-                },
-            );
+        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        if calls.contains_key(&key) {
+            drop(calls);
+            let msg = format!("id {} is already in flight", id.clone().unwrap_or_default());
+            self.reply_error(id.clone(), tool, ErrorKind::ParseError, msg);
+            return None;
         }
-        // Backpressure: block here (not reading stdin) until a call in flight is answered.
-        if self.permits.0.send(()).is_err() {
-            return;
-        }
+        calls.insert(
+            key.clone(),
+            InFlight {
+                handles: Vec::new(),
+                tag,
+            },
+        );
+        Some(key)
+    }
+
+    /// What to do when a request is answered: write the line, forget the request, release its permit.
+    fn on_answer(&self, key: String) -> impl FnOnce(String) + Send + 'static {
         let out = self.out.clone();
         let permits = self.permits.1.clone();
         let calls = self.calls.clone();
-        let done_key = key.clone();
-        let handle = self.engine.submit(call, move |env| {
-            match serde_json::to_string(&env) {
-                Ok(s) => {
-                    let _ = out.send(s);
-                }
-                Err(e) => tracing::error!("cannot serialize a response: {e}"),
-            }
-            calls
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&done_key);
+        move |line: String| {
+            let _ = out.send(line);
+            calls.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
             let _ = permits.try_recv();
-        });
+        }
+    }
+
+    fn set_handles(&self, key: &str, handles: Vec<CallHandle>) {
         if let Some(entry) = self
             .calls
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get_mut(&key)
+            .get_mut(key)
         {
-            entry.handle = Some(handle);
+            entry.handles = handles;
         }
     }
 
-    fn cancel_id(&self, id: Option<Value>, target: Value) {
+    fn submit(&mut self, call: ToolCall) {
+        let Some(key) = self.register(&call.id, &call.tool, call.tag.clone()) else {
+            return;
+        };
+        // Backpressure: block here (not reading stdin) until a call in flight is answered.
+        if self.permits.0.send(()).is_err() {
+            return;
+        }
+        let answer = self.on_answer(key.clone());
         let handle = self
+            .engine
+            .submit(call, move |env| match serde_json::to_string(&env) {
+                Ok(s) => answer(s),
+                Err(e) => tracing::error!("cannot serialize a response: {e}"),
+            });
+        self.set_handles(&key, vec![handle]);
+    }
+
+    /// Text mode: `{"id", "text", "dialect"?, "lenient"?, ...}` or `{"id", "messages": [...]}`: runs every call
+    /// the text holds and answers `{"id", "dialect", "calls", "text" | "messages"}`.
+    fn text_request(&mut self, id: Option<Value>, obj: Map<String, Value>) {
+        if let Some(k) = obj.keys().find(|k| !TEXT_KEYS.contains(&k.as_str())) {
+            let msg = format!(
+                "unknown key `{k}` in a text request (allowed: {})",
+                TEXT_KEYS.join(", ")
+            );
+            return self.reply_error(id, "", ErrorKind::ParseError, msg);
+        }
+        let req = match text_request_fields(&obj) {
+            Ok(r) => r,
+            Err(msg) => return self.reply_error(id, "", ErrorKind::ParseError, msg),
+        };
+        let req = TextRequest {
+            key: id.as_ref().map(Value::to_string).unwrap_or_default(),
+            ..req
+        };
+        let Some(key) = self.register(&id, "", req.tag.clone()) else {
+            return;
+        };
+        if self.permits.0.send(()).is_err() {
+            return;
+        }
+        let answer = self.on_answer(key.clone());
+        let meta = obj.get("meta").cloned();
+        let reply_id = id.clone();
+        let on_done = move |reply: TextReply| {
+            let mut v = Map::new();
+            v.insert("id".into(), reply_id.unwrap_or(Value::Null));
+            if let Value::Object(m) = reply.to_json() {
+                v.extend(m);
+            }
+            if let Some(meta) = meta {
+                v.insert("meta".into(), meta);
+            }
+            match serde_json::to_string(&v) {
+                Ok(s) => answer(s),
+                Err(e) => tracing::error!("cannot serialize a response: {e}"),
+            }
+        };
+        let handles = match obj.get("messages") {
+            Some(Value::Array(messages)) => {
+                match self.engine.submit_messages(messages, &req, on_done) {
+                    Ok(h) => h,
+                    Err(e) => {
+                        // The request never ran: answer it and give its slot back.
+                        self.calls
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&key);
+                        let _ = self.permits.1.try_recv();
+                        return self.reply_error(id, "", e.kind, e.message);
+                    }
+                }
+            }
+            Some(_) => {
+                self.calls
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&key);
+                let _ = self.permits.1.try_recv();
+                return self.reply_error(
+                    id,
+                    "",
+                    ErrorKind::ParseError,
+                    "`messages` must be an array".into(),
+                );
+            }
+            None => self.engine.submit_text(req, on_done),
+        };
+        self.set_handles(&key, handles);
+    }
+
+    fn cancel_id(&self, id: Option<Value>, target: Value) {
+        let handles = self
             .calls
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&format!("i{target}"))
-            .and_then(|c| c.handle.clone());
-        let found = handle.is_some_and(|h| h.cancel());
+            .map(|c| c.handles.clone())
+            .unwrap_or_default();
+        // Cancel every call of the request (a text request has several); found if any was still running.
+        let found = handles.iter().filter(|h| h.cancel()).count() > 0;
         self.send(&json!({"id": id, "success": true, "cancel": target, "found": found}));
     }
 
@@ -246,7 +342,7 @@ impl Server {
             .unwrap_or_else(|p| p.into_inner())
             .values()
             .filter(|c| c.tag.as_deref() == Some(t))
-            .filter_map(|c| c.handle.clone())
+            .flat_map(|c| c.handles.clone())
             .collect();
         let n = handles.iter().filter(|h| h.cancel()).count();
         self.send(&json!({"id": id, "success": true, "cancel_tag": t, "cancelled": n}));
@@ -274,4 +370,56 @@ impl Server {
         );
         self.send(&json!({"id": id, "success": true, "hello": hello}));
     }
+}
+
+/// Reads a text request's options (everything but `id`, `text`/`messages` and `meta`).
+pub(crate) fn text_request_fields(obj: &Map<String, Value>) -> Result<TextRequest, String> {
+    let text = match obj.get("text") {
+        None => String::new(),
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => return Err(format!("`text` must be a string, got {other}")),
+    };
+    let dialect = match obj.get("dialect") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) if d == "auto" => None,
+        Some(Value::String(d)) => Some(Dialect::from_name(d).ok_or_else(|| {
+            format!("unknown dialect `{d}` (auto, svend, tagged, hermes, fenced, openai)")
+        })?),
+        Some(other) => return Err(format!("`dialect` must be a string, got {other}")),
+    };
+    let lenient = match obj.get("lenient") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`lenient` must be a boolean, got {other}")),
+    };
+    let limits = match obj.get("limits") {
+        None => Default::default(),
+        Some(l) => {
+            serde_json::from_value(l.clone()).map_err(|e| format!("invalid `limits`: {e}"))?
+        }
+    };
+    let tag = match obj.get("tag") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => return Err(format!("`tag` must be a string, got {other}")),
+    };
+    let seed = match obj.get("seed") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| format!("`seed` must be a non-negative integer, got {v}"))?,
+        ),
+    };
+    Ok(TextRequest {
+        text,
+        options: ParseOptions {
+            dialect,
+            lenient,
+            ..ParseOptions::default()
+        },
+        limits,
+        tag,
+        seed,
+        key: String::new(),
+    })
 }

@@ -98,6 +98,7 @@ pub fn openai_calls(
                 index,
                 dialect: Dialect::Openai,
                 tool: name.clone(),
+                id: id.clone(),
                 problem: Problem::Malformed(reason),
                 span: span.clone(),
             };

@@ -151,6 +151,8 @@ pub struct BadCall {
     pub dialect: Dialect,
     /// The tool's name, when it could be read.
     pub tool: Option<String>,
+    /// The call's own id (OpenAI `tool_call_id`), when it could be read: its answer must carry it.
+    pub id: Option<String>,
     /// What is wrong with it.
     pub problem: Problem,
     /// Byte range of the bad call in the text.

@@ -1,21 +1,11 @@
-//! Tool catalogs rendered from [`ToolSpec`]s: OpenAI function tools, and the Markdown of `docs/TOOLS.md`.
+//! Tool catalogs rendered from [`ToolSpec`]s: the Markdown of `docs/TOOLS.md` here; OpenAI and MCP tool
+//! lists and system-prompt catalogs in each dialect come from `beaker-dialects`.
 
 use beaker_core::{Limits, ToolSpec};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::fmt::Write;
 
-/// The specs as OpenAI `tools` entries (`{"type": "function", "function": {name, description, parameters}}`).
-pub fn openai_tools(specs: &[ToolSpec]) -> Value {
-    Value::Array(
-        specs
-            .iter()
-            .map(|s| {
-                json!({"type": "function", "function": {
-                    "name": s.name, "description": s.description, "parameters": s.params_schema}})
-            })
-            .collect(),
-    )
-}
+pub use beaker_dialects::catalog::{mcp_tools, openai_tools, prompt};
 
 /// What each limit bounds, for the docs (same order as [`Limits::NAMES`]).
 const LIMIT_DOCS: &[(&str, &str)] = &[

@@ -24,10 +24,15 @@
 
 pub mod catalog;
 mod engine;
+mod text;
 mod watchdog;
+
+/// The dialects crate, for front ends (which depend on the engine only).
+pub use beaker_dialects as dialects;
 
 pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
 pub use engine::{recv_spinning, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
+pub use text::{TextCallResult, TextReply, TextRequest};
 
 #[cfg(test)]
 mod tests;
