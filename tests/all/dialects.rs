@@ -129,6 +129,50 @@ fn check_case(name: &str) -> Outcome {
     Ok(())
 }
 
+/// Inputs the fuzzer (`fuzz/fuzz_targets/dialects.rs`) once broke, replayed as it runs them: byte 0 picks the
+/// options, byte 1 the chunk size, the rest is the text.
+fn fuzz_regressions() -> Outcome {
+    let dir = root().join("tests/data/dialects/fuzz_regressions");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let data = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let [ctl, chunk, rest @ ..] = &data[..] else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(rest);
+        let o = ParseOptions {
+            lenient: ctl & 1 == 1,
+            dialect: match (ctl >> 1) % 7 {
+                n @ 0..=4 => Some(Dialect::ALL[n as usize]),
+                _ => None,
+            },
+            ..ParseOptions::default()
+        };
+        let batch = stream(&text, text.len().max(1), &o);
+        let streamed = stream(&text, usize::from(*chunk % 64) + 1, &o);
+        if streamed != batch {
+            let at = batch
+                .iter()
+                .zip(&streamed)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(format!(
+                "{}: event {at} differs\n batch:  {:?}\n stream: {:?}",
+                path.display(),
+                batch.get(at),
+                streamed.get(at)
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// Texts built to make a careless parser rescan: stray markers that never close, deep nesting, open fences.
 fn hostile_texts_cost_linear_work() -> Outcome {
     const SIZE: usize = 10 << 20;
@@ -199,6 +243,7 @@ pub fn trials() -> Vec<Trial> {
         .into_iter()
         .map(|n| Trial::test(format!("dialects::corpus::{n}"), move || check_case(&n)))
         .collect();
+    trials.push(Trial::test("dialects::fuzz_regressions", fuzz_regressions));
     trials.push(Trial::test(
         "dialects::hostile_texts_cost_linear_work",
         hostile_texts_cost_linear_work,

@@ -214,6 +214,10 @@ fn hello_reports_version_tools_and_limits() -> Outcome {
         || format!("{r}"),
     )?;
     ensure(
+        r["hello"]["dialects"] == json!(["svend", "tagged", "hermes", "fenced", "openai"]),
+        || format!("{r}"),
+    )?;
+    ensure(
         r["hello"]["limits"]["defaults"]["timeout_ms"].is_u64(),
         || format!("{r}"),
     )

@@ -361,6 +361,8 @@ impl Server {
         hello.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
         hello.insert("protocol".into(), json!(1));
         hello.insert("tools".into(), json!(tools));
+        let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+        hello.insert("dialects".into(), json!(dialects));
         hello.insert("workers".into(), json!(cfg.workers));
         hello.insert("max_in_flight".into(), json!(self.settings.max_in_flight));
         hello.insert("max_line_bytes".into(), json!(self.settings.max_line_bytes));

@@ -198,6 +198,20 @@ fn prefix(b: &[u8], i: usize, m: &[u8]) -> Prefix {
     }
 }
 
+/// Where a size cap at offset `cap` takes effect: `cap` moved back to the start of the character it falls in
+/// (only the bytes decide, so this is the same however the text was chunked), or `None` while fewer than `cap`
+/// bytes have arrived.
+fn cap_at(b: &[u8], cap: usize) -> Option<usize> {
+    if b.len() < cap {
+        return None;
+    }
+    let mut p = cap;
+    while p < b.len() && p > 0 && (b[p] & 0xC0) == 0x80 {
+        p -= 1;
+    }
+    Some(p)
+}
+
 fn show(b: &[u8], i: usize) -> String {
     let c = b[i];
     if c.is_ascii_graphic() {
@@ -479,22 +493,21 @@ impl Pending {
                     }
                 }
                 Phase::Json => {
-                    let (q, r) = self.scanner.feed(b, self.pos);
+                    // Feed no further than the size cap, so the cap fires at a fixed offset whatever the chunking.
+                    let max = cx.opts.max_call_bytes;
+                    let cap = cap_at(b, self.json_start.saturating_add(max));
+                    let (q, r) = self.scanner.feed(&b[..cap.unwrap_or(b.len())], self.pos);
                     self.pos = q;
                     self.maybe_announce();
                     match r {
-                        Scan::More => {
-                            if self.pos - self.json_start > cx.opts.max_call_bytes {
-                                let max = cx.opts.max_call_bytes;
-                                self.fail(
-                                    self.pos,
-                                    format!("the call is longer than {max} bytes"),
-                                    false,
-                                );
-                            } else {
-                                return self.at_end(b, cx);
-                            }
+                        Scan::More if cap == Some(q) => {
+                            self.fail(
+                                q,
+                                format!("the call's JSON is longer than {max} bytes"),
+                                false,
+                            );
                         }
+                        Scan::More => return self.at_end(b, cx),
                         Scan::Done(e) => {
                             self.json_end = e;
                             self.pos = e;
@@ -548,9 +561,12 @@ impl Pending {
                     quote,
                     escaped,
                 } => {
+                    // The cap is a fixed offset, so where the call fails never depends on chunking.
+                    let cap = cap_at(b, *args_start + MAX_DEPRECATED_ARGS);
+                    let limit = cap.unwrap_or(b.len());
                     let mut q = self.pos;
                     let mut close = None;
-                    while q < b.len() {
+                    while q < limit {
                         let c = b[q];
                         q += 1;
                         if *quote != 0 {
@@ -582,7 +598,7 @@ impl Pending {
                             args_start,
                             close,
                         };
-                    } else if q - args_start > MAX_DEPRECATED_ARGS {
+                    } else if cap == Some(q) {
                         self.svend_name = Some(name);
                         self.fail(
                             q,
