@@ -11,6 +11,10 @@
 //! - [`Limits`]: the bounds of one call (time, digits, precision, expression size, output bytes). The
 //!   engine holds defaults and maxima ([`Config`]); a call may ask for other values but never past the maxima.
 //! - [`ToolSpec`]: a tool's name, description and JSON Schemas; params are validated before the tool runs.
+//! - [`TextRequest`] / [`TextReply`]: model text in, every call in it run concurrently, the results rendered
+//!   back in the text's dialect ([`Engine::run_text`], [`Engine::submit_text`], [`Engine::run_messages`]).
+//!   [`dialects`] parses text without running anything ([`dialects::parse`], [`dialects::StreamParser`] for
+//!   tokens as they stream: cheap, one per generation, not `Sync`).
 //!
 //! # Example
 //! ```
@@ -26,6 +30,11 @@
 //! let fut = engine.call_async(ToolCall::new("calculator", json!({"expression": "2**100"})));
 //! # let env = futures_executor::block_on(fut);
 //! # assert_eq!(env.result.unwrap()["value"], "1267650600228229401496703205376");
+//!
+//! // A model's text, in any dialect: the results come back rendered in it.
+//! let text = r#"<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>"#;
+//! let reply = engine.run_text(beaker::TextRequest { text: text.into(), ..Default::default() });
+//! assert_eq!(reply.text, "<tool_response>\n{\"name\": \"calculator\", \"content\": {\"value\": \"42\", \"exact\": true}}\n</tool_response>");
 //! # Ok::<(), beaker::EngineError>(())
 //! ```
 #![deny(missing_docs)]
@@ -34,4 +43,7 @@ pub use beaker_core::{
     CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Tool,
     ToolCall, ToolError, ToolSpec,
 };
-pub use beaker_engine::{catalog, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
+pub use beaker_engine::{
+    catalog, dialects, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics,
+    TextCallResult, TextReply, TextRequest,
+};

@@ -18,7 +18,9 @@ fn normalise(events: Vec<Event>) -> Vec<Event> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [ctl, chunk, rest @ ..] = data else { return };
+    let [ctl, chunk, rest @ ..] = data else {
+        return;
+    };
     let text = String::from_utf8_lossy(rest);
     let opts = ParseOptions {
         lenient: ctl & 1 == 1,
@@ -30,7 +32,12 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut p = StreamParser::new(opts.clone());
     let mut batch = p.push(&text);
-    assert!(p.work() <= 8 * text.len() as u64 + 64, "work {} for {} bytes", p.work(), text.len());
+    assert!(
+        p.work() <= 8 * text.len() as u64 + 64,
+        "work {} for {} bytes",
+        p.work(),
+        text.len()
+    );
     batch.extend(p.finish());
 
     let size = usize::from(*chunk % 64) + 1;

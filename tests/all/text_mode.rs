@@ -126,6 +126,29 @@ fn cases_through_run_text() -> Outcome {
     Ok(())
 }
 
+/// The same cases through the embedding API (`Engine::run_text`, `Engine::run_messages`).
+fn cases_through_the_api() -> Outcome {
+    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    for c in jsonl("tests/data/dialects/text_mode.jsonl") {
+        let req = &c["request"];
+        let base = beaker::TextRequest {
+            text: req["text"].as_str().unwrap_or("").to_string(),
+            options: beaker::dialects::ParseOptions {
+                dialect: req["dialect"].as_str().and_then(beaker::dialects::Dialect::from_name),
+                lenient: req["lenient"] == json!(true),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let reply = match req["messages"].as_array() {
+            Some(m) => engine.run_messages(m, &base).map_err(|e| e.to_string())?,
+            None => engine.run_text(base),
+        };
+        check_reply(c["name"].as_str().unwrap_or(""), &reply.to_json(), &c["expect"])?;
+    }
+    Ok(())
+}
+
 fn run(args: &[String], stdin: &str) -> std::process::Output {
     let mut child = beaker()
         .args(args)
@@ -256,6 +279,7 @@ pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("text_mode::cases_through_serve", cases_through_serve),
         Trial::test("text_mode::cases_through_run_text", cases_through_run_text),
+        Trial::test("text_mode::cases_through_the_api", cases_through_the_api),
         Trial::test(
             "text_mode::run_text_prints_the_text_to_append",
             run_text_prints_the_text_to_append,
