@@ -22,6 +22,18 @@ fn check_reply(name: &str, got: &Value, expect: &Value) -> Outcome {
             })?;
         }
     }
+    let capped = got.get("capped").cloned().unwrap_or(json!(false));
+    let want_capped = expect.get("capped").cloned().unwrap_or(json!(false));
+    ensure(capped == want_capped, || format!("{name}: capped {capped}"))?;
+    if let Some(ids) = expect.get("call_ids") {
+        let have: Vec<Value> = got["calls"]
+            .as_array()
+            .map(|c| c.iter().map(|c| c["id"].clone()).collect())
+            .unwrap_or_default();
+        ensure(&Value::Array(have.clone()) == ids, || {
+            format!("{name}: call ids {have:?}")
+        })?;
+    }
     if let Some(ids) = expect.get("message_ids") {
         let have: Vec<Value> = got["messages"]
             .as_array()
@@ -106,6 +118,9 @@ fn cases_through_run_text() -> Outcome {
         if req["lenient"] == json!(true) {
             args.push("--lenient".into());
         }
+        if let Some(n) = req["max_calls"].as_u64() {
+            args.extend(["--max-calls".into(), n.to_string()]);
+        }
         let input = match req.get("messages") {
             Some(m) => json!({"messages": m}).to_string(),
             None => req["text"].as_str().unwrap_or("").to_string(),
@@ -134,8 +149,13 @@ fn cases_through_the_api() -> Outcome {
         let base = beaker::TextRequest {
             text: req["text"].as_str().unwrap_or("").to_string(),
             options: beaker::dialects::ParseOptions {
-                dialect: req["dialect"].as_str().and_then(beaker::dialects::Dialect::from_name),
+                dialect: req["dialect"]
+                    .as_str()
+                    .and_then(beaker::dialects::Dialect::from_name),
                 lenient: req["lenient"] == json!(true),
+                max_calls: req["max_calls"]
+                    .as_u64()
+                    .map_or(beaker::dialects::DEFAULT_MAX_CALLS, |n| n as usize),
                 ..Default::default()
             },
             ..Default::default()
@@ -144,12 +164,20 @@ fn cases_through_the_api() -> Outcome {
             Some(m) => engine.run_messages(m, &base).map_err(|e| e.to_string())?,
             None => engine.run_text(base),
         };
-        check_reply(c["name"].as_str().unwrap_or(""), &reply.to_json(), &c["expect"])?;
+        check_reply(
+            c["name"].as_str().unwrap_or(""),
+            &reply.to_json(),
+            &c["expect"],
+        )?;
     }
     Ok(())
 }
 
 fn run(args: &[String], stdin: &str) -> std::process::Output {
+    run_bytes(args, stdin.as_bytes())
+}
+
+fn run_bytes(args: &[String], stdin: &[u8]) -> std::process::Output {
     let mut child = beaker()
         .args(args)
         .stdin(Stdio::piped())
@@ -161,7 +189,7 @@ fn run(args: &[String], stdin: &str) -> std::process::Output {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(stdin.as_bytes())
+        .write_all(stdin)
         .expect("write stdin");
     child.wait_with_output().expect("wait")
 }
@@ -175,6 +203,14 @@ fn run_text_prints_the_text_to_append() -> Outcome {
     ensure(out.stdout == b"<|tool_result|>56<|/tool_result|>\n", || {
         format!("{:?}", String::from_utf8_lossy(&out.stdout))
     })?;
+    // A generation cut inside a multi-byte character: the text is read lossily and its calls still run.
+    let bytes = b"abc \xff <tool_call>{\"tool\": \"calculator\", \"params\": {\"expression\": \"2+2\"}}</tool_call> \xe2\x82";
+    let out = run_bytes(&["run-text".into()], bytes);
+    ensure(out.status.success(), || format!("{out:?}"))?;
+    ensure(
+        String::from_utf8_lossy(&out.stdout).contains("\"value\": \"4\""),
+        || format!("{out:?}"),
+    )?;
     let out = run(
         &["run-text".into(), "--dialect".into(), "martian".into()],
         "x",
@@ -275,11 +311,36 @@ fn prompt_catalogs_in_every_format() -> Outcome {
     Ok(())
 }
 
+/// `beaker call ... | head -c 100`: the reader goes away; the binary must not panic.
+fn a_closed_stdout_is_not_a_panic() -> Outcome {
+    let mut child = beaker()
+        .args([
+            "call",
+            "calculator",
+            r#"{"expression": "factorial(30000)"}"#,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    drop(child.stdout.take());
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        out.status.code() != Some(101) && !stderr.contains("panicked"),
+        || format!("{:?}: {stderr}", out.status),
+    )
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("text_mode::cases_through_serve", cases_through_serve),
         Trial::test("text_mode::cases_through_run_text", cases_through_run_text),
         Trial::test("text_mode::cases_through_the_api", cases_through_the_api),
+        Trial::test(
+            "text_mode::a_closed_stdout_is_not_a_panic",
+            a_closed_stdout_is_not_a_panic,
+        ),
         Trial::test(
             "text_mode::run_text_prints_the_text_to_append",
             run_text_prints_the_text_to_append,

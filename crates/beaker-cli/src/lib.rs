@@ -56,6 +56,9 @@ enum Command {
         /// Print the whole reply as JSON (`{"dialect", "calls", "text" | "messages"}`) instead of the text.
         #[arg(long)]
         json: bool,
+        /// Most calls to run from the text (default 64, at most 4096); calls after it stay text.
+        #[arg(long)]
+        max_calls: Option<u64>,
         /// Limits for every call as JSON, e.g. '{"timeout_ms": 500}'.
         #[arg(long)]
         limits: Option<String>,
@@ -103,6 +106,15 @@ pub fn main() -> ExitCode {
         .init();
     match run(cli) {
         Ok(code) => code,
+        // A reader that went away (`beaker call ... | head`) is not an error worth a message.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("beaker: {e:#}");
             ExitCode::from(2)
@@ -200,16 +212,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             dialect,
             lenient,
             json,
+            max_calls,
             limits,
             engine,
         } => {
-            let mut input = String::new();
+            let mut raw = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut input)
+                .read_to_end(&mut raw)
                 .context("reading the text from stdin")?;
+            // A generation cut off inside a multi-byte character is still a text to run.
+            let input = String::from_utf8_lossy(&raw).into_owned();
             let mut obj = serde_json::Map::new();
             obj.insert("dialect".into(), serde_json::json!(dialect));
             obj.insert("lenient".into(), serde_json::json!(lenient));
+            if let Some(n) = max_calls {
+                obj.insert("max_calls".into(), serde_json::json!(n));
+            }
             if let Some(l) = &limits {
                 let l: serde_json::Value =
                     serde_json::from_str(l).context("--limits is not JSON")?;
@@ -250,6 +268,6 @@ fn print_envelope(env: &Envelope, pretty: bool) -> anyhow::Result<()> {
     } else {
         serde_json::to_string(env)?
     };
-    println!("{s}");
+    writeln!(std::io::stdout().lock(), "{s}")?;
     Ok(())
 }

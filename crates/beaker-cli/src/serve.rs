@@ -22,8 +22,20 @@ struct InFlight {
 
 /// The keys a text-mode request may carry (besides `text` or `messages`).
 const TEXT_KEYS: &[&str] = &[
-    "id", "text", "messages", "dialect", "lenient", "limits", "tag", "seed", "meta",
+    "id",
+    "text",
+    "messages",
+    "dialect",
+    "lenient",
+    "max_calls",
+    "limits",
+    "tag",
+    "seed",
+    "meta",
 ];
+
+/// The most calls a text request may ask to run (`max_calls`); its default is `DEFAULT_MAX_CALLS`.
+const MAX_CALLS_CEILING: usize = 4096;
 
 struct Server {
     engine: Engine,
@@ -405,6 +417,17 @@ pub(crate) fn text_request_fields(obj: &Map<String, Value>) -> Result<TextReques
         Some(Value::String(t)) => Some(t.clone()),
         Some(other) => return Err(format!("`tag` must be a string, got {other}")),
     };
+    let max_calls = match obj.get("max_calls") {
+        None => beaker_engine::dialects::DEFAULT_MAX_CALLS,
+        Some(v) => {
+            let n = v
+                .as_u64()
+                .ok_or_else(|| format!("`max_calls` must be a non-negative integer, got {v}"))?;
+            usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(MAX_CALLS_CEILING)
+        }
+    };
     let seed = match obj.get("seed") {
         None => None,
         Some(v) => Some(
@@ -417,6 +440,7 @@ pub(crate) fn text_request_fields(obj: &Map<String, Value>) -> Result<TextReques
         options: ParseOptions {
             dialect,
             lenient,
+            max_calls,
             ..ParseOptions::default()
         },
         limits,

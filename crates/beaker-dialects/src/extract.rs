@@ -15,6 +15,8 @@ pub(crate) struct Fields {
     pub id: Option<String>,
     /// The name came from `"tool"` (tagged) rather than `"name"` (hermes).
     pub tool_key: bool,
+    /// Lenient mode repaired string-encoded arguments.
+    pub repaired: bool,
 }
 
 /// Whether an object has the shape of a call: a name key and an arguments key (what fences require, so an
@@ -33,15 +35,33 @@ fn id_of(v: Option<&Value>) -> Option<String> {
 }
 
 /// Arguments as an object: an object, a JSON string of one, or a double-encoded string; null means `{}`.
-pub(crate) fn arguments(key: &str, v: &Value) -> Result<Value, String> {
+/// In lenient mode a string that is not JSON is repaired first. Returns whether it was.
+pub(crate) fn arguments(key: &str, v: &Value, lenient: bool) -> Result<(Value, bool), String> {
     let mut v = v.clone();
+    let mut repaired = false;
     for _ in 0..3 {
         match v {
-            Value::Object(_) => return Ok(v),
-            Value::Null => return Ok(Value::Object(Map::new())),
+            Value::Object(_) => return Ok((v, repaired)),
+            Value::Null => return Ok((Value::Object(Map::new()), repaired)),
             Value::String(s) => {
-                v = serde_json::from_str(&s)
-                    .map_err(|e| format!("\"{key}\" is a string that is not JSON: {e}"))?;
+                v = match serde_json::from_str(&s) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let fixed = lenient
+                            .then(|| lenient::repair(&s))
+                            .flatten()
+                            .and_then(|r| serde_json::from_str(&r).ok());
+                        match fixed {
+                            Some(v) => {
+                                repaired = true;
+                                v
+                            }
+                            None => {
+                                return Err(format!("\"{key}\" is a string that is not JSON: {e}"))
+                            }
+                        }
+                    }
+                };
             }
             _ => break,
         }
@@ -50,7 +70,7 @@ pub(crate) fn arguments(key: &str, v: &Value) -> Result<Value, String> {
 }
 
 /// Reads a call object's name, arguments and id.
-pub(crate) fn fields(obj: &Map<String, Value>) -> Result<Fields, String> {
+pub(crate) fn fields(obj: &Map<String, Value>, lenient: bool) -> Result<Fields, String> {
     let (tool, tool_key) = match (obj.get("tool"), obj.get("name")) {
         (Some(Value::String(t)), _) => (t.clone(), true),
         (Some(_), _) => return Err("\"tool\" must be a string".into()),
@@ -61,20 +81,22 @@ pub(crate) fn fields(obj: &Map<String, Value>) -> Result<Fields, String> {
     if tool.trim().is_empty() {
         return Err("the tool name is empty".into());
     }
-    let params = match ARGS_KEYS.iter().find_map(|k| obj.get(*k).map(|v| (k, v))) {
-        Some((k, v)) => arguments(k, v)?,
-        None => Value::Object(Map::new()),
+    let (params, repaired) = match ARGS_KEYS.iter().find_map(|k| obj.get(*k).map(|v| (k, v))) {
+        Some((k, v)) => arguments(k, v, lenient)?,
+        None => (Value::Object(Map::new()), false),
     };
     Ok(Fields {
         tool,
         params,
         id: id_of(obj.get("id")),
         tool_key,
+        repaired,
     })
 }
 
 /// Calls from OpenAI `tool_calls` entries (`{"id", "type": "function", "function": {"name", "arguments"}}`),
-/// each a call or a bad call, with indices from `first_index`.
+/// each a call or a bad call, with indices from `first_index`. An entry without an id gets `call_INDEX`, so
+/// its answer and its envelope carry the same id. `lenient` repairs `arguments` strings that are not JSON.
 #[allow(
     clippy::result_large_err,
     reason = "each entry is one call's outcome, kept side by side; boxing would only add an allocation per call"
@@ -83,13 +105,14 @@ pub fn openai_calls(
     tool_calls: &[Value],
     first_index: usize,
     span: Range<usize>,
+    lenient: bool,
 ) -> Vec<Result<Call, BadCall>> {
     tool_calls
         .iter()
         .enumerate()
         .map(|(i, tc)| {
             let index = first_index + i;
-            let id = id_of(tc.get("id"));
+            let id = Some(id_of(tc.get("id")).unwrap_or_else(|| format!("call_{index}")));
             let name = tc
                 .pointer("/function/name")
                 .and_then(Value::as_str)
@@ -117,14 +140,14 @@ pub fn openai_calls(
                 .pointer("/function/arguments")
                 .cloned()
                 .unwrap_or(Value::Null);
-            let params = arguments("arguments", &args).map_err(bad)?;
+            let (params, repaired) = arguments("arguments", &args, lenient).map_err(bad)?;
             Ok(Call {
                 index,
                 dialect: Dialect::Openai,
                 tool,
                 params,
                 id,
-                repaired: false,
+                repaired,
                 span: span.clone(),
             })
         })
@@ -204,13 +227,24 @@ mod tests {
 
     #[test]
     fn arguments_accept_objects_strings_and_double_encoding() {
-        let want = json!({"a": 1});
-        assert_eq!(arguments("arguments", &json!({"a": 1})).unwrap(), want);
-        assert_eq!(arguments("arguments", &json!("{\"a\": 1}")).unwrap(), want);
+        let want = (json!({"a": 1}), false);
+        assert_eq!(
+            arguments("arguments", &json!({"a": 1}), false).unwrap(),
+            want
+        );
+        assert_eq!(
+            arguments("arguments", &json!("{\"a\": 1}"), false).unwrap(),
+            want
+        );
         let double = Value::String(serde_json::to_string(&json!("{\"a\": 1}")).unwrap());
-        assert_eq!(arguments("arguments", &double).unwrap(), want);
-        assert!(arguments("params", &json!([1])).is_err());
-        assert!(arguments("params", &json!("not json")).is_err());
+        assert_eq!(arguments("arguments", &double, false).unwrap(), want);
+        assert!(arguments("params", &json!([1]), false).is_err());
+        assert!(arguments("params", &json!("not json"), false).is_err());
+        assert!(arguments("arguments", &json!("{\"a\": 1,}"), false).is_err());
+        assert_eq!(
+            arguments("arguments", &json!("{\"a\": 1,}"), true).unwrap(),
+            (json!({"a": 1}), true)
+        );
     }
 
     #[test]

@@ -91,11 +91,18 @@ pub struct ParseOptions {
     pub lenient: bool,
     /// Longest call body read before the call is declared malformed, in bytes: bounds what streaming holds back.
     pub max_call_bytes: usize,
+    /// Most calls (good or bad) read from one text; after that, markers are plain text and the parse is
+    /// marked `capped`. Bounds the work and the answer a degenerate, repeating generation can cause.
+    pub max_calls: usize,
 }
 
 /// Default `max_call_bytes`: the same as `beaker serve`'s request-line cap, so any call a client could send
 /// as JSON it can also send as text.
 pub const DEFAULT_MAX_CALL_BYTES: usize = 16 << 20;
+
+/// Default `max_calls`: far above the parallel calls one turn makes (a handful), far below what a
+/// looping generation emits (a 12 MB text of `<tool_call>{` holds a million).
+pub const DEFAULT_MAX_CALLS: usize = 64;
 
 impl Default for ParseOptions {
     fn default() -> Self {
@@ -103,6 +110,7 @@ impl Default for ParseOptions {
             dialect: None,
             lenient: false,
             max_call_bytes: DEFAULT_MAX_CALL_BYTES,
+            max_calls: DEFAULT_MAX_CALLS,
         }
     }
 }
@@ -167,7 +175,7 @@ impl BadCall {
             Problem::Malformed(reason) => format!("malformed tool call: {reason}"),
             Problem::Incomplete => "incomplete tool call: the text ended inside the call".into(),
             Problem::Deprecated { .. } => format!(
-                "deprecated tool-call format `{}(...)`: write calls as JSON",
+                "deprecated tool-call format `{}(...)`",
                 self.tool.as_deref().unwrap_or("")
             ),
         }
@@ -210,6 +218,8 @@ pub struct Parsed {
     pub dialect: Option<Dialect>,
     /// Text, calls and bad calls in text order; adjacent text is merged.
     pub items: Vec<Item>,
+    /// Whether `max_calls` was reached and a start marker after it was left as text.
+    pub capped: bool,
 }
 
 impl Parsed {
@@ -239,14 +249,23 @@ impl Parsed {
                 Event::Bad(b) => items.push(Item::Bad(b)),
             }
         }
-        let detected = items.iter().find_map(|i| match i {
-            Item::Call(c) => Some(c.dialect),
-            Item::Bad(b) => Some(b.dialect),
-            Item::Text(_) => None,
-        });
+        // The first good call decides: a broken first call may have been read before its shape was known.
+        let detected = items
+            .iter()
+            .find_map(|i| match i {
+                Item::Call(c) => Some(c.dialect),
+                _ => None,
+            })
+            .or_else(|| {
+                items.iter().find_map(|i| match i {
+                    Item::Bad(b) => Some(b.dialect),
+                    _ => None,
+                })
+            });
         Parsed {
             dialect: explicit.or(detected),
             items,
+            capped: false,
         }
     }
 }
@@ -255,8 +274,10 @@ impl Parsed {
 pub fn parse(text: &str, options: &ParseOptions) -> Parsed {
     let mut p = StreamParser::new(options.clone());
     let mut events = p.push(text);
-    events.extend(p.finish());
-    Parsed::from_events(events, options.dialect)
+    events.extend(p.finish_in_place());
+    let mut parsed = Parsed::from_events(events, options.dialect);
+    parsed.capped = p.capped();
+    parsed
 }
 
 #[cfg(test)]

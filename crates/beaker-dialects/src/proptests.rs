@@ -84,12 +84,17 @@ fn options() -> impl Strategy<Value = ParseOptions> {
     (
         any::<bool>(),
         prop::option::of(prop::sample::select(&Dialect::ALL[..])),
+        prop::sample::select(&[16, 200, crate::DEFAULT_MAX_CALL_BYTES][..]),
+        prop::sample::select(&[0, 1, 3, crate::DEFAULT_MAX_CALLS][..]),
     )
-        .prop_map(|(lenient, dialect)| ParseOptions {
-            dialect,
-            lenient,
-            ..ParseOptions::default()
-        })
+        .prop_map(
+            |(lenient, dialect, max_call_bytes, max_calls)| ParseOptions {
+                dialect,
+                lenient,
+                max_call_bytes,
+                max_calls,
+            },
+        )
 }
 
 fn json_leaf() -> impl Strategy<Value = Value> {

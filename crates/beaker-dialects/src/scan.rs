@@ -13,8 +13,9 @@
 
 use memchr::memchr2;
 
-/// How deep containers may nest; serde's own limit (128) is lower, so this only bounds the scanner's memory.
-const MAX_DEPTH: usize = 1000;
+/// How deep containers may nest: serde_json's own recursion limit, so a call fails with one message, at the
+/// point where it goes too deep, whichever of the two would have noticed first.
+const MAX_DEPTH: usize = 128;
 /// Longest key or name the scanner captures; longer ones are not names a tool could have.
 const MAX_CAPTURE: usize = 256;
 

@@ -76,7 +76,9 @@ enum Phase {
 }
 
 /// One call as resolved, before it gets its index and span.
-type Found = Result<(String, Value, Option<String>, Dialect), (Option<String>, Dialect, String)>;
+/// `(tool, params, id, dialect, repaired)` or `(tool, dialect, reason)`.
+type Found =
+    Result<(String, Value, Option<String>, Dialect, bool), (Option<String>, Dialect, String)>;
 
 enum Resolved {
     Calls {
@@ -702,8 +704,8 @@ impl Pending {
             // (an unterminated string, say): that is malformed, not cut off.
             if let Some(r) = cx.closes.find(close, b, cx.base, self.json_start) {
                 let reason = match serde_json::from_slice::<Value>(&b[self.json_start..r]) {
-                    Err(e) => format!("the JSON is not complete before the close marker: {e}"),
-                    Ok(_) => "the JSON is not complete before the close marker".into(),
+                    Err(e) => json_error(&e),
+                    Ok(_) => "invalid JSON: it is not complete before the close marker".into(),
                 };
                 return self.bad(r + close.len(), Problem::Malformed(reason));
             }
@@ -740,7 +742,7 @@ impl Pending {
                     }
                 }
                 if let Err(err) = serde_json::from_str::<Value>(body.trim()) {
-                    message = Some(format!("invalid JSON: {err}"));
+                    message = Some(json_error(&err));
                 }
             }
         }
@@ -772,7 +774,7 @@ impl Pending {
                 match repaired {
                     Some(v) => (v, true),
                     None if self.committed() => {
-                        return self.bad(end, Problem::Malformed(format!("invalid JSON: {e}")))
+                        return self.bad(end, Problem::Malformed(json_error(&e)))
                     }
                     None => {
                         return Action::AsText(if self.kind == Kind::Bare {
@@ -787,17 +789,17 @@ impl Pending {
         let calls = match self.kind {
             Kind::Svend => {
                 let tool = self.svend_name.clone().unwrap_or_default();
-                match extract::arguments("<|tool_args|>", &value) {
-                    Ok(params) => vec![Ok((tool, params, None, Dialect::Svend))],
+                match extract::arguments("<|tool_args|>", &value, opts.lenient) {
+                    Ok((params, fixed)) => vec![Ok((tool, params, None, Dialect::Svend, fixed))],
                     Err(reason) => vec![Err((Some(tool), Dialect::Svend, reason))],
                 }
             }
             Kind::Tag => match value {
-                Value::Object(obj) => vec![tag_call(&obj)],
+                Value::Object(obj) => vec![tag_call(&obj, opts.lenient)],
                 Value::Array(items) if !items.is_empty() => items
                     .iter()
                     .map(|v| match v {
-                        Value::Object(obj) => tag_call(obj),
+                        Value::Object(obj) => tag_call(obj, opts.lenient),
                         _ => Err((
                             None,
                             Dialect::Tagged,
@@ -827,7 +829,9 @@ impl Pending {
                         };
                         return Action::Done(text_end, Resolved::OpenAi(tcs.clone()));
                     }
-                    Value::Object(obj) if extract::is_call_shaped(&obj) => vec![fenced_call(&obj)],
+                    Value::Object(obj) if extract::is_call_shaped(&obj) => {
+                        vec![fenced_call(&obj, opts.lenient)]
+                    }
                     Value::Array(items)
                         if !items.is_empty()
                             && items
@@ -837,7 +841,7 @@ impl Pending {
                         items
                             .iter()
                             .filter_map(Value::as_object)
-                            .map(fenced_call)
+                            .map(|o| fenced_call(o, opts.lenient))
                             .collect()
                     }
                     _ => return Action::AsText(text_end),
@@ -848,13 +852,14 @@ impl Pending {
     }
 }
 
-fn tag_call(obj: &Map<String, Value>) -> Found {
-    match extract::fields(obj) {
+fn tag_call(obj: &Map<String, Value>, lenient: bool) -> Found {
+    match extract::fields(obj, lenient) {
         Ok(Fields {
             tool,
             params,
             id,
             tool_key,
+            repaired,
         }) => Ok((
             tool,
             params,
@@ -864,6 +869,7 @@ fn tag_call(obj: &Map<String, Value>) -> Found {
             } else {
                 Dialect::Hermes
             },
+            repaired,
         )),
         Err(reason) => {
             let tool = obj
@@ -881,10 +887,19 @@ fn tag_call(obj: &Map<String, Value>) -> Found {
     }
 }
 
-fn fenced_call(obj: &Map<String, Value>) -> Found {
-    tag_call(obj)
-        .map(|(t, p, id, _)| (t, p, id, Dialect::Fenced))
+fn fenced_call(obj: &Map<String, Value>, lenient: bool) -> Found {
+    tag_call(obj, lenient)
+        .map(|(t, p, id, _, fixed)| (t, p, id, Dialect::Fenced, fixed))
         .map_err(|(t, _, r)| (t, Dialect::Fenced, r))
+}
+
+/// serde's message, except that running out of input inside a delimited call means a bracket is missing.
+fn json_error(e: &serde_json::Error) -> String {
+    if e.classify() == serde_json::error::Category::Eof {
+        "invalid JSON: it ends before every `{` and `[` is closed".into()
+    } else {
+        format!("invalid JSON: {e}")
+    }
 }
 
 fn line_col(b: &[u8], at: usize) -> (usize, usize) {
@@ -907,6 +922,7 @@ pub struct StreamParser {
     at_start: bool,
     work: u64,
     closes: Closes,
+    capped: bool,
 }
 
 enum Marker {
@@ -928,6 +944,7 @@ impl StreamParser {
             at_start: true,
             work: 0,
             closes: Closes::default(),
+            capped: false,
         }
     }
 
@@ -944,8 +961,17 @@ impl StreamParser {
         out
     }
 
+    /// Whether `max_calls` calls were read and a start marker after them was left as text.
+    pub fn capped(&self) -> bool {
+        self.capped
+    }
+
     /// Ends the text: resolves what is held back (a cut-off call is `Incomplete`).
     pub fn finish(mut self) -> Vec<Event> {
+        self.finish_in_place()
+    }
+
+    pub(crate) fn finish_in_place(&mut self) -> Vec<Event> {
         let mut out = Vec::new();
         self.run(true, &mut out);
         let rest = self.buf.len() - self.head;
@@ -1036,7 +1062,7 @@ impl StreamParser {
                 return false;
             }
             self.at_start = false;
-            if b[ws] == b'{' && self.allows(Kind::Bare) {
+            if b[ws] == b'{' && self.allows(Kind::Bare) && self.opts.max_calls > 0 {
                 self.emit_text(ws, out);
                 self.pending = Some(Pending::new(Kind::Bare, 0, self.opts.lenient));
                 return true;
@@ -1069,6 +1095,11 @@ impl StreamParser {
             Some((p, None)) => {
                 self.emit_text(p, out);
                 false
+            }
+            Some((p, Some((_, len)))) if self.next_index >= self.opts.max_calls => {
+                self.capped = true;
+                self.emit_text(p + len, out);
+                true
             }
             Some((p, Some((kind, len)))) => {
                 self.emit_text(p, out);
@@ -1140,13 +1171,13 @@ impl StreamParser {
                 for (i, c) in calls.into_iter().enumerate() {
                     let index = self.next_index + i;
                     found.push(match c {
-                        Ok((tool, params, id, dialect)) => Ok(Call {
+                        Ok((tool, params, id, dialect, fixed)) => Ok(Call {
                             index,
                             dialect,
                             tool,
                             params,
                             id,
-                            repaired,
+                            repaired: repaired || fixed,
                             span: span.clone(),
                         }),
                         Err((tool, dialect, reason)) => Err(BadCall {
@@ -1160,7 +1191,9 @@ impl StreamParser {
                     });
                 }
             }
-            Resolved::OpenAi(tcs) => found = extract::openai_calls(&tcs, self.next_index, span),
+            Resolved::OpenAi(tcs) => {
+                found = extract::openai_calls(&tcs, self.next_index, span, self.opts.lenient)
+            }
             Resolved::Bad {
                 tool,
                 dialect,

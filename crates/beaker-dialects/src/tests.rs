@@ -162,7 +162,7 @@ fn deprecated_seed_001_form() {
     );
     assert_eq!(text(&it[2]), "\nDone!");
     assert_eq!(
-        crate::render::deprecated_suggestion(b, None).as_deref(),
+        crate::render::deprecated_suggestion(b, None, Dialect::Tagged).as_deref(),
         Some(
             r#"<tool_call>{"tool": "generate_image", "params": {"arg0": "sunset", "width": 512}}</tool_call>"#
         )
@@ -257,4 +257,24 @@ fn only_bytes_that_could_start_a_marker_are_held_back() {
     );
     assert_eq!(p.push("``"), vec![]);
     assert_eq!(p.push("`python"), vec![Event::Text("```python".into())]);
+}
+
+#[test]
+fn calls_beyond_max_calls_are_text_and_the_parse_is_capped() {
+    let one = "<tool_call>{\"tool\": \"a\", \"params\": {}}</tool_call>";
+    let o = ParseOptions {
+        max_calls: 2,
+        ..opts()
+    };
+    let p = parse(&one.repeat(3), &o);
+    assert_eq!(p.calls().count(), 2);
+    assert!(p.capped);
+    assert_eq!(p.items.last(), Some(&Item::Text(one.into())));
+    assert!(!parse(&one.repeat(2), &o).capped);
+}
+
+#[test]
+fn the_first_good_call_decides_the_dialect() {
+    let t = "<tool_call>\n{\"name\": calculator, \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"3\"}}\n</tool_call>";
+    assert_eq!(parse(t, &opts()).dialect, Some(Dialect::Hermes));
 }

@@ -70,12 +70,17 @@ pub struct TextReply {
     pub text: String,
     /// For `openai`: one `tool` message per call, ids matching.
     pub messages: Vec<Value>,
+    /// Whether the text held more calls than `max_calls`; those after the cap were left as text, not run.
+    pub capped: bool,
 }
 
 impl TextReply {
-    /// The reply as JSON: `{"dialect", "calls", "text"}` (`"messages"` instead of `"text"` for openai).
+    /// The reply as JSON: `{"success": true, "dialect", "calls", "text"}` (`"messages"` instead of `"text"`
+    /// for openai; `"capped": true` when calls were left unrun). `success` says the text was read; each call
+    /// has its own.
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
+        m.insert("success".into(), json!(true));
         m.insert("dialect".into(), json!(self.dialect.map(Dialect::as_str)));
         m.insert(
             "calls".into(),
@@ -85,6 +90,9 @@ impl TextReply {
             m.insert("messages".into(), Value::Array(self.messages.clone()));
         } else {
             m.insert("text".into(), json!(self.text));
+        }
+        if self.capped {
+            m.insert("capped".into(), json!(true));
         }
         Value::Object(m)
     }
@@ -100,6 +108,7 @@ type OnReply = Box<dyn FnOnce(TextReply) + Send>;
 
 struct Gather {
     dialect: Option<Dialect>,
+    capped: bool,
     slots: Vec<Option<TextCallResult>>,
     tools: Vec<String>,
     remaining: usize,
@@ -114,7 +123,8 @@ impl Gather {
             return None;
         }
         let calls: Vec<TextCallResult> = self.slots.iter_mut().filter_map(Option::take).collect();
-        let reply = assemble(self.dialect, calls, &self.tools);
+        let mut reply = assemble(self.dialect, calls, &self.tools);
+        reply.capped = self.capped;
         self.on_done.take().map(|f| (f, reply))
     }
 }
@@ -143,6 +153,7 @@ fn assemble(dialect: Option<Dialect>, calls: Vec<TextCallResult>, tools: &[Strin
         calls,
         text: text.join("\n"),
         messages,
+        capped: false,
     }
 }
 
@@ -165,24 +176,25 @@ impl Engine {
                 beaker_dialects::Item::Text(_) => None,
             })
             .collect();
-        self.submit_found(parsed.dialect, found, &req, on_done)
+        self.submit_found(parsed.dialect, parsed.capped, found, &req, on_done)
     }
 
-    /// Runs the `tool_calls` of the last assistant message in an OpenAI conversation; the reply's `messages`
-    /// are the `tool` messages to append. Fails when there is no assistant message with `tool_calls`.
+    /// Runs the `tool_calls` of the last assistant message in an OpenAI conversation that no `tool` message
+    /// after it answers yet (a worker that resends the whole conversation does not re-run old calls); the
+    /// reply's `messages` are the `tool` messages to append. Fails when there is no assistant message with
+    /// `tool_calls`.
     pub fn submit_messages(
         &self,
         messages: &[Value],
         req: &TextRequest,
         on_done: impl FnOnce(TextReply) + Send + 'static,
     ) -> Result<Vec<CallHandle>, ToolError> {
-        let last = messages
+        let at = messages
             .iter()
-            .rev()
-            .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-            .ok_or_else(|| {
-                ToolError::new(ErrorKind::ParseError, "no assistant message in `messages`")
-            })?;
+            .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"));
+        let last = at.map(|i| &messages[i]).ok_or_else(|| {
+            ToolError::new(ErrorKind::ParseError, "no assistant message in `messages`")
+        })?;
         let tool_calls = last
             .get("tool_calls")
             .and_then(Value::as_array)
@@ -192,8 +204,22 @@ impl Engine {
                     "the last assistant message has no `tool_calls` array",
                 )
             })?;
-        let found = beaker_dialects::openai_calls(tool_calls, 0, 0..0);
-        Ok(self.submit_found(Some(Dialect::Openai), found, req, on_done))
+        let answered: Vec<&str> = messages[at.map_or(0, |i| i + 1)..]
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+            .filter_map(|m| m.get("tool_call_id").and_then(Value::as_str))
+            .collect();
+        let found = beaker_dialects::openai_calls(tool_calls, 0, 0..0, req.options.lenient)
+            .into_iter()
+            .filter(|f| {
+                let id = match f {
+                    Ok(c) => c.id.as_deref(),
+                    Err(b) => b.id.as_deref(),
+                };
+                !id.is_some_and(|id| answered.contains(&id))
+            })
+            .collect();
+        Ok(self.submit_found(Some(Dialect::Openai), false, found, req, on_done))
     }
 
     /// Runs a text and waits for the reply.
@@ -221,6 +247,7 @@ impl Engine {
     fn submit_found(
         &self,
         dialect: Option<Dialect>,
+        capped: bool,
         found: Vec<Result<Call, BadCall>>,
         req: &TextRequest,
         on_done: impl FnOnce(TextReply) + Send + 'static,
@@ -233,11 +260,14 @@ impl Engine {
             })
             .collect();
         if found.is_empty() {
-            on_done(assemble(dialect, Vec::new(), &tools));
+            let mut reply = assemble(dialect, Vec::new(), &tools);
+            reply.capped = capped;
+            on_done(reply);
             return Vec::new();
         }
         let gather = Arc::new(Mutex::new(Gather {
             dialect,
+            capped,
             slots: vec![None; found.len()],
             tools,
             remaining: found.len(),
@@ -297,6 +327,7 @@ impl Engine {
                     let message = render::bad_call_message(
                         &bad,
                         bad.tool.as_deref().and_then(|t| self.spec(t)),
+                        dialect.unwrap_or(Dialect::Tagged),
                     );
                     let incomplete = bad.problem == Problem::Incomplete;
                     let id = bad
