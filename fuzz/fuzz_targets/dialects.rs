@@ -2,20 +2,8 @@
 //! stays linear. Input: byte 0 picks the options (lenient, dialect), byte 1 the chunk size, the rest is text.
 #![no_main]
 
-use beaker_dialects::{Dialect, Event, ParseOptions, StreamParser};
+use beaker_dialects::{merge_text, stream_events, Dialect, ParseOptions, StreamParser};
 use libfuzzer_sys::fuzz_target;
-
-fn normalise(events: Vec<Event>) -> Vec<Event> {
-    let mut out: Vec<Event> = Vec::new();
-    for e in events {
-        match (out.last_mut(), e) {
-            (_, Event::Text(t)) if t.is_empty() => {}
-            (Some(Event::Text(prev)), Event::Text(t)) => prev.push_str(&t),
-            (_, e) => out.push(e),
-        }
-    }
-    out
-}
 
 fuzz_target!(|data: &[u8]| {
     let [ctl, chunk, rest @ ..] = data else {
@@ -40,18 +28,6 @@ fuzz_target!(|data: &[u8]| {
     );
     batch.extend(p.finish());
 
-    let size = usize::from(*chunk % 64) + 1;
-    let mut p = StreamParser::new(opts);
-    let mut streamed = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        let mut j = (i + size).min(text.len());
-        while !text.is_char_boundary(j) {
-            j += 1;
-        }
-        streamed.extend(p.push(&text[i..j]));
-        i = j;
-    }
-    streamed.extend(p.finish());
-    assert_eq!(normalise(streamed), normalise(batch));
+    let streamed = stream_events(&text, usize::from(*chunk % 64) + 1, &opts);
+    assert_eq!(streamed, merge_text(batch));
 });

@@ -48,32 +48,8 @@ fn describe(item: &Item) -> (Value, Option<String>) {
     }
 }
 
-fn normalise(events: Vec<Event>) -> Vec<Event> {
-    let mut out: Vec<Event> = Vec::new();
-    for e in events {
-        match (out.last_mut(), e) {
-            (_, Event::Text(t)) if t.is_empty() => {}
-            (Some(Event::Text(prev)), Event::Text(t)) => prev.push_str(&t),
-            (_, e) => out.push(e),
-        }
-    }
-    out
-}
-
 fn stream(text: &str, chunk: usize, o: &ParseOptions) -> Vec<Event> {
-    let mut p = StreamParser::new(o.clone());
-    let mut ev = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        let mut j = (i + chunk).min(text.len());
-        while !text.is_char_boundary(j) {
-            j += 1;
-        }
-        ev.extend(p.push(&text[i..j]));
-        i = j;
-    }
-    ev.extend(p.finish());
-    normalise(ev)
+    beaker_dialects::stream_events(text, chunk, o)
 }
 
 fn check_case(name: &str) -> Outcome {

@@ -266,6 +266,10 @@ impl Server {
             Ok(r) => r,
             Err(msg) => return self.reply_error(id, "", ErrorKind::ParseError, msg),
         };
+        if obj.get("messages").is_some_and(|m| !m.is_array()) {
+            let msg = "`messages` must be an array".to_string();
+            return self.reply_error(id, "", ErrorKind::ParseError, msg);
+        }
         let req = TextRequest {
             key: id.as_ref().map(Value::to_string).unwrap_or_default(),
             ..req
@@ -298,7 +302,7 @@ impl Server {
                 match self.engine.submit_messages(messages, &req, on_done) {
                     Ok(h) => h,
                     Err(e) => {
-                        // The request never ran: answer it and give its slot back.
+                        // The request never ran: give its slot back and answer it.
                         self.calls
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
@@ -308,20 +312,7 @@ impl Server {
                     }
                 }
             }
-            Some(_) => {
-                self.calls
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&key);
-                let _ = self.permits.1.try_recv();
-                return self.reply_error(
-                    id,
-                    "",
-                    ErrorKind::ParseError,
-                    "`messages` must be an array".into(),
-                );
-            }
-            None => self.engine.submit_text(req, on_done),
+            _ => self.engine.submit_text(req, on_done),
         };
         self.set_handles(&key, handles);
     }

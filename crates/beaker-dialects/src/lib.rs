@@ -270,6 +270,38 @@ impl Parsed {
     }
 }
 
+/// Events with adjacent text merged and empty text dropped: how a stream's events compare with another
+/// chunking's (chunks may split text anywhere).
+pub fn merge_text(events: impl IntoIterator<Item = Event>) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    for e in events {
+        match (out.last_mut(), e) {
+            (_, Event::Text(t)) if t.is_empty() => {}
+            (Some(Event::Text(prev)), Event::Text(t)) => prev.push_str(&t),
+            (_, e) => out.push(e),
+        }
+    }
+    out
+}
+
+/// The events of streaming `text` in chunks of `chunk` bytes (each cut moved forward to a character
+/// boundary), text merged: what a server feeding tokens would see, for tests and benches.
+pub fn stream_events(text: &str, chunk: usize, options: &ParseOptions) -> Vec<Event> {
+    let mut p = StreamParser::new(options.clone());
+    let mut events = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let mut j = i.saturating_add(chunk.max(1)).min(text.len());
+        while !text.is_char_boundary(j) {
+            j += 1;
+        }
+        events.extend(p.push(&text[i..j]));
+        i = j;
+    }
+    events.extend(p.finish());
+    merge_text(events)
+}
+
 /// Parses a whole text: the streaming parser fed in one chunk, so batch and streaming cannot disagree.
 pub fn parse(text: &str, options: &ParseOptions) -> Parsed {
     let mut p = StreamParser::new(options.clone());

@@ -1,22 +1,11 @@
 //! Property tests: streaming equals batch under any chunking, render and parse invert each other, and
 //! arbitrary input never panics and costs linear work.
 
-use crate::{parse, render, Dialect, Event, Item, ParseOptions, StreamParser};
+use crate::{
+    merge_text as normalise, parse, render, Dialect, Event, Item, ParseOptions, StreamParser,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-
-/// Events with adjacent text merged and empty text dropped (chunking may split text anywhere).
-fn normalise(events: Vec<Event>) -> Vec<Event> {
-    let mut out: Vec<Event> = Vec::new();
-    for e in events {
-        match (out.last_mut(), e) {
-            (_, Event::Text(t)) if t.is_empty() => {}
-            (Some(Event::Text(prev)), Event::Text(t)) => prev.push_str(&t),
-            (_, e) => out.push(e),
-        }
-    }
-    out
-}
 
 fn batch(text: &str, o: &ParseOptions) -> Vec<Event> {
     let mut p = StreamParser::new(o.clone());
