@@ -211,6 +211,14 @@ fn run_text_prints_the_text_to_append() -> Outcome {
         String::from_utf8_lossy(&out.stdout).contains("\"value\": \"4\""),
         || format!("{out:?}"),
     )?;
+    let conversation = r#"{"messages": [{"role": "assistant", "tool_calls": []}]}"#;
+    let out = run(
+        &["run-text".into(), "--dialect".into(), "svend".into()],
+        conversation,
+    );
+    ensure(out.status.code() == Some(2), || {
+        format!("a conversation under --dialect svend is a usage error: {out:?}")
+    })?;
     let out = run(
         &["run-text".into(), "--dialect".into(), "martian".into()],
         "x",
@@ -304,6 +312,11 @@ fn prompt_catalogs_in_every_format() -> Outcome {
         ensure(out.status.success() && text.contains(needle), || {
             format!("--format {format} lacks {needle:?}:\n{text}")
         })?;
+        if *format == "hermes" {
+            ensure(text.matches("Exact arithmetic.").count() == 1, || {
+                "hermes repeats the description".into()
+            })?;
+        }
         if matches!(*format, "openai" | "mcp") {
             serde_json::from_str::<Value>(&text).map_err(|e| format!("{format}: {e}"))?;
         }

@@ -240,6 +240,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .ok()
                 .and_then(|v| v.get("messages").and_then(|m| m.as_array().cloned()));
             let reply = match conversation {
+                Some(_) if !matches!(dialect.as_str(), "auto" | "openai") => {
+                    anyhow::bail!(
+                        "stdin is an OpenAI conversation; --dialect {dialect} does not apply to it"
+                    )
+                }
                 Some(messages) => engine.run_messages(&messages, &req)?,
                 None => engine.run_text(beaker_engine::TextRequest { text: input, ..req }),
             };

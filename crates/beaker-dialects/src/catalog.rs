@@ -38,7 +38,7 @@ fn how_to_call(d: Dialect) -> &'static str {
         Dialect::Svend => "To call a tool, write\n<|tool_call|><|tool_name|>NAME<|tool_args|>{JSON arguments}<|/tool_call|>\nand stop. The result comes back as <|tool_result|>...<|/tool_result|>; an error comes back as {\"error\": ..., \"error_kind\": ...}.",
         Dialect::Tagged => "To call a tool, write\n<tool_call>{\"tool\": \"NAME\", \"params\": {JSON arguments}}</tool_call>\nand stop. The result comes back as <tool_result>{\"tool\": ..., \"success\": true, \"result\": ...}</tool_result>, or with \"success\": false and an \"error\".",
         Dialect::Hermes => "For each function call, return a JSON object with the function name and arguments within <tool_call></tool_call> tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\nThe result comes back within <tool_response></tool_response> tags.",
-        Dialect::Fenced => "When a question needs a tool, respond with a tool call in this format:\n```json\n{\"tool\": \"NAME\", \"params\": {JSON arguments}}\n```\nThe result comes back as a ```json block with \"success\" and \"result\" (or \"error\").",
+        Dialect::Fenced => "When a question needs a tool, respond with a tool call in this format:\n```json\n{\"tool\": \"NAME\", \"params\": {JSON arguments}}\n```\nand stop. The result comes back as a ```json block with \"success\" and \"result\" (or \"error\").",
         Dialect::Openai => "Call tools with the `tools` of the chat API.",
     }
 }
@@ -62,7 +62,12 @@ pub fn prompt(dialect: Dialect, specs: &[ToolSpec]) -> String {
     }
     let _ = writeln!(out, "{}\n", how_to_call(dialect));
     for s in specs {
-        let _ = write!(out, "## {}\n\n{}\n\n", s.name, s.description);
+        // Hermes already carries each description in <tools>.
+        if dialect == Dialect::Hermes {
+            let _ = write!(out, "## {}\n\n", s.name);
+        } else {
+            let _ = write!(out, "## {}\n\n{}\n\n", s.name, s.description);
+        }
         if dialect != Dialect::Hermes {
             let _ = write!(
                 out,

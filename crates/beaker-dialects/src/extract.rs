@@ -107,12 +107,15 @@ pub fn openai_calls(
     span: Range<usize>,
     lenient: bool,
 ) -> Vec<Result<Call, BadCall>> {
+    let mut seen: Vec<String> = Vec::new();
     tool_calls
         .iter()
         .enumerate()
         .map(|(i, tc)| {
             let index = first_index + i;
             let id = Some(id_of(tc.get("id")).unwrap_or_else(|| format!("call_{index}")));
+            let duplicate = id.as_ref().is_some_and(|id| seen.contains(id));
+            seen.extend(id.clone());
             let name = tc
                 .pointer("/function/name")
                 .and_then(Value::as_str)
@@ -125,6 +128,13 @@ pub fn openai_calls(
                 problem: Problem::Malformed(reason),
                 span: span.clone(),
             };
+            if duplicate {
+                // Two answers with one id could not be told apart.
+                return Err(bad(format!(
+                    "tool call id {:?} is used twice in one message",
+                    id.as_deref().unwrap_or("")
+                )));
+            }
             match tc.get("type").and_then(Value::as_str) {
                 None | Some("function") => {}
                 Some(other) => {
@@ -245,6 +255,15 @@ mod tests {
             arguments("arguments", &json!("{\"a\": 1,}"), true).unwrap(),
             (json!({"a": 1}), true)
         );
+    }
+
+    #[test]
+    fn openai_ids_are_unique_within_a_message() {
+        let tc =
+            json!({"id": "a", "type": "function", "function": {"name": "t", "arguments": "{}"}});
+        let got = openai_calls(&[tc.clone(), tc], 0, 0..0, false);
+        assert!(got[0].is_ok());
+        assert!(matches!(&got[1], Err(b) if b.id.as_deref() == Some("a")));
     }
 
     #[test]
