@@ -13,6 +13,7 @@ mod serve;
 mod support;
 mod text_mode;
 mod tidy;
+mod units;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -24,5 +25,6 @@ fn main() {
     trials.extend(text_mode::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());
+    trials.extend(units::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -58,6 +58,28 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
     out
 }
 
+/// A schema's type in words: `string`, `number or string`, `number, string or array`.
+fn type_name(p: &Value) -> String {
+    let mut types: Vec<String> = match &p["type"] {
+        Value::String(t) => vec![t.clone()],
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        _ => p["anyOf"]
+            .as_array()
+            .map(|alts| alts.iter().map(type_name).collect())
+            .unwrap_or_default(),
+    };
+    types.dedup();
+    match types.len() {
+        0 => "any".into(),
+        1 => types.remove(0),
+        n => format!("{} or {}", types[..n - 1].join(", "), types[n - 1]),
+    }
+}
+
 fn field_table(out: &mut String, schema: &Value) {
     let required: Vec<&str> = schema["required"]
         .as_array()
@@ -66,15 +88,7 @@ fn field_table(out: &mut String, schema: &Value) {
     out.push_str("| field | type | required | description |\n|---|---|---|---|\n");
     if let Some(props) = schema["properties"].as_object() {
         for (name, p) in props {
-            let ty = match &p["type"] {
-                Value::String(t) => t.clone(),
-                Value::Array(ts) => ts
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-                _ => "any".into(),
-            };
+            let ty = type_name(p);
             let mut ty = ty;
             if let Some(min) = p.get("minimum") {
                 ty.push_str(&format!(", ≥ {min}"));

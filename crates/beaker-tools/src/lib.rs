@@ -13,13 +13,17 @@
 #![deny(missing_docs)]
 
 pub mod calculator;
+pub mod units;
 
 use beaker_core::Tool;
 use std::sync::Arc;
 
 /// Every native tool, ready to register.
 pub fn all() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(calculator::Calculator::new())]
+    vec![
+        Arc::new(calculator::Calculator::new()),
+        Arc::new(units::UnitConverter::new()),
+    ]
 }
 
 pub mod testing;

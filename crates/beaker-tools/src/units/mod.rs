@@ -1,0 +1,402 @@
+//! `unit_converter`: unit expressions parsed at run time, converted exactly, with dimensional analysis.
+//!
+//! Every factor is an exact rational (times a power of π for angles), so a conversion is exact until a
+//! rounding is asked for; temperatures on shifted scales (°C, °F) convert affinely. See `units.md`.
+
+mod expr;
+mod table;
+
+use beaker_core::{CallContext, Example, Tool, ToolError, ToolSpec};
+use expr::{parse_unit, product, Quantity, UnitError};
+use rug::float::Constant;
+use rug::{Float, Integer, Rational};
+use serde_json::{json, Value};
+use table::{BASE, NAMED, TEMP};
+
+/// Significant digits of a value that is not an exact terminating decimal, when no `precision` is given:
+/// what a double shows, so a non-exact answer never claims more than it must.
+pub const DEFAULT_SIGNIFICANT_DIGITS: u32 = 15;
+/// Most significant digits a call may ask for.
+pub const MAX_SIGNIFICANT_DIGITS: u64 = 1000;
+/// Most values in one call (an array `value`).
+pub const MAX_VALUES: usize = 100_000;
+/// Largest decimal exponent of an input value (`1e1000`); keeps every exact number small.
+const MAX_EXPONENT: i64 = 1000;
+
+/// The `unit_converter` tool.
+pub struct UnitConverter {
+    spec: ToolSpec,
+}
+
+impl Default for UnitConverter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UnitConverter {
+    /// The tool with its spec.
+    pub fn new() -> Self {
+        let value_item = json!({"type": ["number", "string"]});
+        let spec = ToolSpec {
+            name: "unit_converter".into(),
+            description: "Convert a value between units with dimensional analysis. Units are expressions parsed at \
+                run time: SI prefixes (k, M, µ or u, ...), products and quotients (km/h, kg*m/s^2, N·m, kWh, J/(kg*K)), \
+                powers (m^3, m**3, m³, m2), long names and plurals (kilometers per hour, square feet), temperatures \
+                (K, degC or °C, degF or °F, R; delta_degC for differences). Conversions are exact (rational factors) \
+                until rounded; a dimension mismatch is an error naming both dimensions."
+                .into(),
+            params_schema: json!({
+                "type": "object",
+                "properties": {
+                    "value": {
+                        "description": "The value: a number, a decimal string (\"0.1\", \"1.5e-3\") or fraction (\"1/3\"), read exactly; or an array of them (converted element-wise).",
+                        "anyOf": [value_item, {"type": "array", "items": value_item}]
+                    },
+                    "from_unit": {"type": "string", "description": "The unit of `value`, e.g. \"km/h\"."},
+                    "to_unit": {"type": "string", "description": "The unit to convert to, e.g. \"m/s\"."},
+                    "precision": {"type": "integer", "minimum": 1, "description": "Significant digits to round to (default: exact decimals in full, others to 15 significant digits)."}
+                },
+                "required": ["value", "from_unit", "to_unit"],
+                "additionalProperties": false
+            }),
+            result_schema: json!({
+                "type": "object",
+                "properties": {
+                    "value": {"description": "The converted value as a decimal string (an array of them for an array input).", "type": ["string", "array"]},
+                    "unit": {"type": "string", "description": "`to_unit`, as given."},
+                    "from_unit": {"type": "string", "description": "`from_unit`, as given."},
+                    "dimension": {"type": "string", "description": "What is converted: a name (\"speed\") or the base dimensions (\"length^2 / time\")."},
+                    "exact": {"type": "boolean", "description": "True when `value` is exactly the converted value (no rounding, no π)."},
+                    "fraction": {"type": "string", "description": "The exact value as p/q when it is a rational without a finite decimal form."},
+                    "notes": {"type": "array", "items": {"type": "string"}, "description": "Assumptions made for ambiguous units (hp, ton, gal, cal, C, F, ...)."}
+                },
+                "required": ["value", "unit", "from_unit", "dimension", "exact"],
+                "additionalProperties": false
+            }),
+            examples: vec![
+                Example {
+                    params: json!({"value": 100, "from_unit": "km/h", "to_unit": "m/s"}),
+                    result: json!({"value": "27.7777777777778", "unit": "m/s", "from_unit": "km/h", "dimension": "speed", "exact": false, "fraction": "250/9"}),
+                },
+                Example {
+                    params: json!({"value": 100, "from_unit": "degC", "to_unit": "degF"}),
+                    result: json!({"value": "212", "unit": "degF", "from_unit": "degC", "dimension": "temperature", "exact": true}),
+                },
+                Example {
+                    params: json!({"value": "1", "from_unit": "lb", "to_unit": "kg"}),
+                    result: json!({"value": "0.45359237", "unit": "kg", "from_unit": "lb", "dimension": "mass", "exact": true}),
+                },
+            ],
+            notes: include_str!("units.md").into(),
+        };
+        UnitConverter { spec }
+    }
+}
+
+/// The dimension in words: a name when it has one, else its base dimensions (`length^2 / time`).
+fn dimension_name(q: &Quantity) -> String {
+    if let Some(d) = q.dims8() {
+        if let Some((_, name)) = NAMED.iter().find(|(n, _)| *n == d) {
+            return (*name).to_string();
+        }
+    }
+    let part = |pos: bool| -> Vec<String> {
+        BASE.iter()
+            .zip(q.dims)
+            .filter(|(_, e)| if pos { *e > 0 } else { *e < 0 })
+            .map(|((name, _), e)| match e.abs() {
+                1 => (*name).to_string(),
+                n => format!("{name}^{n}"),
+            })
+            .collect()
+    };
+    let (num, den) = (part(true), part(false));
+    let num = if num.is_empty() {
+        "1".to_string()
+    } else {
+        num.join(" * ")
+    };
+    if den.is_empty() {
+        num
+    } else {
+        format!("{num} / {}", den.join(" / "))
+    }
+}
+
+fn unit_error(which: &str, unit: &str, e: UnitError) -> ToolError {
+    match e {
+        UnitError::Unknown { name, suggestions } if suggestions.is_empty() => {
+            ToolError::invalid_params(format!("{which}: unknown unit `{name}` in `{unit}`"))
+        }
+        UnitError::Unknown { name, suggestions } => ToolError::invalid_params(format!(
+            "{which}: unknown unit `{name}` in `{unit}`; did you mean {}?",
+            suggestions
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        UnitError::Syntax(m) => ToolError::invalid_params(format!("{which} `{unit}`: {m}")),
+    }
+}
+
+/// Reads a unit; `C` and `F` alone are coulomb (and farad) unless the other side is a temperature.
+fn read_units(from: &str, to: &str) -> Result<(Quantity, Quantity), ToolError> {
+    let parse = |which: &str, u: &str| parse_unit(u).map_err(|e| unit_error(which, u, e));
+    let as_temp = |u: &str| match u.trim() {
+        "C" => Some("degC"),
+        "F" => Some("degF"),
+        _ => None,
+    };
+    let other_is_temp = |u: &str| {
+        parse_unit(u)
+            .ok()
+            .and_then(|q| q.dims8())
+            .is_some_and(|d| d == TEMP)
+    };
+    let side = |which: &str, u: &str, other: &str| -> Result<Quantity, ToolError> {
+        match as_temp(u) {
+            Some(t) if other_is_temp(other) || as_temp(other).is_some() => {
+                let mut q = parse(which, t)?;
+                q.notes.push(if t == "degC" {
+                    "C next to a temperature is read as degrees Celsius (alone, C is the coulomb)"
+                } else {
+                    "F next to a temperature is read as degrees Fahrenheit"
+                });
+                Ok(q)
+            }
+            _ => parse(which, u),
+        }
+    };
+    Ok((side("from_unit", from, to)?, side("to_unit", to, from)?))
+}
+
+/// A value param as an exact rational: numbers as written, decimal strings, or `p/q`.
+fn read_value(v: &Value) -> Result<Rational, ToolError> {
+    let text = match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_string(),
+        other => {
+            return Err(ToolError::invalid_params(format!(
+                "a value must be a number or a decimal string, got {other}"
+            )))
+        }
+    };
+    product(&text, MAX_EXPONENT).ok_or_else(|| match decimal_exponent(&text) {
+        Some(e) if e.abs() > MAX_EXPONENT => ToolError::limit(format!(
+            "the value {text} has a decimal exponent beyond ±{MAX_EXPONENT}"
+        )),
+        _ => ToolError::invalid_params(format!(
+            "`{text}` is not a decimal number (like 12, -0.5, 1.5e-3) or a fraction p/q"
+        )),
+    })
+}
+
+fn decimal_exponent(s: &str) -> Option<i64> {
+    s.find(['e', 'E']).and_then(|i| s[i + 1..].parse().ok())
+}
+
+/// Whether `q` has a finite decimal expansion.
+fn terminates(q: &Rational) -> bool {
+    let mut d = q.denom().clone();
+    for p in [2u32, 5] {
+        while d.is_divisible_u(p) {
+            d /= p;
+        }
+    }
+    d == 1
+}
+
+/// The exact decimal of a terminating rational.
+fn exact_decimal(q: &Rational) -> String {
+    let mut places = 0u32;
+    let mut x = q.clone();
+    while *x.denom() != 1 {
+        x *= 10;
+        places += 1;
+    }
+    beaker_expr::format_fixed(q, places)
+}
+
+/// `q` rounded half-to-even to `digits` significant digits: plain decimals for moderate magnitudes,
+/// scientific notation (`2.5e-33`) beyond.
+fn significant(q: &Rational, digits: u32) -> String {
+    if *q == 0 {
+        return "0".into();
+    }
+    let abs = Rational::from(q.abs_ref());
+    // e = floor(log10 |q|), from the digit counts and then exact correction.
+    let mut e = abs.numer().to_string().len() as i64 - abs.denom().to_string().len() as i64;
+    let pow10 = |k: i64| -> Rational {
+        let p = Rational::from(Integer::u_pow_u(10, k.unsigned_abs() as u32));
+        if k >= 0 {
+            p
+        } else {
+            Rational::from(p.recip_ref())
+        }
+    };
+    while abs < pow10(e) {
+        e -= 1;
+    }
+    while abs >= pow10(e + 1) {
+        e += 1;
+    }
+    let scaled = Rational::from(&abs * &pow10(i64::from(digits) - 1 - e));
+    let mut m = beaker_expr::round_half_even(&scaled);
+    if m.to_string().len() > digits as usize {
+        m /= 10;
+        e += 1;
+    }
+    let sign = if *q < 0 { "-" } else { "" };
+    let ds = m.to_string();
+    let ds = ds.trim_end_matches('0');
+    let ds = if ds.is_empty() { "0" } else { ds };
+    if (-7..21).contains(&e) {
+        let value =
+            Rational::from((m, Integer::from(1))) * pow10(e - i64::from(digits) + 1);
+        format!("{sign}{}", exact_decimal(&value))
+    } else {
+        let (first, rest) = ds.split_at(1);
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        format!("{sign}{first}{frac}e{e}")
+    }
+}
+
+/// One converted value: its text, whether it is exact, and its fraction when that says more.
+fn convert(
+    v: &Rational,
+    from: &Quantity,
+    to: &Quantity,
+    precision: Option<u32>,
+) -> (String, bool, Option<String>) {
+    let offset_from = from.offset.clone().unwrap_or_default();
+    let offset_to = to.offset.clone().unwrap_or_default();
+    let ratio = Rational::from(&from.factor / &to.factor);
+    let pi = from.pi - to.pi;
+    if pi == 0 {
+        let x = (Rational::from(v + &offset_from) * ratio) - offset_to;
+        return match precision {
+            Some(p) => (significant(&x, p), false, None)
+                .with_exact(|| terminates(&x) && significant(&x, p) == exact_decimal(&x)),
+            None if terminates(&x) => (exact_decimal(&x), true, None),
+            None => {
+                let frac = format!("{}/{}", x.numer(), x.denom());
+                (
+                    significant(&x, DEFAULT_SIGNIFICANT_DIGITS),
+                    false,
+                    Some(frac),
+                )
+            }
+        };
+    }
+    let digits = precision.unwrap_or(DEFAULT_SIGNIFICANT_DIGITS);
+    // Enough bits that the rounding to `digits` significant digits is right (π^k is irrational, so no tie).
+    let bits = digits * 4 + 64 + 8 * pi.unsigned_abs();
+    let exact_part = Rational::from(v + &offset_from) * ratio;
+    let mut x = Float::with_val(bits, &exact_part);
+    let p = Float::with_val(bits, Constant::Pi);
+    x *= Float::with_val(bits, rug::ops::Pow::pow(&p, pi));
+    x -= Float::with_val(bits, &offset_to);
+    let q = x.to_rational().unwrap_or_default();
+    (significant(&q, digits), false, None)
+}
+
+/// Sets `exact` from a check that only runs when it matters.
+trait WithExact {
+    fn with_exact(self, f: impl FnOnce() -> bool) -> Self;
+}
+
+impl WithExact for (String, bool, Option<String>) {
+    fn with_exact(mut self, f: impl FnOnce() -> bool) -> Self {
+        self.1 = f();
+        self
+    }
+}
+
+impl Tool for UnitConverter {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let from_unit = params["from_unit"].as_str().unwrap_or_default();
+        let to_unit = params["to_unit"].as_str().unwrap_or_default();
+        let precision = match params.get("precision") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let p = v.as_u64().filter(|p| *p >= 1).ok_or_else(|| {
+                    ToolError::invalid_params(
+                        "`precision` must be a positive integer (significant digits)",
+                    )
+                })?;
+                if p > MAX_SIGNIFICANT_DIGITS.min(ctx.limits.max_precision) {
+                    return Err(ToolError::limit(format!(
+                        "precision {p} is above the limit of {} significant digits",
+                        MAX_SIGNIFICANT_DIGITS.min(ctx.limits.max_precision)
+                    )));
+                }
+                Some(p as u32)
+            }
+        };
+        let (from, to) = read_units(from_unit, to_unit)?;
+        if from.dims != to.dims {
+            return Err(ToolError::invalid_params(format!(
+                "cannot convert {} ({from_unit}) to {} ({to_unit})",
+                dimension_name(&from),
+                dimension_name(&to)
+            )));
+        }
+        let mut notes: Vec<&str> = from.notes.iter().chain(&to.notes).copied().collect();
+        notes.sort_unstable();
+        notes.dedup();
+        let mut out = serde_json::Map::new();
+        match &params["value"] {
+            Value::Array(items) => {
+                if items.len() > MAX_VALUES {
+                    return Err(ToolError::limit(format!(
+                        "{} values in one call; the limit is {MAX_VALUES}",
+                        items.len()
+                    )));
+                }
+                let mut values = Vec::with_capacity(items.len());
+                let mut all_exact = true;
+                for (i, item) in items.iter().enumerate() {
+                    if i % 1024 == 0 {
+                        ctx.checkpoint()?;
+                    }
+                    let (s, exact, _) = convert(&read_value(item)?, &from, &to, precision);
+                    all_exact &= exact;
+                    values.push(Value::String(s));
+                }
+                out.insert("value".into(), Value::Array(values));
+                out.insert("unit".into(), json!(to_unit));
+                out.insert("from_unit".into(), json!(from_unit));
+                out.insert("dimension".into(), json!(dimension_name(&from)));
+                out.insert("exact".into(), json!(all_exact));
+            }
+            v => {
+                let (s, exact, fraction) = convert(&read_value(v)?, &from, &to, precision);
+                out.insert("value".into(), json!(s));
+                out.insert("unit".into(), json!(to_unit));
+                out.insert("from_unit".into(), json!(from_unit));
+                out.insert("dimension".into(), json!(dimension_name(&from)));
+                out.insert("exact".into(), json!(exact));
+                if let Some(f) = fraction {
+                    out.insert("fraction".into(), json!(f));
+                }
+            }
+        }
+        if !notes.is_empty() {
+            out.insert("notes".into(), json!(notes));
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests;

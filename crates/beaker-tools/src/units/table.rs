@@ -1,0 +1,456 @@
+//! The unit table: every unit as an exact factor to SI base units (a rational times a power of π), its
+//! dimension, whether SI prefixes apply, and, for temperatures on a shifted scale, its offset.
+//!
+//! Factors are written as products and quotients of decimals (`"0.45359237*9.80665"`), each exact by
+//! definition (SI 2019, NIST SP 811, the international yard and pound of 1959); they are parsed into rationals
+//! once. Ambiguous symbols resolve as Pint does, with a note for the caller.
+
+/// Exponents of the base dimensions, in the order of [`BASE`].
+pub(crate) type Dims = [i8; 9];
+
+/// The base dimensions and their SI (or chosen) base units. Angle is a dimension of its own, so `rpm` never
+/// silently becomes `Hz` with a factor of 2π (Pint treats radians as dimensionless).
+pub(crate) const BASE: [(&str, &str); 9] = [
+    ("length", "m"),
+    ("mass", "kg"),
+    ("time", "s"),
+    ("current", "A"),
+    ("temperature", "K"),
+    ("amount of substance", "mol"),
+    ("luminous intensity", "cd"),
+    ("information", "bit"),
+    ("angle", "rad"),
+];
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one argument per base dimension, in BASE order, reads like the table it builds"
+)]
+const fn d(l: i8, m: i8, t: i8, i: i8, th: i8, n: i8, j: i8, b: i8, a: i8) -> Dims {
+    [l, m, t, i, th, n, j, b, a]
+}
+
+pub(crate) const NONE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 0);
+const LEN: Dims = d(1, 0, 0, 0, 0, 0, 0, 0, 0);
+const MASS: Dims = d(0, 1, 0, 0, 0, 0, 0, 0, 0);
+const TIME: Dims = d(0, 0, 1, 0, 0, 0, 0, 0, 0);
+const CURRENT: Dims = d(0, 0, 0, 1, 0, 0, 0, 0, 0);
+pub(crate) const TEMP: Dims = d(0, 0, 0, 0, 1, 0, 0, 0, 0);
+const AMOUNT: Dims = d(0, 0, 0, 0, 0, 1, 0, 0, 0);
+const LUM: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 0);
+const INFO: Dims = d(0, 0, 0, 0, 0, 0, 0, 1, 0);
+const ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 1);
+const FREQ: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 0);
+const FORCE: Dims = d(1, 1, -2, 0, 0, 0, 0, 0, 0);
+const ENERGY: Dims = d(2, 1, -2, 0, 0, 0, 0, 0, 0);
+const POWER: Dims = d(2, 1, -3, 0, 0, 0, 0, 0, 0);
+const PRESSURE: Dims = d(-1, 1, -2, 0, 0, 0, 0, 0, 0);
+const SPEED: Dims = d(1, 0, -1, 0, 0, 0, 0, 0, 0);
+const VOLUME: Dims = d(3, 0, 0, 0, 0, 0, 0, 0, 0);
+const AREA: Dims = d(2, 0, 0, 0, 0, 0, 0, 0, 0);
+const CHARGE: Dims = d(0, 0, 1, 1, 0, 0, 0, 0, 0);
+const VOLTAGE: Dims = d(2, 1, -3, -1, 0, 0, 0, 0, 0);
+const RESISTANCE: Dims = d(2, 1, -3, -2, 0, 0, 0, 0, 0);
+const CONCENTRATION: Dims = d(-3, 0, 0, 0, 0, 1, 0, 0, 0);
+const ANGULAR_SPEED: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 1);
+
+/// Names for the dimensions people call by name (used in results and errors).
+pub(crate) const NAMED: &[(Dims, &str)] = &[
+    (NONE, "dimensionless"),
+    (LEN, "length"),
+    (MASS, "mass"),
+    (TIME, "time"),
+    (CURRENT, "current"),
+    (TEMP, "temperature"),
+    (AMOUNT, "amount of substance"),
+    (LUM, "luminous intensity"),
+    (INFO, "information"),
+    (ANGLE, "angle"),
+    (FREQ, "frequency"),
+    (FORCE, "force"),
+    (ENERGY, "energy"),
+    (POWER, "power"),
+    (PRESSURE, "pressure"),
+    (SPEED, "speed"),
+    (d(1, 0, -2, 0, 0, 0, 0, 0, 0), "acceleration"),
+    (VOLUME, "volume"),
+    (AREA, "area"),
+    (d(-3, 1, 0, 0, 0, 0, 0, 0, 0), "density"),
+    (CHARGE, "charge"),
+    (VOLTAGE, "voltage"),
+    (RESISTANCE, "resistance"),
+    (CONCENTRATION, "concentration"),
+    (ANGULAR_SPEED, "angular speed"),
+    (d(0, 0, -1, 0, 0, 0, 0, 1, 0), "data rate"),
+];
+
+/// Which prefixes a unit takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefixes {
+    None,
+    Si,
+    /// SI and binary (`Ki`, `Mi`, …): data units.
+    SiBinary,
+}
+
+/// One unit.
+pub(crate) struct Def {
+    /// Symbols and aliases, matched case-sensitively (`m`, `km` is a prefix of it).
+    pub symbols: &'static [&'static str],
+    /// Long names, matched case-insensitively, also in the plural (`meter`, `metre`).
+    pub names: &'static [&'static str],
+    /// The factor to SI base units as a product/quotient of exact decimals.
+    pub factor: &'static str,
+    /// Power of π in the factor (angles: a degree is π/180 rad).
+    pub pi: i8,
+    pub dims: Dims,
+    pub prefixes: Prefixes,
+    /// For a temperature on a shifted scale: kelvin = (value + offset) × factor.
+    pub offset: Option<&'static str>,
+    /// Said in the result's `notes` when this unit is used (ambiguous symbols).
+    pub note: Option<&'static str>,
+}
+
+const fn unit(
+    symbols: &'static [&'static str],
+    names: &'static [&'static str],
+    factor: &'static str,
+    dims: Dims,
+) -> Def {
+    Def {
+        symbols,
+        names,
+        factor,
+        pi: 0,
+        dims,
+        prefixes: Prefixes::None,
+        offset: None,
+        note: None,
+    }
+}
+
+const fn si(
+    symbols: &'static [&'static str],
+    names: &'static [&'static str],
+    factor: &'static str,
+    dims: Dims,
+) -> Def {
+    Def {
+        prefixes: Prefixes::Si,
+        ..unit(symbols, names, factor, dims)
+    }
+}
+
+const fn noted(def: Def, note: &'static str) -> Def {
+    Def {
+        note: Some(note),
+        ..def
+    }
+}
+
+const fn angle(
+    symbols: &'static [&'static str],
+    names: &'static [&'static str],
+    factor: &'static str,
+) -> Def {
+    Def {
+        pi: 1,
+        ..unit(symbols, names, factor, ANGLE)
+    }
+}
+
+/// Standard gravity (exact, CGPM 1901), used by the force and pressure units below.
+const LBF: &str = "0.45359237*9.80665";
+
+/// Every unit. Order matters only for suggestions (earlier first on ties).
+pub(crate) const UNITS: &[Def] = &[
+    // length
+    si(&["m"], &["meter", "metre"], "1", LEN),
+    unit(&["in", "inch", "\""], &["inch"], "0.0254", LEN),
+    unit(&["ft", "'"], &["foot", "feet"], "0.3048", LEN),
+    unit(&["yd"], &["yard"], "0.9144", LEN),
+    unit(&["mi"], &["mile"], "1609.344", LEN),
+    unit(&["nmi"], &["nautical_mile"], "1852", LEN),
+    unit(&["au", "AU"], &["astronomical_unit"], "149597870700", LEN),
+    unit(
+        &["ly"],
+        &["light_year", "lightyear"],
+        "299792458*31557600",
+        LEN,
+    ),
+    Def {
+        pi: -1,
+        ..unit(&["pc"], &["parsec"], "149597870700*648000", LEN)
+    },
+    unit(&["Å", "angstrom"], &["angstrom", "ångström"], "1e-10", LEN),
+    unit(&["micron"], &["micron"], "1e-6", LEN),
+    unit(&["mil", "thou"], &[], "0.0000254", LEN),
+    // mass
+    si(&["g"], &["gram", "gramme"], "0.001", MASS),
+    noted(
+        unit(&["t"], &["tonne", "metric_ton"], "1000", MASS),
+        "t is the metric tonne (1000 kg)",
+    ),
+    unit(&["lb", "lbs", "lbm"], &["pound"], "0.45359237", MASS),
+    noted(
+        unit(&["oz"], &["ounce"], "0.45359237/16", MASS),
+        "oz is the avoirdupois ounce (mass); use floz for volume",
+    ),
+    noted(
+        unit(&["ton"], &["ton", "short_ton"], "907.18474", MASS),
+        "ton is the US short ton (2000 lb); use tonne for 1000 kg",
+    ),
+    unit(&["long_ton"], &["long_ton"], "1016.0469088", MASS),
+    unit(&["st"], &["stone"], "6.35029318", MASS),
+    unit(&["gr"], &["grain"], "0.00006479891", MASS),
+    si(&["Da", "amu"], &["dalton"], "1.66053906892e-27", MASS),
+    // time
+    si(&["s", "sec"], &["second"], "1", TIME),
+    unit(&["min"], &["minute"], "60", TIME),
+    unit(&["h", "hr"], &["hour"], "3600", TIME),
+    unit(&["d"], &["day"], "86400", TIME),
+    unit(&["wk"], &["week"], "604800", TIME),
+    unit(&["fortnight"], &["fortnight"], "1209600", TIME),
+    noted(
+        unit(&["yr", "a"], &["year", "julian_year"], "31557600", TIME),
+        "a year is the Julian year (365.25 days)",
+    ),
+    unit(&["month"], &["month"], "2629800", TIME),
+    // current, amount, luminous intensity
+    si(&["A"], &["ampere", "amp"], "1", CURRENT),
+    si(&["mol"], &["mole"], "1", AMOUNT),
+    si(&["cd"], &["candela"], "1", LUM),
+    // temperature
+    si(&["K"], &["kelvin"], "1", TEMP),
+    // `C` and `F` alone mean coulomb and (unknown) farad; next to a temperature they mean °C and °F (see mod.rs).
+    Def {
+        offset: Some("273.15"),
+        ..unit(
+            &["degC", "°C", "℃"],
+            &["celsius", "degree_celsius"],
+            "1",
+            TEMP,
+        )
+    },
+    Def {
+        offset: Some("459.67"),
+        ..unit(
+            &["degF", "°F", "℉"],
+            &["fahrenheit", "degree_fahrenheit"],
+            "5/9",
+            TEMP,
+        )
+    },
+    unit(
+        &["degR", "°R", "R"],
+        &["rankine", "degree_rankine"],
+        "5/9",
+        TEMP,
+    ),
+    unit(
+        &["delta_degC", "ΔdegC", "Δ°C"],
+        &["delta_celsius"],
+        "1",
+        TEMP,
+    ),
+    unit(
+        &["delta_degF", "ΔdegF", "Δ°F"],
+        &["delta_fahrenheit"],
+        "5/9",
+        TEMP,
+    ),
+    // information
+    Def {
+        prefixes: Prefixes::SiBinary,
+        ..unit(&["bit"], &["bit"], "1", INFO)
+    },
+    Def {
+        prefixes: Prefixes::SiBinary,
+        ..unit(&["B"], &["byte", "octet"], "8", INFO)
+    },
+    // angle
+    noted(
+        si(&["rad"], &["radian"], "1", ANGLE),
+        "rad is the radian (angle), not the radiation dose",
+    ),
+    angle(
+        &["deg", "°"],
+        &["degree", "degree_angle", "arcdeg"],
+        "1/180",
+    ),
+    angle(&["arcmin", "′"], &["arcminute", "minute_of_arc"], "1/10800"),
+    angle(
+        &["arcsec", "″"],
+        &["arcsecond", "second_of_arc"],
+        "1/648000",
+    ),
+    angle(&["rev", "turn"], &["revolution", "turn", "cycle"], "2"),
+    angle(&["grad", "gon"], &["gradian", "grade"], "1/200"),
+    // derived SI
+    si(&["Hz"], &["hertz"], "1", FREQ),
+    Def {
+        pi: 1,
+        ..unit(&["rpm"], &["revolutions_per_minute"], "1/30", ANGULAR_SPEED)
+    },
+    Def {
+        pi: 1,
+        ..unit(&["rps"], &["revolutions_per_second"], "2", ANGULAR_SPEED)
+    },
+    si(&["N"], &["newton"], "1", FORCE),
+    si(&["J"], &["joule"], "1", ENERGY),
+    si(&["W"], &["watt"], "1", POWER),
+    si(&["Pa"], &["pascal"], "1", PRESSURE),
+    si(&["C"], &["coulomb"], "1", CHARGE),
+    si(&["V"], &["volt"], "1", VOLTAGE),
+    si(&["Ω", "ohm"], &["ohm"], "1", RESISTANCE),
+    si(&["L", "l"], &["liter", "litre"], "0.001", VOLUME),
+    noted(
+        si(&["M"], &["molar"], "1000", CONCENTRATION),
+        "M is molar (mol/L)",
+    ),
+    // force, energy, power, pressure
+    unit(&["dyn"], &["dyne"], "1e-5", FORCE),
+    unit(&["lbf"], &["pound_force"], LBF, FORCE),
+    unit(
+        &["kgf", "kp"],
+        &["kilogram_force", "kilopond"],
+        "9.80665",
+        FORCE,
+    ),
+    unit(&["kip"], &["kip"], "0.45359237*9.80665*1000", FORCE),
+    noted(
+        si(&["cal"], &["calorie"], "4.184", ENERGY),
+        "cal is the thermochemical calorie (4.184 J)",
+    ),
+    si(
+        &["eV"],
+        &["electronvolt", "electron_volt"],
+        "1.602176634e-19",
+        ENERGY,
+    ),
+    si(&["Wh"], &["watt_hour"], "3600", ENERGY),
+    unit(&["erg"], &["erg"], "1e-7", ENERGY),
+    noted(
+        unit(
+            &["BTU", "Btu"],
+            &["british_thermal_unit"],
+            "1055.056",
+            ENERGY,
+        ),
+        "BTU is the ISO Btu (1055.056 J), Pint's default; Btu_it is the International Table Btu",
+    ),
+    unit(&["Btu_it", "BTU_it"], &[], "1055.05585262", ENERGY),
+    unit(&["thm"], &["therm"], "105505585.262", ENERGY),
+    noted(
+        unit(
+            &["hp"],
+            &["horsepower"],
+            "550*0.3048*0.45359237*9.80665",
+            POWER,
+        ),
+        "hp is mechanical horsepower (550 ft·lbf/s ≈ 745.7 W)",
+    ),
+    si(&["bar"], &["bar"], "100000", PRESSURE),
+    unit(
+        &["atm"],
+        &["atmosphere", "standard_atmosphere"],
+        "101325",
+        PRESSURE,
+    ),
+    unit(
+        &["psi"],
+        &["pound_force_per_square_inch"],
+        "0.45359237*9.80665/0.00064516",
+        PRESSURE,
+    ),
+    unit(
+        &["mmHg"],
+        &["millimeter_Hg", "millimeter_of_mercury"],
+        "0.001*13595.1*9.80665",
+        PRESSURE,
+    ),
+    unit(&["Torr", "torr"], &["torr"], "101325/760", PRESSURE),
+    unit(
+        &["inHg"],
+        &["inch_Hg", "inch_of_mercury"],
+        "0.0254*13595.1*9.80665",
+        PRESSURE,
+    ),
+    // speed
+    unit(
+        &["mph", "MPH"],
+        &["mile_per_hour", "miles_per_hour"],
+        "1609.344/3600",
+        SPEED,
+    ),
+    unit(&["kph", "kmh", "kmph"], &[], "1000/3600", SPEED),
+    unit(&["kn", "kt"], &["knot"], "1852/3600", SPEED),
+    unit(&["fps"], &[], "0.3048", SPEED),
+    // volume, area
+    unit(&["cc"], &["cubic_centimeter"], "1e-6", VOLUME),
+    noted(
+        unit(&["gal"], &["gallon"], "0.003785411784", VOLUME),
+        "gal is the US liquid gallon (3.785411784 L)",
+    ),
+    unit(&["qt"], &["quart"], "0.003785411784/4", VOLUME),
+    unit(&["pt"], &["pint"], "0.003785411784/8", VOLUME),
+    unit(&["cup"], &["cup"], "0.003785411784/16", VOLUME),
+    unit(
+        &["floz", "fl_oz"],
+        &["fluid_ounce"],
+        "0.003785411784/128",
+        VOLUME,
+    ),
+    unit(&["tbsp"], &["tablespoon"], "0.003785411784/256", VOLUME),
+    unit(&["tsp"], &["teaspoon"], "0.003785411784/768", VOLUME),
+    unit(
+        &["bbl"],
+        &["barrel", "oil_barrel"],
+        "0.003785411784*42",
+        VOLUME,
+    ),
+    unit(&["ha"], &["hectare"], "10000", AREA),
+    unit(&["acre"], &["acre"], "4046.8564224", AREA),
+    unit(&["are"], &["are"], "100", AREA),
+    // charge
+    si(&["Ah"], &["ampere_hour", "amp_hour"], "3600", CHARGE),
+];
+
+/// SI prefixes (symbol, long name, power of ten); longest symbols first so `da` wins over `d`.
+pub(crate) const SI_PREFIXES: &[(&str, &str, i32)] = &[
+    ("da", "deca", 1),
+    ("Q", "quetta", 30),
+    ("R", "ronna", 27),
+    ("Y", "yotta", 24),
+    ("Z", "zetta", 21),
+    ("E", "exa", 18),
+    ("P", "peta", 15),
+    ("T", "tera", 12),
+    ("G", "giga", 9),
+    ("M", "mega", 6),
+    ("k", "kilo", 3),
+    ("h", "hecto", 2),
+    ("d", "deci", -1),
+    ("c", "centi", -2),
+    ("m", "milli", -3),
+    ("µ", "micro", -6),
+    ("u", "micro", -6),
+    ("n", "nano", -9),
+    ("p", "pico", -12),
+    ("f", "femto", -15),
+    ("a", "atto", -18),
+    ("z", "zepto", -21),
+    ("y", "yocto", -24),
+    ("r", "ronto", -27),
+    ("q", "quecto", -30),
+];
+
+/// Binary prefixes for data units (symbol, long name, power of 2).
+pub(crate) const BINARY_PREFIXES: &[(&str, &str, u32)] = &[
+    ("Ki", "kibi", 10),
+    ("Mi", "mebi", 20),
+    ("Gi", "gibi", 30),
+    ("Ti", "tebi", 40),
+    ("Pi", "pebi", 50),
+    ("Ei", "exbi", 60),
+];
