@@ -253,8 +253,7 @@ fn significant(q: &Rational, digits: u32) -> String {
     let ds = ds.trim_end_matches('0');
     let ds = if ds.is_empty() { "0" } else { ds };
     if (-7..21).contains(&e) {
-        let value =
-            Rational::from((m, Integer::from(1))) * pow10(e - i64::from(digits) + 1);
+        let value = Rational::from((m, Integer::from(1))) * pow10(e - i64::from(digits) + 1);
         format!("{sign}{}", exact_decimal(&value))
     } else {
         let (first, rest) = ds.split_at(1);
