@@ -3,8 +3,8 @@
 //! Every factor is an exact rational (times a power of π for angles), so a conversion is exact until a
 //! rounding is asked for; temperatures on shifted scales (°C, °F) convert affinely. See `units.md`.
 
-mod expr;
-mod table;
+pub(crate) mod expr;
+pub(crate) mod table;
 
 use beaker_core::{CallContext, Example, Tool, ToolError, ToolSpec};
 use expr::{parse_unit, product, Quantity, UnitError};
@@ -221,7 +221,7 @@ fn exact_decimal(q: &Rational) -> String {
 
 /// `q` rounded half-to-even to `digits` significant digits: plain decimals for moderate magnitudes,
 /// scientific notation (`2.5e-33`) beyond.
-fn significant(q: &Rational, digits: u32) -> String {
+pub(crate) fn significant(q: &Rational, digits: u32) -> String {
     if *q == 0 {
         return "0".into();
     }

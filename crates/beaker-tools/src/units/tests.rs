@@ -155,3 +155,83 @@ fn hostile_values_and_units_are_refused_cleanly() {
         beaker_core::ErrorKind::InvalidParams
     );
 }
+
+mod props {
+    use super::super::expr::{decimal, parse_unit};
+    use super::super::{significant, table::SI_PREFIXES, table::UNITS};
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Any unit string is parsed or refused with a reason; nothing panics.
+        #[test]
+        fn any_unit_string_is_parsed_or_refused(s in "(?s).{0,80}", t in "[a-zA-Zµ°Ω/*^()0-9 ²³⁻.-]{0,40}") {
+            let _ = parse_unit(&s);
+            let _ = parse_unit(&t);
+            let r = UnitConverter::new().call(
+                &json!({"value": "1", "from_unit": s, "to_unit": t}),
+                &CallContext::new(Limits::default()),
+            );
+            if let Err(e) = r {
+                prop_assert_eq!(e.kind, beaker_core::ErrorKind::InvalidParams);
+            }
+        }
+
+        /// `significant` keeps `digits` significant digits and is within half a unit of the last one.
+        #[test]
+        fn significant_digits_round_to_nearest(num in -10i64.pow(12)..10i64.pow(12), den in 1i64..10i64.pow(9), exp in -40i32..40, digits in 1u32..30) {
+            let q = Rational::from((num, den)) * rug::ops::Pow::pow(Rational::from(10), exp);
+            let s = significant(&q, digits);
+            let back = decimal(&s, 100).unwrap();
+            if q != 0 {
+                let e = {
+                    let mut e = 0i32;
+                    let a = Rational::from(q.abs_ref());
+                    while a >= rug::ops::Pow::pow(Rational::from(10), e + 1) { e += 1; }
+                    while a < rug::ops::Pow::pow(Rational::from(10), e) { e -= 1; }
+                    e
+                };
+                let half_ulp = rug::ops::Pow::pow(Rational::from(10), e - digits as i32 + 1) / 2;
+                prop_assert!(Rational::from(&back - &q).abs() <= half_ulp, "{} -> {}", q, s);
+                let mantissa: String = s.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).collect();
+                prop_assert!(mantissa.trim_start_matches('0').trim_end_matches('0').len() <= digits as usize, "{}", s);
+            } else {
+                prop_assert_eq!(s, "0");
+            }
+        }
+    }
+
+    /// Every prefixable symbol takes every SI prefix as 10^k times the unit, and long names mean their symbols.
+    #[test]
+    fn prefixes_and_long_names_agree_with_symbols() {
+        for u in UNITS
+            .iter()
+            .filter(|u| u.prefixes != super::super::table::Prefixes::None)
+        {
+            let sym = u.symbols[0];
+            let base = parse_unit(sym).unwrap_or_else(|e| panic!("{sym}: {e:?}"));
+            for (p, _, k) in SI_PREFIXES {
+                let Ok(q) = parse_unit(&format!("{p}{sym}")) else {
+                    continue;
+                };
+                // Symbols that are themselves units (`min`, `Pa`, ...) win over a prefix reading.
+                if UNITS
+                    .iter()
+                    .any(|v| v.symbols.contains(&format!("{p}{sym}").as_str()))
+                {
+                    continue;
+                }
+                let want =
+                    Rational::from(&base.factor * rug::ops::Pow::pow(Rational::from(10), *k));
+                assert_eq!(q.factor, want, "{p}{sym}");
+                assert_eq!(q.dims, base.dims, "{p}{sym}");
+            }
+            for n in u.names {
+                let q = parse_unit(n).unwrap_or_else(|e| panic!("{n}: {e:?}"));
+                assert_eq!((q.factor, q.dims), (base.factor.clone(), base.dims), "{n}");
+            }
+        }
+    }
+}
