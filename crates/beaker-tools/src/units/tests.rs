@@ -223,8 +223,7 @@ mod props {
                 {
                     continue;
                 }
-                let want =
-                    Rational::from(&base.factor * rug::ops::Pow::pow(Rational::from(10), *k));
+                let want = base.factor.clone() * rug::ops::Pow::pow(Rational::from(10), *k);
                 assert_eq!(q.factor, want, "{p}{sym}");
                 assert_eq!(q.dims, base.dims, "{p}{sym}");
             }
