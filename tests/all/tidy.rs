@@ -93,6 +93,37 @@ fn tools_md_matches_the_specs() -> Outcome {
     Ok(())
 }
 
+/// `docs/gallery/*.png` are the plotter's answers to `docs/gallery/calls.jsonl`, byte for byte (plots are
+/// deterministic); `UPDATE_DOCS=1` rewrites them.
+fn gallery_matches_the_plotter() -> Outcome {
+    use base64::Engine as _;
+    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    for c in crate::support::jsonl("docs/gallery/calls.jsonl") {
+        let name = c["name"].as_str().unwrap_or_default();
+        let env = engine.call(beaker::ToolCall::new("plotter", c["params"].clone()));
+        let image = env
+            .result
+            .as_ref()
+            .and_then(|r| r["image"].as_str())
+            .ok_or(format!("{name}: {env:?}"))?;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(image)
+            .map_err(|e| e.to_string())?;
+        let path = root().join(format!("docs/gallery/{name}.png"));
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &png).map_err(|e| e.to_string())?;
+        }
+        let have = std::fs::read(&path).unwrap_or_default();
+        ensure(have == png, || {
+            format!(
+                "{} is out of date: run `UPDATE_DOCS=1 cargo test --test all tidy`",
+                path.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
 fn readme_test_command_is_what_ci_runs() -> Outcome {
     let readme = std::fs::read_to_string(root().join("README.md")).map_err(|e| e.to_string())?;
     let ci = std::fs::read_to_string(root().join(".ci/run")).map_err(|e| e.to_string())?;
@@ -113,6 +144,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "tidy::tools_md_matches_the_specs",
             tools_md_matches_the_specs,
+        ),
+        Trial::test(
+            "tidy::gallery_matches_the_plotter",
+            gallery_matches_the_plotter,
         ),
         Trial::test(
             "tidy::readme_test_command_is_what_ci_runs",

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod calculator;
+pub mod plotter;
 pub mod units;
 
 use beaker_core::Tool;
@@ -23,6 +24,7 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(calculator::Calculator::new()),
         Arc::new(units::UnitConverter::new()),
+        Arc::new(plotter::Plotter::new()),
     ]
 }
 

@@ -1,0 +1,175 @@
+//! The plotter's pictures, checked by decoding them: size, not blank, and the curve where the function puts it.
+
+use super::*;
+use beaker_core::{ErrorKind, Limits};
+
+fn call(p: Value) -> Result<Value, ToolError> {
+    Plotter::new().call(&p, &CallContext::new(Limits::default()))
+}
+
+/// Decodes a base64 PNG into (width, height, RGB rows).
+fn pixels(r: &Value) -> (u32, u32, Vec<u8>) {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(r["image"].as_str().unwrap())
+        .unwrap();
+    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; dec.output_buffer_size()];
+    let info = dec.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// Pixels of exactly this colour, as (x, y).
+fn of_colour(w: u32, rgb: &[u8], c: (u8, u8, u8)) -> Vec<(f64, f64)> {
+    rgb.chunks(3)
+        .enumerate()
+        .filter(|(_, p)| (p[0], p[1], p[2]) == c)
+        .map(|(i, _)| ((i as u32 % w) as f64, (i as u32 / w) as f64))
+        .collect()
+}
+
+#[test]
+fn a_parabola_is_drawn_through_the_right_pixels() {
+    let r = call(
+        json!({"plot_type": "function", "data": {"functions": ["x**2"], "x_range": [0, 1]},
+        "options": {"y_range": [0, 1], "title": "Parabola"}}),
+    )
+    .unwrap();
+    let (w, h, rgb) = pixels(&r);
+    assert_eq!((w, h), (800, 600));
+    let curve = of_colour(w, &rgb, TAB10[0]);
+    assert!(curve.len() > 500, "only {} curve pixels", curve.len());
+    // The curve spans the plot area exactly (x and y ranges are [0, 1]); normalise by its bounding box.
+    let (x0, x1) = curve
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = curve
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    for (px, py) in &curve {
+        let x = (px - x0) / (x1 - x0);
+        let y = (y1 - py) / (y1 - y0);
+        assert!(
+            (y - x * x).abs() < 0.03,
+            "pixel ({px}, {py}) is off y = x²: x {x}, y {y}"
+        );
+    }
+    assert!(
+        r["description"].as_str().unwrap().contains("y = x**2"),
+        "{}",
+        r["description"]
+    );
+}
+
+#[test]
+fn the_same_call_gives_the_same_bytes() {
+    let p = json!({"plot_type": "function", "data": {"functions": ["sin(x)", "cos(x)"], "x_range": [-3.0, 3.0]},
+        "options": {"title": "Trig Functions", "grid": true}});
+    assert_eq!(call(p.clone()).unwrap(), call(p).unwrap());
+}
+
+#[test]
+fn poles_are_gaps_and_undefined_functions_are_errors() {
+    let r = call(
+        json!({"plot_type": "function", "data": {"functions": ["tan(x)"], "x_range": [-3, 3]}}),
+    )
+    .unwrap();
+    assert!(
+        r["description"].as_str().unwrap().contains("pieces"),
+        "{}",
+        r["description"]
+    );
+    let e = call(json!({"plot_type": "function", "data": {"functions": ["sqrt(-1 - x**2)"], "x_range": [-1, 1]}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DomainError);
+    let e = call(json!({"plot_type": "function", "data": {"functions": ["y + 1"]}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ParseError, "{e}");
+}
+
+#[test]
+fn every_plot_type_draws_something() {
+    for p in [
+        json!({"plot_type": "line", "data": {"x": [0, 1, 2, 3], "y": [1, 3, 2, 4]}}),
+        json!({"plot_type": "scatter", "data": {"series": [{"x": [0, 1], "y": [1, 2], "label": "a"}, {"y": [2, 1], "label": "b"}]}}),
+        json!({"plot_type": "bar", "data": {"labels": ["a", "b", "c"], "values": [3, -1, 2]}}),
+        json!({"plot_type": "histogram", "data": {"values": [1, 2, 2, 3, 3, 3, 4, 4, 5]}, "options": {"bins": 5}}),
+        json!({"plot_type": "heatmap", "data": {"z": [[1, 2, 3], [4, 5, 6]]}}),
+    ] {
+        let r = call(p.clone()).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let (w, _, rgb) = pixels(&r);
+        let ink = rgb.chunks(3).filter(|c| c != &[255, 255, 255]).count();
+        assert!(ink > 2000, "{p}: nearly blank ({ink} pixels of ink)");
+        assert_eq!(w, 800);
+    }
+}
+
+#[test]
+fn histogram_counts_follow_numpy_edges() {
+    let r = call(json!({"plot_type": "histogram", "data": {"values": [0, 1, 1, 2, 2, 2, 3, 3, 3, 3]}, "options": {"bins": 3}})).unwrap();
+    // numpy.histogram([0,1,1,2,2,2,3,3,3,3], bins=3) → counts [1, 2, 7] (the last bin is closed): 7.
+    assert!(
+        r["description"]
+            .as_str()
+            .unwrap()
+            .contains("fullest bin holds 7"),
+        "{}",
+        r["description"]
+    );
+}
+
+#[test]
+fn svg_output_is_a_document_with_the_title() {
+    let r = call(
+        json!({"plot_type": "bar", "data": {"labels": ["x", "y"], "values": [1, 2]},
+        "options": {"format": "svg", "title": "Two bars", "width": 400, "height": 300}}),
+    )
+    .unwrap();
+    let svg = r["image"].as_str().unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("Two bars") && svg.trim_end().ends_with("</svg>")
+    );
+    assert_eq!(
+        (r["format"].clone(), r["width"].clone()),
+        (json!("svg"), json!(400))
+    );
+    let snapshot = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/plotter/two_bars.svg"
+    );
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(snapshot, svg).unwrap();
+    }
+    assert_eq!(
+        svg,
+        std::fs::read_to_string(snapshot).unwrap(),
+        "SVG drifted: UPDATE_SNAPSHOTS=1 to accept"
+    );
+}
+
+#[test]
+fn limits_are_enforced() {
+    let big = call(json!({"plot_type": "line", "data": {"y": [1, 2]}, "options": {"width": 5000}}))
+        .unwrap_err();
+    assert_eq!(big.kind, ErrorKind::LimitExceeded);
+    let many: Vec<String> = (0..17).map(|i| format!("x + {i}")).collect();
+    let e = call(json!({"plot_type": "function", "data": {"functions": many}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    let z = vec![vec![0.0; 600]; 600];
+    let e = call(json!({"plot_type": "heatmap", "data": {"z": z}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    let e = call(json!({"plot_type": "line", "data": {"x": [1, 2], "y": [1]}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidParams);
+}
+
+#[test]
+fn lines_leaving_the_plot_end_at_its_edge() {
+    let segs = clip(
+        &[vec![(0.0, 0.0), (1.0, 2.0), (2.0, 5.0), (3.0, 0.0)]],
+        (-1.0, 1.0),
+    );
+    assert_eq!(
+        segs,
+        vec![vec![(0.0, 0.0), (0.5, 1.0)], vec![(2.8, 1.0), (3.0, 0.0)]]
+    );
+}
