@@ -223,6 +223,36 @@ fn hello_reports_version_tools_and_limits() -> Outcome {
     )
 }
 
+/// With `--output-dir`, a plot is also written to a file named by its content and the result says where;
+/// without it, no file and no `output_path`.
+fn plots_are_written_to_the_output_dir() -> Outcome {
+    use base64::Engine as _;
+    let dir = std::env::temp_dir().join(format!("beaker-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let call = json!({"id": 1, "tool": "plotter", "params": {"plot_type": "line", "data": {"y": [1, 3, 2]}}});
+    let mut s = Server::start(&["--output-dir", dir.to_str().unwrap_or_default()]);
+    s.send(&call);
+    let r = s.recv();
+    let path = r["result"]["output_path"]
+        .as_str()
+        .ok_or(format!("no output_path: {r}"))?;
+    let written = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let inline = base64::engine::general_purpose::STANDARD
+        .decode(r["result"]["image"].as_str().unwrap_or_default())
+        .map_err(|e| e.to_string())?;
+    ensure(written == inline && path.ends_with(".png"), || {
+        format!("{path} differs from the inline image")
+    })?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut s = Server::start(&[]);
+    s.send(&call);
+    let r = s.recv();
+    ensure(
+        r["success"] == json!(true) && r["result"].get("output_path").is_none(),
+        || format!("{r}"),
+    )
+}
+
 fn duplicate_ids_in_flight_are_refused() -> Outcome {
     let mut s = Server::start(&["--test-tools"]);
     s.send(&json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 60000}}));
@@ -445,6 +475,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "serve::hello_reports_version_tools_and_limits",
             hello_reports_version_tools_and_limits,
+        ),
+        Trial::test(
+            "serve::plots_are_written_to_the_output_dir",
+            plots_are_written_to_the_output_dir,
         ),
         Trial::test(
             "serve::duplicate_ids_in_flight_are_refused",

@@ -24,6 +24,9 @@ pub struct EngineArgs {
     /// Default execution timeout per call, in milliseconds.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+    /// Also write images tools return (plots) into this directory and add `output_path` to their results.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
     /// Also register testing-only tools (`_block`).
     #[arg(long, hide = true)]
     pub test_tools: bool,
@@ -49,6 +52,7 @@ struct File {
     max_in_flight: Option<usize>,
     max_line_bytes: Option<usize>,
     max_queued: Option<usize>,
+    output_dir: Option<PathBuf>,
     #[serde(default)]
     limits: Option<Limits>,
     #[serde(default)]
@@ -80,6 +84,7 @@ impl Settings {
         if let Some(q) = file.max_queued {
             config.max_queued = q;
         }
+        config.output_dir = args.output_dir.clone().or(file.output_dir);
         if let Some(l) = file.limits {
             config.defaults = l;
         }

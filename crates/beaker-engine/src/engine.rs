@@ -23,6 +23,10 @@ pub struct Config {
     pub defaults: Limits,
     /// Limits no call may exceed.
     pub maxima: Limits,
+    /// Where images a tool returns (`image` + `format` in its result, as the plotter's) are also written,
+    /// named by their content hash, with the path added to the result as `output_path`. Default: none
+    /// (images only inline). Tools never write files themselves; the engine does, after the call.
+    pub output_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -34,6 +38,7 @@ impl Default for Config {
             max_queued: 65_536,
             defaults: Limits::default(),
             maxima: Limits::default_maxima(),
+            output_dir: None,
         }
     }
 }
@@ -515,7 +520,50 @@ fn run(
     });
     let done = Instant::now();
     let outcome = outcome.and_then(|v| check_output(v, limits.max_output_bytes));
+    let outcome = match &engine.inner.config.output_dir {
+        Some(dir) => outcome.and_then(|v| save_image(v, &state.tool, dir)),
+        None => outcome,
+    };
     state.finish(outcome, Some(done));
+}
+
+/// Writes a result's image (`image` + `format`) to `dir` as `TOOL-HASH.EXT` and adds `output_path`. The
+/// name is the content's stable hash, so the same image is one file however often it is drawn.
+fn save_image(mut v: Value, tool: &str, dir: &std::path::Path) -> Result<Value, ToolError> {
+    use base64::Engine as _;
+    let (Some(image), Some(format)) = (v["image"].as_str(), v["format"].as_str()) else {
+        return Ok(v);
+    };
+    let bytes = match format {
+        "svg" => image.as_bytes().to_vec(),
+        _ => base64::engine::general_purpose::STANDARD
+            .decode(image)
+            .map_err(|e| {
+                ToolError::new(ErrorKind::Internal, format!("the image is not base64: {e}"))
+            })?,
+    };
+    let ext: String = format
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .collect();
+    let name = format!("{tool}-{:016x}.{ext}", beaker_core::stable_hash(&[&bytes]));
+    let path = dir.join(name);
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, &bytes))
+        .map_err(|e| {
+            ToolError::new(
+                ErrorKind::Internal,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "output_path".into(),
+            Value::String(path.display().to_string()),
+        );
+    }
+    Ok(v)
 }
 
 fn check_output(v: Value, max: u64) -> Result<Value, ToolError> {

@@ -40,7 +40,22 @@ const TAB10: [(u8, u8, u8); 10] = [
     (0x17, 0xbe, 0xcf),
 ];
 
-const PLOT_TYPES: [&str; 6] = ["function", "line", "scatter", "bar", "histogram", "heatmap"];
+const PLOT_TYPES: [&str; 8] = [
+    "function",
+    "line",
+    "scatter",
+    "bar",
+    "histogram",
+    "contour",
+    "vector_field",
+    "heatmap",
+];
+/// Grid of a contour plot (samples per side).
+const CONTOUR_GRID: usize = 121;
+/// Arrows per side of a vector field.
+const ARROWS: usize = 21;
+/// Most contour levels.
+pub const MAX_LEVELS: usize = 100;
 
 fn font() -> Result<(), ToolError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
@@ -84,8 +99,10 @@ impl Plotter {
             description: "Plot functions and data as a PNG (base64) or SVG image, with a description in words of what \
                 was drawn. plot_type: function (data.functions: expressions in x, data.x_range), line and scatter \
                 (data.x, data.y or data.series: [{x, y, label}]), bar (data.labels, data.values), histogram \
-                (data.values, options.bins), heatmap (data.z: rows of numbers). Options: title, xlabel, ylabel, grid, \
-                legend, x_range, y_range, width, height, colors, format (png or svg)."
+                (data.values, options.bins), contour (data.function of x and y, data.x_range, data.y_range, options.levels), \
+                vector_field (data.u, data.v: expressions in x and y), heatmap (data.z: rows of numbers). Options: \
+                title, xlabel, ylabel, grid, legend, x_range, y_range, log_x, log_y, width, height, colors, format \
+                (png or svg)."
                 .into(),
             params_schema: json!({
                 "type": "object",
@@ -98,6 +115,9 @@ impl Plotter {
                             "functions": {"type": "array", "items": {"type": "string"}, "description": "function: expressions in x, e.g. [\"sin(x)\", \"x**2\"]."},
                             "function": {"type": "string", "description": "function: one expression in x."},
                             "x_range": range.clone(),
+                            "y_range": range.clone(),
+                            "u": {"type": "string", "description": "vector_field: x component, an expression in x and y."},
+                            "v": {"type": "string", "description": "vector_field: y component, an expression in x and y."},
                             "x": nums.clone(),
                             "y": nums.clone(),
                             "series": {"type": "array", "items": {"type": "object", "properties": {"x": nums.clone(), "y": nums.clone(), "label": {"type": "string"}}, "required": ["y"], "additionalProperties": false}},
@@ -121,6 +141,9 @@ impl Plotter {
                             "height": {"type": "integer", "minimum": 64, "description": "Pixels (default 600)."},
                             "colors": {"type": "array", "items": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}, "description": "Series colours as #rrggbb (default: matplotlib's tab10)."},
                             "bins": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "histogram: number of bins (default 10, as matplotlib)."},
+                            "levels": {"description": "contour: how many levels (default 10) or their values.", "anyOf": [{"type": "integer", "minimum": 1}, {"type": "array", "items": {"type": "number"}}]},
+                            "log_x": {"type": "boolean", "description": "Logarithmic x axis (function, line, scatter)."},
+                            "log_y": {"type": "boolean", "description": "Logarithmic y axis (function, line, scatter)."},
                             "format": {"type": "string", "enum": ["png", "svg"], "description": "png (default, base64) or svg (text)."}
                         },
                         "additionalProperties": false
@@ -136,7 +159,8 @@ impl Plotter {
                     "format": {"type": "string", "description": "png or svg."},
                     "width": {"type": "integer"},
                     "height": {"type": "integer"},
-                    "description": {"type": "string", "description": "What was drawn, in words: series, ranges, points."}
+                    "description": {"type": "string", "description": "What was drawn, in words: series, ranges, points."},
+                    "output_path": {"type": "string", "description": "Where the image was also written, when the server has an output directory."}
                 },
                 "required": ["image", "format", "width", "height", "description"],
                 "additionalProperties": false
@@ -167,6 +191,8 @@ enum Body {
         lo: f64,
         hi: f64,
     },
+    /// Polylines coloured by a value in [0, 1] (contour levels, arrows).
+    Lines(Vec<(f64, Vec<(f64, f64)>)>),
 }
 
 struct Plot {
@@ -179,6 +205,8 @@ struct Plot {
     grid: bool,
     legend: bool,
     colors: Vec<RGBColor>,
+    log_x: bool,
+    log_y: bool,
 }
 
 fn invalid(m: impl Into<String>) -> ToolError {
@@ -241,18 +269,30 @@ fn sample(
     f: &CompiledF64,
     a: f64,
     b: f64,
+    log_x: bool,
     ctx: &CallContext,
 ) -> Result<Vec<Vec<(f64, f64)>>, ToolError> {
-    let eval = |x: f64| f.eval(&[x]);
+    // On a log axis the sample coordinate is log10(x): samples spread evenly over decades.
+    let eval = |u: f64| f.eval(&[if log_x { 10f64.powf(u) } else { u }]);
+    let (a, b) = if log_x {
+        if a <= 0.0 {
+            return Err(invalid(format!(
+                "a logarithmic x axis needs x_range above 0, got [{a}, {b}]"
+            )));
+        }
+        (a.log10(), b.log10())
+    } else {
+        (a, b)
+    };
     let xs: Vec<f64> = (0..BASE_SAMPLES)
         .map(|i| a + (b - a) * i as f64 / (BASE_SAMPLES - 1) as f64)
         .collect();
     let ys: Vec<f64> = xs.iter().map(|&x| eval(x)).collect();
     let finite: Vec<f64> = ys.iter().copied().filter(|y| y.is_finite()).collect();
     if finite.is_empty() {
-        return Err(ToolError::domain(format!(
-            "the function is undefined (not finite) everywhere on [{a}, {b}]"
-        )));
+        return Err(ToolError::domain(
+            "the function is undefined (not finite) everywhere on its x range",
+        ));
     }
     let mut sorted = finite.clone();
     sorted.sort_by(f64::total_cmp);
@@ -353,6 +393,13 @@ impl Plotter {
         let kind = params["plot_type"].as_str().unwrap_or_default();
         let data = &params["data"];
         let opts = &params["options"];
+        let log_x = opts["log_x"].as_bool().unwrap_or(false);
+        let log_y = opts["log_y"].as_bool().unwrap_or(false);
+        if (log_x || log_y) && !matches!(kind, "function" | "line" | "scatter") {
+            return Err(invalid(format!(
+                "log_x and log_y apply to function, line and scatter plots, not {kind}"
+            )));
+        }
         let x_opt = range_of(&opts["x_range"], "options.x_range")?;
         let y_opt = range_of(&opts["y_range"], "options.y_range")?;
         let mut colors: Vec<RGBColor> = match opts["colors"].as_array() {
@@ -404,7 +451,7 @@ impl Plotter {
                     let compiled = parse(e, limits)
                         .and_then(|p| p.compile_f64(&["x"]))
                         .map_err(ToolError::from)?;
-                    let segments = sample(&compiled, a, b, ctx)?;
+                    let segments = sample(&compiled, a, b, log_x, ctx)?;
                     let n: usize = segments.iter().map(Vec::len).sum();
                     let ys = segments.iter().flatten().map(|p| p.1);
                     let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), y| {
@@ -584,6 +631,181 @@ impl Plotter {
                     desc,
                 )
             }
+            "contour" | "vector_field" => {
+                let (xa, xb) = range_of(&data["x_range"], "data.x_range")?
+                    .or(x_opt)
+                    .unwrap_or((-5.0, 5.0));
+                let (ya, yb) = range_of(&data["y_range"], "data.y_range")?
+                    .or(y_opt)
+                    .unwrap_or((-5.0, 5.0));
+                let limits = ParseLimits {
+                    max_len: ctx.limits.max_expression_len,
+                    max_depth: ctx.limits.max_depth,
+                };
+                let compile = |key: &str| -> Result<(String, CompiledF64), ToolError> {
+                    let src = data[key].as_str().ok_or_else(|| {
+                        invalid(format!(
+                            "{kind} plots need `data.{key}`, an expression in x and y"
+                        ))
+                    })?;
+                    let c = parse(src, limits)
+                        .and_then(|p| p.compile_f64(&["x", "y"]))
+                        .map_err(ToolError::from)?;
+                    Ok((src.to_string(), c))
+                };
+                if kind == "contour" {
+                    let (src, f) = compile("function")?;
+                    let n = CONTOUR_GRID;
+                    let step = ((xb - xa) / (n - 1) as f64, (yb - ya) / (n - 1) as f64);
+                    let mut values = Vec::with_capacity(n * n);
+                    for j in 0..n {
+                        for i in 0..n {
+                            let v = f.eval(&[xa + step.0 * i as f64, ya + step.1 * j as f64]);
+                            values.push(if v.is_finite() { v } else { f64::NAN });
+                        }
+                    }
+                    ctx.checkpoint()?;
+                    let finite = values.iter().copied().filter(|v| v.is_finite());
+                    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                        (l.min(v), h.max(v))
+                    });
+                    if !lo.is_finite() {
+                        return Err(ToolError::domain(format!(
+                            "{src} is undefined everywhere on the grid"
+                        )));
+                    }
+                    let levels: Vec<f64> = match &opts["levels"] {
+                        Value::Array(a) => numbers(&Value::Array(a.clone()), "options.levels")?,
+                        v => {
+                            let k = v.as_u64().unwrap_or(10) as usize;
+                            if k > MAX_LEVELS {
+                                return Err(ToolError::limit(format!(
+                                    "{k} levels; the limit is {MAX_LEVELS}"
+                                )));
+                            }
+                            (1..=k)
+                                .map(|i| lo + (hi - lo) * i as f64 / (k + 1) as f64)
+                                .collect()
+                        }
+                    };
+                    if levels.len() > MAX_LEVELS {
+                        return Err(ToolError::limit(format!(
+                            "{} levels; the limit is {MAX_LEVELS}",
+                            levels.len()
+                        )));
+                    }
+                    // Grid point (i, j) sits at (xa + i·dx, ya + j·dy); contour's coordinates count cells from 0.
+                    let builder = contour::ContourBuilder::new(n, n, true);
+                    let found = builder.lines(&values, &levels).map_err(|e| {
+                        ToolError::new(
+                            beaker_core::ErrorKind::Internal,
+                            format!("contouring failed: {e:?}"),
+                        )
+                    })?;
+                    let span = if hi > lo { hi - lo } else { 1.0 };
+                    let mut lines = Vec::new();
+                    for l in &found {
+                        let t = (l.threshold() - lo) / span;
+                        for ls in &l.geometry().0 {
+                            // The crate closes each ring along the grid's frame; those runs are not contours.
+                            let frame = |x: f64, y: f64| {
+                                let m = 0.5 + 1e-9;
+                                x < m || y < m || x > n as f64 - m || y > n as f64 - m
+                            };
+                            let mut run: Vec<(f64, f64)> = Vec::new();
+                            for c in &ls.0 {
+                                if frame(c.x, c.y) {
+                                    if run.len() > 1 {
+                                        lines.push((t, std::mem::take(&mut run)));
+                                    }
+                                    run.clear();
+                                } else {
+                                    run.push((
+                                        xa + (c.x - 0.5) * step.0,
+                                        ya + (c.y - 0.5) * step.1,
+                                    ));
+                                }
+                            }
+                            if run.len() > 1 {
+                                lines.push((t, run));
+                            }
+                        }
+                    }
+                    let shown: Vec<String> = levels.iter().take(12).map(|l| fmt_num(*l)).collect();
+                    let desc = format!(
+                        "Contour plot of f(x, y) = {src} for x in [{}, {}], y in [{}, {}]: values from {} to {}, {} levels ({}), {} lines, coloured dark purple (low) to yellow (high).",
+                        fmt_num(xa), fmt_num(xb), fmt_num(ya), fmt_num(yb), fmt_num(lo), fmt_num(hi), levels.len(), shown.join(", "), lines.len()
+                    );
+                    (Body::Lines(lines), desc)
+                } else {
+                    let (su, u) = compile("u")?;
+                    let (sv, v) = compile("v")?;
+                    let n = ARROWS;
+                    let cell = ((xb - xa) / n as f64, (yb - ya) / n as f64);
+                    let mut field = Vec::new();
+                    for j in 0..n {
+                        for i in 0..n {
+                            let (x, y) = (
+                                xa + cell.0 * (i as f64 + 0.5),
+                                ya + cell.1 * (j as f64 + 0.5),
+                            );
+                            let (a, b) = (u.eval(&[x, y]), v.eval(&[x, y]));
+                            if a.is_finite() && b.is_finite() {
+                                field.push((x, y, a, b));
+                            }
+                        }
+                    }
+                    // Arrow lengths in cell units, so arrows look right whatever the axes' scales.
+                    let norm =
+                        |a: f64, b: f64| ((a / cell.0).powi(2) + (b / cell.1).powi(2)).sqrt();
+                    let longest = field.iter().map(|f| norm(f.2, f.3)).fold(0.0, f64::max);
+                    if field.is_empty() {
+                        return Err(ToolError::domain(
+                            "the vector field is undefined everywhere on the grid",
+                        ));
+                    }
+                    let scale = if longest > 0.0 { 0.9 / longest } else { 0.0 };
+                    let mut lines = Vec::new();
+                    let (mut mlo, mut mhi) = (f64::INFINITY, 0.0f64);
+                    for (_, _, a, b) in &field {
+                        let m = (a * a + b * b).sqrt();
+                        mlo = mlo.min(m);
+                        mhi = mhi.max(m);
+                    }
+                    for (x, y, a, b) in field {
+                        let (dx, dy) = (a * scale, b * scale);
+                        let (x0, y0) = (x - dx / 2.0, y - dy / 2.0);
+                        let (x1, y1) = (x + dx / 2.0, y + dy / 2.0);
+                        let t = if mhi > mlo {
+                            ((a * a + b * b).sqrt() - mlo) / (mhi - mlo)
+                        } else {
+                            0.5
+                        };
+                        // Arrowhead: two strokes at ±25° from the shaft, a third of its length, in cell units.
+                        let (ux, uy) = (-dx / cell.0, -dy / cell.1);
+                        let len = (ux * ux + uy * uy).sqrt();
+                        let mut pts = vec![(x0, y0), (x1, y1)];
+                        if len > 1e-9 {
+                            let head = 0.3 * len;
+                            for ang in [0.44f64, -0.44] {
+                                let (c, s) = (ang.cos(), ang.sin());
+                                let (hx, hy) = (
+                                    (ux * c - uy * s) / len * head,
+                                    (ux * s + uy * c) / len * head,
+                                );
+                                pts.push((x1 + hx * cell.0, y1 + hy * cell.1));
+                                pts.push((x1, y1));
+                            }
+                        }
+                        lines.push((t, pts));
+                    }
+                    let desc = format!(
+                        "Vector field (u, v) = ({su}, {sv}) on a {n}×{n} grid over x in [{}, {}], y in [{}, {}]: magnitudes from {} to {}, arrows scaled to the longest and coloured dark purple (weak) to yellow (strong).",
+                        fmt_num(xa), fmt_num(xb), fmt_num(ya), fmt_num(yb), fmt_num(mlo), fmt_num(mhi)
+                    );
+                    (Body::Lines(lines), desc)
+                }
+            }
             "heatmap" => {
                 let rows = data["z"]
                     .as_array()
@@ -626,6 +848,39 @@ impl Plotter {
                 )))
             }
         };
+        let mut body = body;
+        if let Body::Series(series) = &mut body {
+            for s in series.iter_mut() {
+                let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+                for seg in &s.segments {
+                    let mut cur = Vec::new();
+                    for &(px, py) in seg {
+                        // Function samples are already in log10(x) when log_x is on.
+                        let tx = if log_x && kind != "function" {
+                            px.log10()
+                        } else {
+                            px
+                        };
+                        let ty = if log_y { py.log10() } else { py };
+                        if tx.is_finite() && ty.is_finite() {
+                            cur.push((tx, ty));
+                        } else if !cur.is_empty() {
+                            out.push(std::mem::take(&mut cur));
+                        }
+                    }
+                    if !cur.is_empty() {
+                        out.push(cur);
+                    }
+                }
+                if out.is_empty() && (log_x || log_y) {
+                    return Err(invalid(format!(
+                        "series `{}` has no positive values to show on a log axis",
+                        s.label
+                    )));
+                }
+                s.segments = out;
+            }
+        }
         let (x, y) = match &body {
             Body::Series(s) => bounds(s),
             Body::Bars { rects, .. } => {
@@ -640,9 +895,36 @@ impl Plotter {
                 )
             }
             Body::Heat { z, .. } => ((0.0, z[0].len() as f64), (0.0, z.len() as f64)),
+            Body::Lines(_) => {
+                let r = |k: &str, opt: Option<(f64, f64)>| {
+                    range_of(&data[k], k)
+                        .ok()
+                        .flatten()
+                        .or(opt)
+                        .unwrap_or((-5.0, 5.0))
+                };
+                (r("x_range", x_opt), r("y_range", y_opt))
+            }
         };
-        let x = x_opt.unwrap_or(x);
-        let y = y_opt.unwrap_or(y);
+        let log_range = |r: (f64, f64), what: &str| -> Result<(f64, f64), ToolError> {
+            if r.0 <= 0.0 {
+                return Err(invalid(format!(
+                    "a logarithmic {what} axis needs a range above 0, got [{}, {}]",
+                    r.0, r.1
+                )));
+            }
+            Ok((r.0.log10(), r.1.log10()))
+        };
+        let x = match x_opt {
+            Some(r) if log_x => log_range(r, "x")?,
+            Some(r) => r,
+            None => x,
+        };
+        let y = match y_opt {
+            Some(r) if log_y => log_range(r, "y")?,
+            Some(r) => r,
+            None => y,
+        };
         let n_series = match &body {
             Body::Series(s) => s.len(),
             _ => 0,
@@ -657,13 +939,18 @@ impl Plotter {
             grid: opts["grid"].as_bool().unwrap_or(true),
             legend: opts["legend"].as_bool().unwrap_or(n_series > 1),
             colors,
+            log_x,
+            log_y,
         };
+        let shown = |v: f64, log: bool| fmt_num(if log { 10f64.powf(v) } else { v });
         let desc = format!(
-            "{desc} Axes: x from {} to {}, y from {} to {}.{}",
-            fmt_num(plot.x.0),
-            fmt_num(plot.x.1),
-            fmt_num(plot.y.0),
-            fmt_num(plot.y.1),
+            "{desc} Axes: x from {} to {}{}, y from {} to {}{}.{}",
+            shown(plot.x.0, log_x),
+            shown(plot.x.1, log_x),
+            if log_x { " (logarithmic)" } else { "" },
+            shown(plot.y.0, log_y),
+            shown(plot.y.1, log_y),
+            if log_y { " (logarithmic)" } else { "" },
             if plot.title.is_empty() {
                 String::new()
             } else {
@@ -707,6 +994,24 @@ fn clip(segments: &[Vec<(f64, f64)>], (lo, hi): (f64, f64)) -> Vec<Vec<(f64, f64
         }
     }
     out
+}
+
+/// A tick on a log axis, at `v` = log10 of the value: decades as 10^k values; between decades only when
+/// the axis spans less than two of them (otherwise matplotlib-like, decades only).
+fn log_label(v: f64, range: (f64, f64)) -> String {
+    let k = v.round();
+    let value = 10f64.powf(v);
+    if (v - k).abs() < 1e-9 {
+        if (-4.0..=6.0).contains(&k) {
+            fmt_num(10f64.powf(k))
+        } else {
+            format!("1e{k}")
+        }
+    } else if range.1 - range.0 < 2.0 {
+        fmt_num(value)
+    } else {
+        String::new()
+    }
 }
 
 /// matplotlib's viridis, by a few anchors linearly interpolated.
@@ -765,6 +1070,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
             Body::Bars { labels, .. } if !labels.is_empty() => Some(labels.clone()),
             _ => None,
         };
+        let log_x = p.log_x;
         let fmt = move |v: &f64| match &labels {
             Some(l) => {
                 let i = v.round();
@@ -774,7 +1080,17 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
                     String::new()
                 }
             }
+            None if log_x => log_label(*v, p.x),
             None => fmt_num(*v),
+        };
+        let log_y = p.log_y;
+        let y_range = p.y;
+        let yfmt = move |v: &f64| {
+            if log_y {
+                log_label(*v, y_range)
+            } else {
+                fmt_num(*v)
+            }
         };
         if let Body::Bars { rects, labels } = &p.body {
             if !labels.is_empty() {
@@ -782,7 +1098,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
             }
         }
         mesh.x_label_formatter(&fmt)
-            .y_label_formatter(&|v| fmt_num(*v))
+            .y_label_formatter(&yfmt)
             .draw()
             .map_err(e)?;
     }
@@ -836,6 +1152,17 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
                         .map(|&(x0, x1, h)| Rectangle::new([(x0, 0.0), (x1, h)], c.filled())),
                 )
                 .map_err(e)?;
+        }
+        Body::Lines(lines) => {
+            for (t, pts) in lines {
+                let c = viridis(*t);
+                let clipped = clip(std::slice::from_ref(pts), p.y);
+                for seg in clipped {
+                    chart
+                        .draw_series(LineSeries::new(seg, c.stroke_width(2)))
+                        .map_err(e)?;
+                }
+            }
         }
         Body::Heat { z, lo, hi } => {
             let span = if hi > lo { hi - lo } else { 1.0 };

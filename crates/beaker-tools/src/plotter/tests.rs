@@ -95,6 +95,9 @@ fn every_plot_type_draws_something() {
         json!({"plot_type": "bar", "data": {"labels": ["a", "b", "c"], "values": [3, -1, 2]}}),
         json!({"plot_type": "histogram", "data": {"values": [1, 2, 2, 3, 3, 3, 4, 4, 5]}, "options": {"bins": 5}}),
         json!({"plot_type": "heatmap", "data": {"z": [[1, 2, 3], [4, 5, 6]]}}),
+        json!({"plot_type": "contour", "data": {"function": "x**2 + y**2", "x_range": [-2, 2], "y_range": [-2, 2]}, "options": {"levels": 5}}),
+        json!({"plot_type": "vector_field", "data": {"u": "-y", "v": "x"}}),
+        json!({"plot_type": "function", "data": {"functions": ["x**2"], "x_range": [0.01, 100]}, "options": {"log_x": true, "log_y": true}}),
     ] {
         let r = call(p.clone()).unwrap_or_else(|e| panic!("{p}: {e}"));
         let (w, _, rgb) = pixels(&r);
@@ -172,4 +175,53 @@ fn lines_leaving_the_plot_end_at_its_edge() {
         segs,
         vec![vec![(0.0, 0.0), (0.5, 1.0)], vec![(2.8, 1.0), (3.0, 0.0)]]
     );
+}
+
+#[test]
+fn contour_levels_lie_on_their_circles() {
+    // f = x² + y²: the level 1 contour is the unit circle. Read it back from the SVG's polylines is fragile;
+    // check the description and that a circle's worth of ink is drawn at the radius the level implies.
+    let r = call(json!({"plot_type": "contour", "data": {"function": "x**2 + y**2", "x_range": [-2, 2], "y_range": [-2, 2]},
+        "options": {"levels": [1], "width": 600, "height": 600}}))
+    .unwrap();
+    let d = r["description"].as_str().unwrap();
+    assert!(
+        d.contains("1 levels (1)") && d.contains("values from 0 to 8"),
+        "{d}"
+    );
+    let (w, h, rgb) = pixels(&r);
+    let ink: Vec<(f64, f64)> = rgb
+        .chunks(3)
+        .enumerate()
+        .filter(|(_, p)| {
+            p[0] < 200 && (p[0], p[1], p[2]) != (0, 0, 0) && !(p[0] == p[1] && p[1] == p[2])
+        })
+        .map(|(i, _)| ((i as u32 % w) as f64, (i as u32 / w) as f64))
+        .collect();
+    assert!(ink.len() > 200, "{} pixels", ink.len());
+    let cx = ink.iter().map(|p| p.0).sum::<f64>() / ink.len() as f64;
+    let cy = ink.iter().map(|p| p.1).sum::<f64>() / ink.len() as f64;
+    let radii: Vec<f64> = ink
+        .iter()
+        .map(|p| ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt())
+        .collect();
+    let mean = radii.iter().sum::<f64>() / radii.len() as f64;
+    // A circle: every inked pixel at the same distance from the centre (within 4%).
+    assert!(
+        radii.iter().all(|r| (r - mean).abs() < 0.04 * mean),
+        "not a circle: mean radius {mean}"
+    );
+    assert!(h == 600);
+}
+
+#[test]
+fn log_axes_need_positive_ranges_and_apply_to_curves_only() {
+    let e = call(json!({"plot_type": "function", "data": {"functions": ["x"], "x_range": [-1, 1]}, "options": {"log_x": true}})).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidParams);
+    let e =
+        call(json!({"plot_type": "bar", "data": {"values": [1, 2]}, "options": {"log_y": true}}))
+            .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidParams);
+    let r = call(json!({"plot_type": "line", "data": {"x": [1, 10, 100], "y": [1, 100, 10000]}, "options": {"log_x": true, "log_y": true}})).unwrap();
+    assert!(r["description"].as_str().unwrap().contains("(logarithmic)"));
 }
