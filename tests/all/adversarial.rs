@@ -1,5 +1,5 @@
-//! Hostile and careless calculator input (`tests/data/calculator/adversarial.jsonl`): each gives its
-//! exact `error_kind` (or its result), and the engine keeps serving afterwards.
+//! Hostile and careless input to every native tool (`tests/data/{calculator,units,plotter}/adversarial.jsonl`):
+//! each gives its exact `error_kind` (or its result), and the engine keeps serving afterwards.
 
 use crate::support::{ensure, jsonl, Outcome};
 use beaker::{Engine, LimitsRequest, ToolCall};
@@ -17,17 +17,33 @@ fn run(engine: &Engine, case: &Value) -> Outcome {
             g["middle"].as_str().unwrap_or(""),
             g["suffix"].as_str().unwrap_or("").repeat(n)
         );
-        params["expression"] = Value::String(s);
+        let field = g["field"].as_str().unwrap_or("expression");
+        params[field] = Value::String(s);
+    }
+    // Generated arrays: `{"path": "/data/y", "repeat": n, "item": v}` puts n copies of v at path.
+    if let Some(a) = case.get("generate_array") {
+        let n = a["repeat"].as_u64().unwrap_or(0) as usize;
+        let items = Value::Array(vec![a["item"].clone(); n]);
+        let path = a["path"].as_str().unwrap_or("");
+        *params
+            .pointer_mut(path)
+            .ok_or(format!("no {path} in params"))? = items;
     }
     let limits: LimitsRequest =
         serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
             .map_err(|e| format!("bad limits in case: {e}"))?;
-    let env = engine.call(ToolCall::new("calculator", params).with_limits(limits));
+    let tool = case["tool"].as_str().unwrap_or("calculator");
+    let env = engine.call(ToolCall::new(tool, params).with_limits(limits));
     let env = serde_json::to_value(env).map_err(|e| e.to_string())?;
     match case.get("error_kind") {
         Some(kind) => ensure(env["error_kind"] == *kind, || {
             format!("expected {kind}, got {env}")
         })?,
+        None if case.get("value_check") == Some(&json!("array")) => {
+            ensure(env["result"]["value"].is_array(), || {
+                format!("expected an array, got {}", env["error"])
+            })?
+        }
         None => ensure(env["result"]["value"] == case["value"], || {
             format!("expected {}, got {env}", case["value"])
         })?,
@@ -44,14 +60,19 @@ fn run(engine: &Engine, case: &Value) -> Outcome {
 }
 
 pub fn trials() -> Vec<Trial> {
-    jsonl("tests/data/calculator/adversarial.jsonl")
-        .into_iter()
-        .map(|case| {
-            let name = format!("adversarial::{}", case["name"].as_str().unwrap_or("?"));
-            Trial::test(name, move || {
-                let engine = Engine::new().map_err(|e| e.to_string())?;
-                run(&engine, &case)
-            })
+    [
+        "tests/data/calculator/adversarial.jsonl",
+        "tests/data/units/adversarial.jsonl",
+        "tests/data/plotter/adversarial.jsonl",
+    ]
+    .into_iter()
+    .flat_map(jsonl)
+    .map(|case| {
+        let name = format!("adversarial::{}", case["name"].as_str().unwrap_or("?"));
+        Trial::test(name, move || {
+            let engine = Engine::new().map_err(|e| e.to_string())?;
+            run(&engine, &case)
         })
-        .collect()
+    })
+    .collect()
 }
