@@ -214,6 +214,20 @@ fn singulars(lower: &str) -> Vec<String> {
     out
 }
 
+/// Every prefix once: (symbol, long name, scale, binary), SI then binary, longest symbols first.
+fn prefixes() -> &'static [(&'static str, &'static str, Rational, bool)] {
+    static P: OnceLock<Vec<(&'static str, &'static str, Rational, bool)>> = OnceLock::new();
+    P.get_or_init(|| {
+        let si = SI_PREFIXES
+            .iter()
+            .map(|(s, l, e)| (*s, *l, ten_to(*e), false));
+        let bin = BINARY_PREFIXES
+            .iter()
+            .map(|(s, l, e)| (*s, *l, Rational::from(Integer::u_pow_u(2, *e)), true));
+        si.chain(bin).collect()
+    })
+}
+
 /// One unit name, with prefixes and plurals.
 pub(crate) fn lookup(token: &str) -> Option<Quantity> {
     if let Some(i) = UNITS.iter().position(|u| u.symbols.contains(&token)) {
@@ -226,44 +240,30 @@ pub(crate) fn lookup(token: &str) -> Option<Quantity> {
             return Some(from_def(i, Rational::from(1)));
         }
     }
-    for (p, _, e) in SI_PREFIXES {
-        if let Some(rest) = token.strip_prefix(p) {
+    // A prefix applies to units that take it: SI prefixes to SI units, binary ones to data units only.
+    let takes = |u: &super::table::Def, binary: bool| match u.prefixes {
+        Prefixes::None => false,
+        Prefixes::Si => !binary,
+        Prefixes::SiBinary => true,
+    };
+    for (sym, _, scale, binary) in prefixes() {
+        if let Some(rest) = token.strip_prefix(sym) {
             if let Some(i) = UNITS
                 .iter()
-                .position(|u| u.prefixes != Prefixes::None && u.symbols.contains(&rest))
+                .position(|u| takes(u, *binary) && u.symbols.contains(&rest))
             {
-                return Some(from_def(i, ten_to(*e)));
-            }
-        }
-    }
-    for (p, _, e) in BINARY_PREFIXES {
-        if let Some(rest) = token.strip_prefix(p) {
-            if let Some(i) = UNITS
-                .iter()
-                .position(|u| u.prefixes == Prefixes::SiBinary && u.symbols.contains(&rest))
-            {
-                return Some(from_def(i, Rational::from(Integer::u_pow_u(2, *e))));
+                return Some(from_def(i, scale.clone()));
             }
         }
     }
     for f in &forms {
-        for (_, long, e) in SI_PREFIXES {
+        for (_, long, scale, binary) in prefixes() {
             if let Some(rest) = f.strip_prefix(long) {
                 if let Some(i) = UNITS
                     .iter()
-                    .position(|u| u.prefixes != Prefixes::None && u.names.contains(&rest))
+                    .position(|u| takes(u, *binary) && u.names.contains(&rest))
                 {
-                    return Some(from_def(i, ten_to(*e)));
-                }
-            }
-        }
-        for (_, long, e) in BINARY_PREFIXES {
-            if let Some(rest) = f.strip_prefix(long) {
-                if let Some(i) = UNITS
-                    .iter()
-                    .position(|u| u.prefixes == Prefixes::SiBinary && u.names.contains(&rest))
-                {
-                    return Some(from_def(i, Rational::from(Integer::u_pow_u(2, *e))));
+                    return Some(from_def(i, scale.clone()));
                 }
             }
         }
