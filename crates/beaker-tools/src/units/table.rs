@@ -205,9 +205,9 @@ pub(crate) const UNITS: &[Def] = &[
     unit(&["gr"], &["grain"], "0.00006479891", MASS),
     si(&["Da", "amu"], &["dalton"], "1.66053906892e-27", MASS),
     // time
-    si(&["s", "sec"], &["second"], "1", TIME),
-    unit(&["min"], &["minute"], "60", TIME),
-    unit(&["h", "hr"], &["hour"], "3600", TIME),
+    si(&["s", "sec", "secs"], &["second"], "1", TIME),
+    unit(&["min", "mins"], &["minute"], "60", TIME),
+    unit(&["h", "hr", "hrs"], &["hour"], "3600", TIME),
     unit(&["d"], &["day"], "86400", TIME),
     unit(&["wk"], &["week"], "604800", TIME),
     unit(&["fortnight"], &["fortnight"], "1209600", TIME),
@@ -298,6 +298,10 @@ pub(crate) const UNITS: &[Def] = &[
     },
     si(&["N"], &["newton"], "1", FORCE),
     si(&["J"], &["joule"], "1", ENERGY),
+    noted(
+        unit(&["Nm"], &["newton_meter", "newton_metre"], "1", ENERGY),
+        "Nm is read as the newton-metre (N·m), not nanometres (nm)",
+    ),
     si(&["W"], &["watt"], "1", POWER),
     si(&["Pa"], &["pascal"], "1", PRESSURE),
     si(&["C"], &["coulomb"], "1", CHARGE),

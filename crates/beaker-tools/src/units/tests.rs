@@ -47,6 +47,10 @@ fn unit_expressions_parse_every_way_people_write_them() {
         ("mmol/L", "M", "1", "0.001"),
         ("1/s", "Hz", "5", "5"),
         ("kg m^2 s^-2", "J", "1", "1"),
+        ("mins", "s", "2", "120"),
+        ("hrs", "mins", "1", "60"),
+        ("Nm", "J", "3", "3"),
+        ("newton meters", "J", "3", "3"),
     ] {
         let got = conv(json!(value), from, to).unwrap_or_else(|e| panic!("{from} -> {to}: {e}"));
         assert_eq!(got["value"], want, "{from} -> {to}: {got}");
