@@ -270,6 +270,7 @@ fn sample(
     a: f64,
     b: f64,
     log_x: bool,
+    view: &mut (f64, f64),
     ctx: &CallContext,
 ) -> Result<Vec<Vec<(f64, f64)>>, ToolError> {
     // On a log axis the sample coordinate is log10(x): samples spread evenly over decades.
@@ -298,6 +299,15 @@ fn sample(
     sorted.sort_by(f64::total_cmp);
     let q = |p: f64| sorted[((sorted.len() - 1) as f64 * p) as usize];
     let scale = (q(0.98) - q(0.02)).abs().max(1e-12);
+    // The range a reader wants to see: all of it, unless a pole or a blow-up would squash the rest (the
+    // full range is over 5 times the 2nd–98th percentile span of the uniform samples; smooth curves such as
+    // sin, x² or exp(5x) on [-2, 2] stay below 1.5).
+    let full = (sorted[0], sorted[sorted.len() - 1]);
+    *view = if full.1 - full.0 > 5.0 * scale {
+        (q(0.02), q(0.98))
+    } else {
+        full
+    };
     let mut pts: Vec<(f64, f64)> = vec![(xs[0], ys[0])];
     for i in 1..xs.len() {
         refine(
@@ -317,9 +327,19 @@ fn sample(
             ctx.checkpoint()?;
         }
     }
-    // Split into segments at non-finite values and at jumps where the middle does not lie between.
+    // Split into segments at non-finite values, at poles (the middle does not lie between its neighbours)
+    // and at jumps: an interval much steeper than both of its neighbours even after refinement
+    // (`floor(x)`), which a steep but smooth curve (`exp(50*x)`) never is.
+    let slope = |i: usize| -> f64 {
+        match (pts.get(i), pts.get(i + 1)) {
+            (Some(a), Some(b)) if a.1.is_finite() && b.1.is_finite() && b.0 > a.0 => {
+                ((b.1 - a.1) / (b.0 - a.0)).abs()
+            }
+            _ => 0.0,
+        }
+    };
     let mut segments: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    for &(x, y) in &pts {
+    for (i, &(x, y)) in pts.iter().enumerate() {
         if !y.is_finite() {
             if !segments.last().is_some_and(Vec::is_empty) {
                 segments.push(Vec::new());
@@ -327,12 +347,16 @@ fn sample(
             continue;
         }
         if let Some(&(px, py)) = segments.last().and_then(|s| s.last()) {
-            if (y - py).abs() > 0.5 * scale {
+            let dy = (y - py).abs();
+            let pole = dy > 0.5 * scale && {
                 let mid = eval((px + x) / 2.0);
-                let between = mid.is_finite() && mid >= py.min(y) && mid <= py.max(y);
-                if !between {
-                    segments.push(Vec::new());
-                }
+                !(mid.is_finite() && mid >= py.min(y) && mid <= py.max(y))
+            };
+            let here = slope(i - 1);
+            let neighbours = slope(i.saturating_sub(2)).max(slope(i));
+            let jump = dy > 0.02 * scale && here > 20.0 * neighbours;
+            if pole || jump {
+                segments.push(Vec::new());
             }
         }
         if let Some(s) = segments.last_mut() {
@@ -379,6 +403,14 @@ fn bounds(series: &[Series]) -> ((f64, f64), (f64, f64)) {
 }
 
 fn fmt_num(v: f64) -> String {
+    if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
+        let r = format!("{v:.3e}");
+        // 2.500e7 → 2.5e7
+        return match r.split_once('e') {
+            Some((m, e)) => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+            None => r,
+        };
+    }
     let r = format!("{v:.4}");
     let r = r.trim_end_matches('0').trim_end_matches('.');
     if r == "-0" {
@@ -414,6 +446,8 @@ impl Plotter {
             None => Vec::new(),
         };
         colors.extend(TAB10.iter().map(|&(r, g, b)| RGBColor(r, g, b)));
+        // For functions: the y range worth showing (poles and blow-ups left out), when no y_range is given.
+        let mut y_view: Option<(f64, f64)> = None;
         let (body, desc) = match kind {
             "function" => {
                 let mut exprs: Vec<String> = data["functions"]
@@ -451,7 +485,12 @@ impl Plotter {
                     let compiled = parse(e, limits)
                         .and_then(|p| p.compile_f64(&["x"]))
                         .map_err(ToolError::from)?;
-                    let segments = sample(&compiled, a, b, log_x, ctx)?;
+                    let mut view = (0.0, 0.0);
+                    let segments = sample(&compiled, a, b, log_x, &mut view, ctx)?;
+                    y_view = Some(match y_view {
+                        Some((lo, hi)) => (view.0.min(lo), view.1.max(hi)),
+                        None => view,
+                    });
                     let n: usize = segments.iter().map(Vec::len).sum();
                     let ys = segments.iter().flatten().map(|p| p.1);
                     let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), y| {
@@ -920,10 +959,12 @@ impl Plotter {
             Some(r) => r,
             None => x,
         };
-        let y = match y_opt {
-            Some(r) if log_y => log_range(r, "y")?,
-            Some(r) => r,
-            None => y,
+        let y = match (y_opt, y_view) {
+            (Some(r), _) if log_y => log_range(r, "y")?,
+            (Some(r), _) => r,
+            // With a log y axis the samples' range was taken before the transform; fit the data instead.
+            (None, Some((lo, hi))) if !log_y => padded(lo, hi),
+            _ => y,
         };
         let n_series = match &body {
             Body::Series(s) => s.len(),

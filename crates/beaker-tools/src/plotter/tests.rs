@@ -225,3 +225,34 @@ fn log_axes_need_positive_ranges_and_apply_to_curves_only() {
     let r = call(json!({"plot_type": "line", "data": {"x": [1, 10, 100], "y": [1, 100, 10000]}, "options": {"log_x": true, "log_y": true}})).unwrap();
     assert!(r["description"].as_str().unwrap().contains("(logarithmic)"));
 }
+
+#[test]
+fn jumps_and_poles_are_gaps_and_blow_ups_do_not_squash_the_plot() {
+    let d = |f: &str| {
+        call(json!({"plot_type": "function", "data": {"functions": [f], "x_range": [-2, 2]}}))
+            .unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // floor(x) on [-2, 2]: [-2,-1), [-1,0), [0,1), [1,2) and the point x = 2: 5 pieces, no vertical risers.
+    assert!(
+        d("floor(x)").contains("drawn in 5 pieces"),
+        "{}",
+        d("floor(x)")
+    );
+    // A steep smooth curve is one piece.
+    assert!(!d("exp(5*x)").contains("pieces"), "{}", d("exp(5*x)"));
+    // 1/x: two pieces, and the y axis shows the curve, not ±12800.
+    let r = d("1/x");
+    assert!(r.contains("2 pieces"), "{r}");
+    let y_axis = r.split("y from ").last().unwrap_or_default();
+    let top: f64 = y_axis
+        .split(" to ")
+        .nth(1)
+        .and_then(|t| t.trim_end_matches('.').parse().ok())
+        .unwrap_or(f64::MAX);
+    assert!(top < 100.0, "{r}");
+    assert_eq!(fmt_num(2.5e7), "2.5e7");
+    assert_eq!(fmt_num(0.5), "0.5");
+}
