@@ -113,10 +113,10 @@ mod tests {
             fixed(r#"{'a': 'say "hi"', 'b': 'it\'s'}"#),
             json!({"a": "say \"hi\"", "b": "it's"})
         );
-        assert_eq!(
-            fixed(r#"{tool: "calculator", params: {x: 1.5e3}}"#),
-            json!({"tool": "calculator", "params": {"x": 1500.0}})
-        );
+        let v = fixed(r#"{tool: "calculator", params: {x: 1.5e3}}"#);
+        assert_eq!(v["tool"], "calculator");
+        // Numbers are kept as written (serde_json's arbitrary_precision); their value is 1500.
+        assert_eq!(v["params"]["x"].as_f64(), Some(1500.0));
         assert_eq!(
             fixed(r#"{"a": True, "b": False, "c": None}"#),
             json!({"a": true, "b": false, "c": null})
