@@ -91,7 +91,9 @@ fn check_case(name: &str) -> Outcome {
             .get_mut("malformed")
             .and_then(|m| m.as_object_mut())
             .and_then(|m| m.remove("message_contains"));
-        ensure(numeric(g) == numeric(&w), || format!("item {i}: got {g}\nexpected {w}"))?;
+        ensure(numeric(g) == numeric(&w), || {
+            format!("item {i}: got {g}\nexpected {w}")
+        })?;
         if let (Some(c), Some(m)) = (contains.as_ref().and_then(Value::as_str), msg) {
             ensure(m.contains(c), || {
                 format!("item {i}: message {m:?} lacks {c:?}")

@@ -197,6 +197,18 @@ fn decimal_exponent(s: &str) -> Option<i64> {
     s.find(['e', 'E']).and_then(|i| s[i + 1..].parse().ok())
 }
 
+/// A temperature below 0 K does not exist: a `domain_error` rather than a number.
+fn above_absolute_zero(v: &Rational, from: &Quantity, unit: &str) -> Result<(), ToolError> {
+    let kelvin =
+        Rational::from(v + from.offset.as_ref().unwrap_or(&Rational::new())) * &from.factor;
+    if kelvin < 0 {
+        return Err(ToolError::domain(format!(
+            "{v} {unit} is below absolute zero (0 K); for a temperature difference write delta_degC or delta_degF"
+        )));
+    }
+    Ok(())
+}
+
 /// Whether `q` has a finite decimal expansion.
 fn terminates(q: &Rational) -> bool {
     let mut d = q.denom().clone();
@@ -350,6 +362,17 @@ impl Tool for UnitConverter {
                 dimension_name(&to)
             )));
         }
+        // A temperature on a shifted scale is a point; a delta unit is a difference: they do not convert.
+        let is_delta = |u: &str| u.contains("delta") || u.contains('Δ');
+        if (from.offset.is_some() && is_delta(to_unit))
+            || (to.offset.is_some() && is_delta(from_unit))
+        {
+            return Err(ToolError::invalid_params(format!(
+                "{from_unit} and {to_unit}: one is a temperature and the other a temperature difference; \
+                 convert temperatures to temperatures (degC, degF, K) and differences to differences (delta_degC, delta_degF, K)"
+            )));
+        }
+        let absolute = from.dims8() == Some(TEMP) && !is_delta(from_unit) && !is_delta(to_unit);
         let mut notes: Vec<&str> = from.notes.iter().chain(&to.notes).copied().collect();
         notes.sort_unstable();
         notes.dedup();
@@ -368,7 +391,11 @@ impl Tool for UnitConverter {
                     if i % 1024 == 0 {
                         ctx.checkpoint()?;
                     }
-                    let (s, exact, _) = convert(&read_value(item)?, &from, &to, precision);
+                    let v = read_value(item)?;
+                    if absolute {
+                        above_absolute_zero(&v, &from, from_unit)?;
+                    }
+                    let (s, exact, _) = convert(&v, &from, &to, precision);
                     all_exact &= exact;
                     values.push(Value::String(s));
                 }
@@ -379,7 +406,11 @@ impl Tool for UnitConverter {
                 out.insert("exact".into(), json!(all_exact));
             }
             v => {
-                let (s, exact, fraction) = convert(&read_value(v)?, &from, &to, precision);
+                let v = read_value(v)?;
+                if absolute {
+                    above_absolute_zero(&v, &from, from_unit)?;
+                }
+                let (s, exact, fraction) = convert(&v, &from, &to, precision);
                 out.insert("value".into(), json!(s));
                 out.insert("unit".into(), json!(to_unit));
                 out.insert("from_unit".into(), json!(from_unit));

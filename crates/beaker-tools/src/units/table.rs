@@ -227,7 +227,7 @@ pub(crate) const UNITS: &[Def] = &[
         offset: Some("273.15"),
         ..unit(
             &["degC", "°C", "℃"],
-            &["celsius", "degree_celsius"],
+            &["celsius", "centigrade", "degree_celsius", "deg_c"],
             "1",
             TEMP,
         )
@@ -236,7 +236,7 @@ pub(crate) const UNITS: &[Def] = &[
         offset: Some("459.67"),
         ..unit(
             &["degF", "°F", "℉"],
-            &["fahrenheit", "degree_fahrenheit"],
+            &["fahrenheit", "degree_fahrenheit", "deg_f"],
             "5/9",
             TEMP,
         )
@@ -401,7 +401,7 @@ pub(crate) const UNITS: &[Def] = &[
     unit(&["cup"], &["cup"], "0.003785411784/16", VOLUME),
     unit(
         &["floz", "fl_oz"],
-        &["fluid_ounce"],
+        &["fluid_ounce", "fl_oz"],
         "0.003785411784/128",
         VOLUME,
     ),

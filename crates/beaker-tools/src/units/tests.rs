@@ -42,6 +42,7 @@ fn unit_expressions_parse_every_way_people_write_them() {
         ("μm", "nm", "1", "1000"),
         ("GiB", "MiB", "1", "1024"),
         ("nautical miles", "m", "1", "1852"),
+        ("fl oz", "mL", "1", "29.5735295625"),
         ("degrees Celsius", "K", "0", "273.15"),
         ("kΩ", "ohm", "2.2", "2200"),
         ("mmol/L", "M", "1", "0.001"),
@@ -70,6 +71,24 @@ fn temperatures_are_affine_and_differences_are_not() {
     assert!(c["notes"].to_string().contains("Celsius"));
     // Alone, C is the coulomb.
     assert_eq!(v("1", "C", "mC"), "1000");
+    assert_eq!(v("20", "deg C", "deg F"), "68");
+    // A temperature is not a difference, and nothing is colder than 0 K.
+    let e = conv(json!(1), "degC", "delta_degF").unwrap_err();
+    assert_eq!(e.kind, beaker_core::ErrorKind::InvalidParams);
+    assert!(e.message.contains("temperature difference"), "{e}");
+    assert_eq!(
+        conv(json!(1), "delta_degC", "degF").unwrap_err().kind,
+        beaker_core::ErrorKind::InvalidParams
+    );
+    assert_eq!(
+        conv(json!(-300), "degC", "K").unwrap_err().kind,
+        beaker_core::ErrorKind::DomainError
+    );
+    assert_eq!(
+        conv(json!(-1), "K", "degC").unwrap_err().kind,
+        beaker_core::ErrorKind::DomainError
+    );
+    assert_eq!(v("-300", "delta_degC", "K"), "-300");
 }
 
 #[test]
