@@ -303,11 +303,7 @@ fn sample(
     // full range is over 5 times the 2nd–98th percentile span of the uniform samples; smooth curves such as
     // sin, x² or exp(5x) on [-2, 2] stay below 1.5).
     let full = (sorted[0], sorted[sorted.len() - 1]);
-    *view = if full.1 - full.0 > 5.0 * scale {
-        (q(0.02), q(0.98))
-    } else {
-        full
-    };
+    let robust = (q(0.02), q(0.98));
     let mut pts: Vec<(f64, f64)> = vec![(xs[0], ys[0])];
     for i in 1..xs.len() {
         refine(
@@ -339,8 +335,11 @@ fn sample(
         }
     };
     let mut segments: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    let mut poles = false;
     for (i, &(x, y)) in pts.iter().enumerate() {
         if !y.is_finite() {
+            // Undefined or infinite here (1/x at 0): a pole as far as the view is concerned.
+            poles |= y.is_infinite();
             if !segments.last().is_some_and(Vec::is_empty) {
                 segments.push(Vec::new());
             }
@@ -355,6 +354,7 @@ fn sample(
             let here = slope(i - 1);
             let neighbours = slope(i.saturating_sub(2)).max(slope(i));
             let jump = dy > 0.02 * scale && here > 20.0 * neighbours;
+            poles |= pole;
             if pole || jump {
                 segments.push(Vec::new());
             }
@@ -364,6 +364,12 @@ fn sample(
         }
     }
     segments.retain(|s| !s.is_empty());
+    // Only a pole may be cut off: a steep but finite curve (exp(50x)) is shown whole.
+    *view = if poles && full.1 - full.0 > 5.0 * scale {
+        robust
+    } else {
+        full
+    };
     Ok(segments)
 }
 
@@ -403,6 +409,8 @@ fn bounds(series: &[Series]) -> ((f64, f64), (f64, f64)) {
 }
 
 fn fmt_num(v: f64) -> String {
+    // Ticks computed in floating point land next to 0 (-2.22e-16): that is 0.
+    let v = if v.abs() < 1e-12 { 0.0 } else { v };
     if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
         let r = format!("{v:.3e}");
         // 2.500e7 → 2.5e7
@@ -1155,7 +1163,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
                     clip(&s.segments, p.y)
                 };
                 for seg in &segments {
-                    let anno = if s.points {
+                    let anno = if s.points || seg.len() == 1 {
                         chart
                             .draw_series(
                                 seg.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled())),

@@ -254,5 +254,26 @@ fn jumps_and_poles_are_gaps_and_blow_ups_do_not_squash_the_plot() {
         .unwrap_or(f64::MAX);
     assert!(top < 100.0, "{r}");
     assert_eq!(fmt_num(2.5e7), "2.5e7");
+    assert_eq!(fmt_num(-2.220446049250313e-16), "0");
+    // A steep, finite curve is not cut off: the axis reaches its maximum, e^50 ≈ 5.18e21.
+    let r = d("exp(25*x)");
+    assert!(
+        r.contains("y from 0 to 5.185e21") || r.contains("to 5.445e21"),
+        "{r}"
+    );
     assert_eq!(fmt_num(0.5), "0.5");
+}
+
+#[test]
+fn isolated_points_are_drawn() {
+    // x! is defined only at integers: six separate points, each drawn as a dot (not an empty plot).
+    let r =
+        call(json!({"plot_type": "function", "data": {"functions": ["x!"], "x_range": [0, 5]}}))
+            .unwrap();
+    let (w, _, rgb) = pixels(&r);
+    assert!(
+        of_colour(w, &rgb, TAB10[0]).len() >= 6 * 9,
+        "{}",
+        r["description"]
+    );
 }
