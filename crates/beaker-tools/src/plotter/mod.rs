@@ -504,6 +504,18 @@ impl Plotter {
                     let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), y| {
                         (l.min(y), h.max(y))
                     });
+                    // Probed on an even grid (in log10 x on a log axis): somewhere not finite, so not drawn.
+                    let (lo_x, hi_x) = if log_x {
+                        (a.log10(), b.log10())
+                    } else {
+                        (a, b)
+                    };
+                    let undefined = (0..=200).any(|i| {
+                        let u = lo_x + (hi_x - lo_x) * f64::from(i) / 200.0;
+                        !compiled
+                            .eval(&[if log_x { 10f64.powf(u) } else { u }])
+                            .is_finite()
+                    });
                     let gaps = if segments.len() > 1 {
                         format!(
                             ", drawn in {} pieces (breaks at poles or jumps)",
@@ -512,8 +524,13 @@ impl Plotter {
                     } else {
                         String::new()
                     };
+                    let undefined = if undefined {
+                        ", undefined or infinite on part of the x range (not drawn there)"
+                    } else {
+                        ""
+                    };
                     words.push(format!(
-                        "y = {e}: {n} samples, y from {} to {}{gaps}",
+                        "y = {e}: {n} samples, y from {} to {}{gaps}{undefined}",
                         fmt_num(lo),
                         fmt_num(hi)
                     ));

@@ -277,3 +277,27 @@ fn isolated_points_are_drawn() {
         r["description"]
     );
 }
+
+#[test]
+fn descriptions_say_where_a_function_is_undefined() {
+    let r = call(
+        json!({"plot_type": "function", "data": {"functions": ["sqrt(x)"], "x_range": [-4, 4]}}),
+    )
+    .unwrap();
+    assert!(
+        r["description"]
+            .as_str()
+            .unwrap()
+            .contains("undefined or infinite on part"),
+        "{}",
+        r["description"]
+    );
+    let r =
+        call(json!({"plot_type": "function", "data": {"functions": ["x**2"], "x_range": [-4, 4]}}))
+            .unwrap();
+    assert!(
+        !r["description"].as_str().unwrap().contains("undefined"),
+        "{}",
+        r["description"]
+    );
+}
