@@ -596,7 +596,28 @@ impl Plotter {
                     if y.is_empty() {
                         return Err(invalid(format!("series `{label}` is empty")));
                     }
-                    words.push(format!("{label}: {} points", y.len()));
+                    let (lo, hi) = y
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                            (l.min(*v), h.max(*v))
+                        });
+                    let (xl, xh) = x
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                            (l.min(*v), h.max(*v))
+                        });
+                    let points = if y.len() == 1 {
+                        "1 point".to_string()
+                    } else {
+                        format!("{} points", y.len())
+                    };
+                    words.push(format!(
+                        "{label}: {points}, x from {} to {}, y from {} to {}",
+                        fmt_num(xl),
+                        fmt_num(xh),
+                        fmt_num(lo),
+                        fmt_num(hi)
+                    ));
                     series.push(Series {
                         label,
                         segments: vec![x.into_iter().zip(y).collect()],
@@ -1192,9 +1213,17 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
                             .map_err(e)?
                     };
                     if first {
-                        anno.label(&s.label).legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                        });
+                        // The legend shows what the series is drawn with: a dot for points, a stroke for lines.
+                        let dots = s.points;
+                        anno.label(&s.label)
+                            .legend(move |(x, y)| -> DynElement<'static, _, _> {
+                                if dots {
+                                    Circle::new((x + 10, y), 3, c.filled()).into_dyn()
+                                } else {
+                                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                                        .into_dyn()
+                                }
+                            });
                         first = false;
                     }
                 }

@@ -301,3 +301,11 @@ fn descriptions_say_where_a_function_is_undefined() {
         r["description"]
     );
 }
+
+#[test]
+fn data_descriptions_give_ranges() {
+    let r =
+        call(json!({"plot_type": "scatter", "data": {"x": [1, 2, 3], "y": [4, -1, 9]}})).unwrap();
+    let d = r["description"].as_str().unwrap();
+    assert!(d.contains("3 points, x from 1 to 3, y from -1 to 9"), "{d}");
+}
