@@ -7,11 +7,9 @@ use crate::{
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
+/// The batch parse's events: the whole text as one chunk.
 fn batch(text: &str, o: &ParseOptions) -> Vec<Event> {
-    let mut p = StreamParser::new(o.clone());
-    let mut ev = p.push(text);
-    ev.extend(p.finish());
-    normalise(ev)
+    crate::stream_events(text, text.len().max(1), o)
 }
 
 /// Splits `text` at the given fractions (snapped to char boundaries) and streams it.

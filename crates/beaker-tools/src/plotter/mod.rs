@@ -392,6 +392,15 @@ fn refine(
     }
 }
 
+/// The smallest and largest of `values` (`(inf, -inf)` when there are none).
+fn extent(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    values
+        .into_iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(v), h.max(v))
+        })
+}
+
 fn bounds(series: &[Series]) -> ((f64, f64), (f64, f64)) {
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
@@ -500,10 +509,7 @@ impl Plotter {
                         None => view,
                     });
                     let n: usize = segments.iter().map(Vec::len).sum();
-                    let ys = segments.iter().flatten().map(|p| p.1);
-                    let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), y| {
-                        (l.min(y), h.max(y))
-                    });
+                    let (lo, hi) = extent(segments.iter().flatten().map(|p| p.1));
                     // Probed on an even grid (in log10 x on a log axis): somewhere not finite, so not drawn.
                     let (lo_x, hi_x) = if log_x {
                         (a.log10(), b.log10())
@@ -596,16 +602,8 @@ impl Plotter {
                     if y.is_empty() {
                         return Err(invalid(format!("series `{label}` is empty")));
                     }
-                    let (lo, hi) = y
-                        .iter()
-                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-                            (l.min(*v), h.max(*v))
-                        });
-                    let (xl, xh) = x
-                        .iter()
-                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-                            (l.min(*v), h.max(*v))
-                        });
+                    let (lo, hi) = extent(y.iter().copied());
+                    let (xl, xh) = extent(x.iter().copied());
                     let points = if y.len() == 1 {
                         "1 point".to_string()
                     } else {
@@ -680,8 +678,7 @@ impl Plotter {
                 }
                 let bins = opts["bins"].as_u64().unwrap_or(10) as usize;
                 let (lo, hi) = x_opt.unwrap_or_else(|| {
-                    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-                    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let (lo, hi) = extent(values.iter().copied());
                     if hi > lo {
                         (lo, hi)
                     } else {
@@ -750,10 +747,7 @@ impl Plotter {
                         }
                     }
                     ctx.checkpoint()?;
-                    let finite = values.iter().copied().filter(|v| v.is_finite());
-                    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-                        (l.min(v), h.max(v))
-                    });
+                    let (lo, hi) = extent(values.iter().copied().filter(|v| v.is_finite()));
                     if !lo.is_finite() {
                         return Err(ToolError::domain(format!(
                             "{src} is undefined everywhere on the grid"
@@ -912,12 +906,7 @@ impl Plotter {
                         z.len() * cols
                     )));
                 }
-                let lo = z.iter().flatten().copied().fold(f64::INFINITY, f64::min);
-                let hi = z
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .fold(f64::NEG_INFINITY, f64::max);
+                let (lo, hi) = extent(z.iter().flatten().copied());
                 let desc = format!(
                     "Heatmap of {} rows × {cols} columns, values from {} (dark purple) to {} (yellow), viridis colours.",
                     z.len(),

@@ -292,8 +292,12 @@ fn convert(
     if pi == 0 {
         let x = (Rational::from(v + &offset_from) * ratio) - offset_to;
         return match precision {
-            Some(p) => (significant(&x, p), false, None)
-                .with_exact(|| terminates(&x) && significant(&x, p) == exact_decimal(&x)),
+            Some(p) => {
+                // Rounding lost nothing when the rounded text is the exact decimal itself.
+                let text = significant(&x, p);
+                let exact = terminates(&x) && text == exact_decimal(&x);
+                (text, exact, None)
+            }
             None if terminates(&x) => (exact_decimal(&x), true, None),
             None => {
                 let frac = format!("{}/{}", x.numer(), x.denom());
@@ -315,18 +319,6 @@ fn convert(
     x -= Float::with_val(bits, &offset_to);
     let q = x.to_rational().unwrap_or_default();
     (significant(&q, digits), false, None)
-}
-
-/// Sets `exact` from a check that only runs when it matters.
-trait WithExact {
-    fn with_exact(self, f: impl FnOnce() -> bool) -> Self;
-}
-
-impl WithExact for (String, bool, Option<String>) {
-    fn with_exact(mut self, f: impl FnOnce() -> bool) -> Self {
-        self.1 = f();
-        self
-    }
 }
 
 impl Tool for UnitConverter {
