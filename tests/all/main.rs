@@ -9,7 +9,9 @@ mod adversarial;
 mod api;
 mod calculator;
 mod dialects;
+mod numerical;
 mod serve;
+mod statistics;
 mod support;
 mod text_mode;
 mod tidy;
@@ -26,5 +28,7 @@ fn main() {
     trials.extend(api::trials());
     trials.extend(tidy::trials());
     trials.extend(units::trials());
+    trials.extend(numerical::trials());
+    trials.extend(statistics::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -9,7 +9,17 @@ use std::collections::BTreeMap;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("beaker-core", &[]),
     ("beaker-expr", &["beaker-core"]),
-    ("beaker-tools", &["beaker-core", "beaker-expr"]),
+    ("beaker-statistics", &["beaker-core"]),
+    ("beaker-numerical", &["beaker-core", "beaker-expr"]),
+    (
+        "beaker-tools",
+        &[
+            "beaker-core",
+            "beaker-expr",
+            "beaker-statistics",
+            "beaker-numerical",
+        ],
+    ),
     ("beaker-dialects", &["beaker-core"]),
     (
         "beaker-engine",

@@ -74,6 +74,19 @@ limits! {
     max_precision: u64 = 1_000, max 100_000;
     /// Bytes of a serialized `result`. Default 4 MiB, below the 16 MiB request line cap.
     max_output_bytes: u64 = 4 << 20, max 256 << 20;
+    /// Elements of any one array a numeric tool reads or builds (a sample, a vector, the cells of a matrix,
+    /// random draws, the points of an ODE solution). Default 1,000,000: a 10^6-value sample fits (about 10 MB
+    /// of JSON, under the 16 MiB line cap); checked before any work.
+    max_array_len: u64 = 1_000_000, max 100_000_000;
+    /// Rows or columns of a matrix given to an O(n^3) operation (solve, inverse, eigenvalues, SVD,
+    /// regression design). Default 1,000: a 1000×1000 decomposition takes about a second; checked before any work.
+    max_matrix_dim: u64 = 1_000, max 20_000;
+    /// Iterations of an iterative method (optimiser steps, root-finder steps, ODE steps, IRLS rounds).
+    /// Default 100,000: far beyond what a converging method needs, small enough to stop a runaway quickly.
+    max_iterations: u64 = 100_000, max 100_000_000;
+    /// Evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand sides, root finding).
+    /// Default 10,000,000: about a second of a compiled f64 expression.
+    max_evaluations: u64 = 10_000_000, max 1_000_000_000;
 }
 
 /// A configured limit that makes no sense (a default above its maximum, a zero).

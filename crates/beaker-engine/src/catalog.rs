@@ -15,6 +15,10 @@ const LIMIT_DOCS: &[(&str, &str)] = &[
     ("max_digits", "decimal digits of any exact number built while evaluating (sized before it is built); `limit_exceeded`"),
     ("max_precision", "decimal places a call may request with `precision`; `limit_exceeded`"),
     ("max_output_bytes", "bytes of the serialized `result`; `limit_exceeded`"),
+    ("max_array_len", "elements of any one array a numeric tool reads or builds (sample, vector, matrix cells, random draws, ODE output); checked before any work; `limit_exceeded`"),
+    ("max_matrix_dim", "rows or columns of a matrix given to an O(n³) operation (solve, inverse, eigen, SVD, regression design); `limit_exceeded`"),
+    ("max_iterations", "iterations of an iterative method (optimiser, root finder, ODE steps, IRLS); `limit_exceeded` (or `converged: false` where the result can say so)"),
+    ("max_evaluations", "evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand side); `limit_exceeded`"),
 ];
 
 /// `docs/TOOLS.md`: every tool, its params and result fields, the limits, and checked examples.

@@ -21,10 +21,13 @@ use std::sync::Arc;
 
 /// Every native tool, ready to register.
 pub fn all() -> Vec<Arc<dyn Tool>> {
+    let statistics: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
     vec![
         Arc::new(calculator::Calculator::new()),
         Arc::new(units::UnitConverter::new()),
         Arc::new(plotter::Plotter::new()),
+        Arc::new(beaker_numerical::Numerical::new().with_stats(statistics.clone())),
+        statistics,
     ]
 }
 

@@ -1,0 +1,936 @@
+//! `distribution`: sixteen distributions with SciPy's names and parameters, their pdf/pmf, cdf, sf,
+//! quantiles, moments and seeded samples.
+//!
+//! statrs computes the standard forms; `loc` and `scale` are applied here as SciPy does
+//! (`pdf(x) = f((x - loc) / scale) / scale`). Quantiles are found by bisection on the bit patterns of
+//! doubles, so they are as exact as the cdf/sf they invert (about 64 evaluations); below the median the
+//! cdf is inverted and above it the sf, so tails keep their relative precision.
+
+use crate::input::{count, finite, num, nums, short, Args};
+use beaker_core::ToolError;
+use rand::distr::Distribution as _;
+use rand::SeedableRng;
+use serde_json::{json, Value};
+use statrs::distribution::{
+    Beta, Binomial, ChiSquared, Continuous, ContinuousCDF, Discrete, DiscreteCDF, Exp,
+    FisherSnedecor, Gamma, Geometric, Hypergeometric, LogNormal, NegativeBinomial, Normal, Poisson,
+    StudentsT, Uniform, Weibull,
+};
+use std::f64::consts::PI;
+
+/// Every distribution name, for the schema and messages.
+pub const NAMES: &[&str] = &[
+    "normal",
+    "t",
+    "chi2",
+    "f",
+    "binomial",
+    "poisson",
+    "uniform",
+    "exponential",
+    "gamma",
+    "beta",
+    "lognormal",
+    "geometric",
+    "hypergeometric",
+    "negative_binomial",
+    "weibull",
+    "cauchy",
+];
+
+/// Every function of a distribution `distribution` evaluates.
+pub const FUNCTIONS: &[&str] = &[
+    "pdf", "pmf", "logpdf", "logpmf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "mean", "var",
+    "std", "median", "sample",
+];
+
+/// A standard (loc 0, scale 1) continuous distribution.
+pub(crate) enum Cont {
+    Normal(Normal),
+    T(StudentsT),
+    Chi2(ChiSquared),
+    F(FisherSnedecor),
+    Uniform(Uniform),
+    Exponential(Exp),
+    Gamma(Gamma),
+    Beta(Beta),
+    LogNormal(LogNormal, f64),
+    Weibull(Weibull, f64),
+    Cauchy,
+}
+
+/// A discrete distribution on the integers (before `loc`).
+pub(crate) enum Disc {
+    Binomial(Binomial),
+    Poisson(Poisson),
+    Geometric(Geometric),
+    Hypergeometric(Hypergeometric),
+    NegativeBinomial(NegativeBinomial),
+}
+
+/// A distribution with SciPy's `loc` (and `scale`, continuous only).
+pub(crate) enum Dist {
+    Continuous { d: Cont, loc: f64, scale: f64 },
+    Discrete { d: Disc, loc: f64 },
+}
+
+fn bad(name: &str, e: impl std::fmt::Display) -> ToolError {
+    ToolError::invalid_params(format!("invalid parameters for `{name}`: {e}"))
+}
+
+/// The distribution's parameters, read from `data` (SciPy's keyword names).
+struct Params<'a> {
+    data: &'a Value,
+    name: &'a str,
+}
+
+impl Params<'_> {
+    fn get(&self, key: &str, default: Option<f64>) -> Result<f64, ToolError> {
+        match self.data.get(key) {
+            None | Some(Value::Null) => default.ok_or_else(|| {
+                ToolError::invalid_params(format!(
+                    "`{}` needs the parameter `data.{key}`",
+                    self.name
+                ))
+            }),
+            Some(v) => finite(v, &format!("data.{key}")),
+        }
+    }
+    fn positive(&self, key: &str, default: Option<f64>) -> Result<f64, ToolError> {
+        let x = self.get(key, default)?;
+        if x <= 0.0 {
+            return Err(bad(self.name, format!("`{key}` must be > 0, got {x}")));
+        }
+        Ok(x)
+    }
+    fn prob(&self, key: &str, open_low: bool) -> Result<f64, ToolError> {
+        let p = self.get(key, None)?;
+        if !(0.0..=1.0).contains(&p) || (open_low && p == 0.0) {
+            let range = if open_low { "(0, 1]" } else { "[0, 1]" };
+            return Err(bad(
+                self.name,
+                format!("`{key}` must be in {range}, got {p}"),
+            ));
+        }
+        Ok(p)
+    }
+    fn int(&self, key: &str) -> Result<u64, ToolError> {
+        let v = self.data.get(key).ok_or_else(|| {
+            ToolError::invalid_params(format!("`{}` needs the parameter `data.{key}`", self.name))
+        })?;
+        count(v, &format!("data.{key}")).map_err(|e| bad(self.name, e.message))
+    }
+}
+
+impl Dist {
+    /// The distribution `data.distribution` with its parameters from `data`.
+    pub fn from_data(data: &Value) -> Result<Dist, ToolError> {
+        let name = match data.get("distribution") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(v) => {
+                return Err(ToolError::invalid_params(format!(
+                    "`data.distribution` must be a name, not {}",
+                    short(v)
+                )))
+            }
+            None => return Err(ToolError::invalid_params("`data.distribution` is required")),
+        };
+        let canonical = match name.to_ascii_lowercase().as_str() {
+            "norm" | "normal" | "gaussian" => "normal",
+            "t" | "student_t" | "students_t" => "t",
+            "chi2" | "chisquare" | "chi_square" | "chi_squared" => "chi2",
+            "f" => "f",
+            "binom" | "binomial" => "binomial",
+            "poisson" => "poisson",
+            "uniform" => "uniform",
+            "expon" | "exponential" => "exponential",
+            "gamma" => "gamma",
+            "beta" => "beta",
+            "lognorm" | "lognormal" => "lognormal",
+            "geom" | "geometric" => "geometric",
+            "hypergeom" | "hypergeometric" => "hypergeometric",
+            "nbinom" | "negative_binomial" | "negbinom" => "negative_binomial",
+            "weibull" | "weibull_min" => "weibull",
+            "cauchy" => "cauchy",
+            _ => {
+                return Err(ToolError::invalid_params(format!(
+                    "unknown distribution \"{name}\"; known: {}",
+                    NAMES.join(", ")
+                )))
+            }
+        };
+        let p = Params {
+            data,
+            name: canonical,
+        };
+        let cont = |d: Cont| -> Result<Dist, ToolError> {
+            Ok(Dist::Continuous {
+                d,
+                loc: p.get("loc", Some(0.0))?,
+                scale: p.positive("scale", Some(1.0))?,
+            })
+        };
+        let disc = |d: Disc| -> Result<Dist, ToolError> {
+            Ok(Dist::Discrete {
+                d,
+                loc: p.get("loc", Some(0.0))?,
+            })
+        };
+        let e = |e: &dyn std::fmt::Display| bad(canonical, e);
+        match canonical {
+            "normal" => cont(Cont::Normal(Normal::standard())),
+            "t" => cont(Cont::T(
+                StudentsT::new(0.0, 1.0, p.positive("df", None)?).map_err(|x| e(&x))?,
+            )),
+            "chi2" => cont(Cont::Chi2(
+                ChiSquared::new(p.positive("df", None)?).map_err(|x| e(&x))?,
+            )),
+            "f" => cont(Cont::F(
+                FisherSnedecor::new(p.positive("dfn", None)?, p.positive("dfd", None)?)
+                    .map_err(|x| e(&x))?,
+            )),
+            "uniform" => cont(Cont::Uniform(Uniform::standard())),
+            "exponential" => cont(Cont::Exponential(Exp::new(1.0).map_err(|x| e(&x))?)),
+            "gamma" => cont(Cont::Gamma(
+                Gamma::new(p.positive("a", None)?, 1.0).map_err(|x| e(&x))?,
+            )),
+            "beta" => cont(Cont::Beta(
+                Beta::new(p.positive("a", None)?, p.positive("b", None)?).map_err(|x| e(&x))?,
+            )),
+            "lognormal" => {
+                let s = p.positive("s", None)?;
+                cont(Cont::LogNormal(
+                    LogNormal::new(0.0, s).map_err(|x| e(&x))?,
+                    s,
+                ))
+            }
+            "weibull" => {
+                let c = p.positive("c", None)?;
+                cont(Cont::Weibull(Weibull::new(c, 1.0).map_err(|x| e(&x))?, c))
+            }
+            "cauchy" => cont(Cont::Cauchy),
+            "binomial" => {
+                let n = p.int("n")?;
+                disc(Disc::Binomial(
+                    Binomial::new(p.prob("p", false)?, n).map_err(|x| e(&x))?,
+                ))
+            }
+            "poisson" => disc(Disc::Poisson(
+                Poisson::new(p.positive("mu", None)?).map_err(|x| e(&x))?,
+            )),
+            "geometric" => disc(Disc::Geometric(
+                Geometric::new(p.prob("p", true)?).map_err(|x| e(&x))?,
+            )),
+            "hypergeometric" => {
+                let (m, n, k) = (p.int("M")?, p.int("n")?, p.int("N")?);
+                if n > m || k > m {
+                    return Err(bad(
+                        canonical,
+                        format!("`n` ({n}) and `N` ({k}) must not exceed `M` ({m})"),
+                    ));
+                }
+                disc(Disc::Hypergeometric(
+                    Hypergeometric::new(m, n, k).map_err(|x| e(&x))?,
+                ))
+            }
+            "negative_binomial" => disc(Disc::NegativeBinomial(
+                NegativeBinomial::new(p.positive("n", None)?, p.prob("p", true)?)
+                    .map_err(|x| e(&x))?,
+            )),
+            _ => unreachable!("every canonical name is matched"),
+        }
+    }
+
+    fn is_discrete(&self) -> bool {
+        matches!(self, Dist::Discrete { .. })
+    }
+
+    /// The cumulative distribution function.
+    pub fn cdf(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous { d, loc, scale } => d.cdf((x - loc) / scale),
+            Dist::Discrete { d, loc } => match k_of(x - loc) {
+                K::Below => 0.0,
+                K::At(k) => d.cdf(k),
+            },
+        }
+    }
+
+    /// The survival function, `1 - cdf`, computed without cancellation.
+    pub fn sf(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous { d, loc, scale } => d.sf((x - loc) / scale),
+            Dist::Discrete { d, loc } => match k_of(x - loc) {
+                K::Below => 1.0,
+                K::At(k) => d.sf(k),
+            },
+        }
+    }
+
+    /// The density (pdf) or mass (pmf).
+    fn density(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous { d, loc, scale } => d.pdf((x - loc) / scale) / scale,
+            Dist::Discrete { d, loc } => {
+                let k = x - loc;
+                if k < 0.0 || k.fract() != 0.0 || k > 9.0e15 {
+                    0.0
+                } else {
+                    d.pmf(k as u64)
+                }
+            }
+        }
+    }
+
+    fn ln_density(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous { d, loc, scale } => d.ln_pdf((x - loc) / scale) - scale.ln(),
+            Dist::Discrete { d, loc } => {
+                let k = x - loc;
+                if k < 0.0 || k.fract() != 0.0 || k > 9.0e15 {
+                    f64::NEG_INFINITY
+                } else {
+                    d.ln_pmf(k as u64)
+                }
+            }
+        }
+    }
+
+    fn ln_cdf(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous {
+                d: Cont::Normal(_),
+                loc,
+                scale,
+            } => log_ndtr((x - loc) / scale),
+            _ => {
+                let (c, s) = (self.cdf(x), self.sf(x));
+                if c > 0.5 {
+                    (-s).ln_1p()
+                } else {
+                    c.ln()
+                }
+            }
+        }
+    }
+
+    fn ln_sf(&self, x: f64) -> f64 {
+        match self {
+            Dist::Continuous {
+                d: Cont::Normal(_),
+                loc,
+                scale,
+            } => log_ndtr(-(x - loc) / scale),
+            _ => {
+                let (c, s) = (self.cdf(x), self.sf(x));
+                if s > 0.5 {
+                    (-c).ln_1p()
+                } else {
+                    s.ln()
+                }
+            }
+        }
+    }
+
+    /// The quantile function: the smallest x with `cdf(x) >= q`.
+    pub fn ppf(&self, q: f64) -> f64 {
+        if q <= 0.5 {
+            self.invert(|x| self.cdf(x), q, true)
+        } else {
+            // 1 - q is exact for q > 0.5 (Sterbenz), so the upper tail is found through the sf.
+            self.invert(|x| self.sf(x), 1.0 - q, false)
+        }
+    }
+
+    /// The inverse survival function: the smallest x with `sf(x) <= q`.
+    pub fn isf(&self, q: f64) -> f64 {
+        if q <= 0.5 {
+            self.invert(|x| self.sf(x), q, false)
+        } else {
+            self.invert(|x| self.cdf(x), 1.0 - q, true)
+        }
+    }
+
+    /// Solves `f(x) = target` for monotone `f` (increasing when `up`), to adjacent doubles for continuous
+    /// distributions and to the exact integer (shifted by `loc`) for discrete ones.
+    fn invert(&self, f: impl Fn(f64) -> f64, target: f64, up: bool) -> f64 {
+        let (lo, hi) = self.support();
+        // `hit(x)`: x is at or past the quantile.
+        let hit = |x: f64| {
+            let v = f(x);
+            if up {
+                v >= target
+            } else {
+                v <= target
+            }
+        };
+        // SciPy's conventions at the ends: ppf(0) and isf(1) are the bottom of the support (one below it
+        // for discrete distributions), ppf(1) and isf(0) the top.
+        let bottom = if self.is_discrete() { lo - 1.0 } else { lo };
+        if target <= 0.0 {
+            return if up { bottom } else { hi };
+        }
+        if target >= 1.0 {
+            return if up { hi } else { bottom };
+        }
+        // Bracket: a is before the quantile, b at or past it.
+        let (mut a, mut b) = (lo, hi);
+        if !a.is_finite() || !b.is_finite() {
+            let (mut l, mut r) = if lo.is_finite() {
+                (lo, lo + 1.0)
+            } else {
+                (-1.0, 1.0)
+            };
+            if lo.is_finite() {
+                while !hit(r) && r < f64::MAX / 2.0 {
+                    l = r;
+                    r = lo + (r - lo) * 2.0;
+                }
+            } else {
+                while !hit(r) && r < f64::MAX / 2.0 {
+                    l = r;
+                    r *= 2.0;
+                }
+                while hit(l) && l > -f64::MAX / 2.0 {
+                    r = l;
+                    l *= 2.0;
+                }
+            }
+            a = l;
+            b = r;
+        }
+        if self.is_discrete() {
+            // Integers (relative to loc): smallest k with hit(k).
+            let loc = match self {
+                Dist::Discrete { loc, .. } => *loc,
+                Dist::Continuous { .. } => 0.0,
+            };
+            let (mut ka, mut kb) = ((a - loc).floor() - 1.0, (b - loc).ceil());
+            if hit(ka + loc) {
+                return ka.max(0.0) + loc;
+            }
+            while kb - ka > 1.0 {
+                let mid = ((ka + kb) / 2.0).floor();
+                if hit(mid + loc) {
+                    kb = mid;
+                } else {
+                    ka = mid;
+                }
+            }
+            return kb + loc;
+        }
+        // Bisect on the ordered bit patterns: every step halves the number of doubles in between, so 64
+        // steps reach adjacent doubles even across many orders of magnitude.
+        let (mut ka, mut kb) = (key(a), key(b));
+        while kb - ka > 1 {
+            let mid = ka + (kb - ka) / 2;
+            if hit(unkey(mid)) {
+                kb = mid;
+            } else {
+                ka = mid;
+            }
+        }
+        let (xa, xb) = (unkey(ka), unkey(kb));
+        // The closer of the two neighbours.
+        if (f(xa) - target).abs() < (f(xb) - target).abs() {
+            xa
+        } else {
+            xb
+        }
+    }
+
+    fn support(&self) -> (f64, f64) {
+        match self {
+            Dist::Continuous { d, loc, scale } => {
+                let (a, b) = d.support();
+                (loc + scale * a, loc + scale * b)
+            }
+            Dist::Discrete { d, loc } => {
+                let (a, b) = d.support();
+                (loc + a, loc + b)
+            }
+        }
+    }
+
+    /// Mean and variance, `None` where undefined; infinite where they diverge.
+    fn moments(&self) -> (Option<f64>, Option<f64>) {
+        match self {
+            Dist::Continuous { d, loc, scale } => {
+                let (m, v) = d.moments();
+                (m.map(|m| loc + scale * m), v.map(|v| scale * scale * v))
+            }
+            Dist::Discrete { d, loc } => {
+                let (m, v) = d.moments();
+                (Some(loc + m), Some(v))
+            }
+        }
+    }
+
+    /// One random draw.
+    fn sample(&self, rng: &mut rand_pcg::Pcg64) -> f64 {
+        match self {
+            Dist::Continuous { d, loc, scale } => loc + scale * d.sample(rng),
+            Dist::Discrete { d, loc } => loc + d.sample(rng),
+        }
+    }
+}
+
+enum K {
+    Below,
+    At(u64),
+}
+
+/// The integer k = floor(x) for a discrete cdf (saturating at the top of u64's exact range).
+fn k_of(x: f64) -> K {
+    if x < 0.0 {
+        K::Below
+    } else {
+        K::At(x.floor().min(9.0e15) as u64)
+    }
+}
+
+/// Doubles mapped to integers in the same order (negative doubles reversed), so bisection on integers
+/// is bisection on adjacent doubles.
+fn key(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    if b < 0 {
+        i64::MIN - b
+    } else {
+        b
+    }
+}
+
+fn unkey(k: i64) -> f64 {
+    let b = if k < 0 { i64::MIN - k } else { k };
+    f64::from_bits(b as u64)
+}
+
+/// `ln Φ(z)`, accurate far into the lower tail where Φ underflows (an asymptotic series below -20).
+fn log_ndtr(z: f64) -> f64 {
+    if z > 6.0 {
+        let s = 0.5 * statrs::function::erf::erfc(z / std::f64::consts::SQRT_2);
+        (-s).ln_1p()
+    } else if z > -20.0 {
+        (0.5 * statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2)).ln()
+    } else {
+        // ln Φ(z) = -z²/2 - ln(-z) - ln√(2π) + ln(1 - 1/z² + 3/z⁴ - 15/z⁶ + ...)
+        let z2 = z * z;
+        let (mut term, mut series) = (1.0f64, 1.0f64);
+        for k in 1..12 {
+            term *= -((2 * k - 1) as f64) / z2;
+            series += term;
+        }
+        -0.5 * z2 - (-z).ln() - 0.5 * (2.0 * PI).ln() + series.ln()
+    }
+}
+
+/// The quantile of Student's t with `df` degrees of freedom (accurate to adjacent doubles).
+pub(crate) fn t_ppf(df: f64, q: f64) -> Result<f64, ToolError> {
+    let d = StudentsT::new(0.0, 1.0, df)
+        .map_err(|e| ToolError::domain(format!("no t distribution with df = {df}: {e}")))?;
+    Ok(Dist::Continuous {
+        d: Cont::T(d),
+        loc: 0.0,
+        scale: 1.0,
+    }
+    .ppf(q))
+}
+
+/// The quantile of Beta(a, b).
+pub(crate) fn beta_ppf(a: f64, b: f64, q: f64) -> Result<f64, ToolError> {
+    let d = Beta::new(a, b).map_err(|e| {
+        ToolError::domain(format!("no beta distribution with a = {a}, b = {b}: {e}"))
+    })?;
+    Ok(Dist::Continuous {
+        d: Cont::Beta(d),
+        loc: 0.0,
+        scale: 1.0,
+    }
+    .ppf(q))
+}
+
+/// The standard normal quantile.
+pub(crate) fn norm_ppf(q: f64) -> f64 {
+    Dist::Continuous {
+        d: Cont::Normal(Normal::standard()),
+        loc: 0.0,
+        scale: 1.0,
+    }
+    .ppf(q)
+}
+
+/// Student's t cdf. statrs' form `I_{df/(df+x²)}(df/2, 1/2)` rounds to 1/2 for |x| < 1e-8·√df, which
+/// leaves a plateau around the median; near the centre the complementary form `I_{x²/(df+x²)}(1/2, df/2)`
+/// keeps full precision.
+pub(crate) fn t_cdf(df: f64, x: f64) -> f64 {
+    use statrs::function::beta::beta_reg;
+    let x2 = x * x;
+    let tail = if x2 < df {
+        0.5 - 0.5 * beta_reg(0.5, df / 2.0, x2 / (df + x2))
+    } else {
+        0.5 * beta_reg(df / 2.0, 0.5, df / (df + x2))
+    };
+    if x <= 0.0 {
+        tail
+    } else {
+        1.0 - tail
+    }
+}
+
+impl Cont {
+    fn pdf(&self, z: f64) -> f64 {
+        match self {
+            Cont::Normal(d) => d.pdf(z),
+            Cont::T(d) => d.pdf(z),
+            Cont::Chi2(d) => d.pdf(z),
+            Cont::F(d) => d.pdf(z),
+            Cont::Uniform(d) => d.pdf(z),
+            Cont::Exponential(d) => d.pdf(z),
+            Cont::Gamma(d) => d.pdf(z),
+            Cont::Beta(d) => d.pdf(z),
+            Cont::LogNormal(d, _) => d.pdf(z),
+            Cont::Weibull(d, _) => d.pdf(z),
+            Cont::Cauchy => 1.0 / (PI * (1.0 + z * z)),
+        }
+    }
+    fn ln_pdf(&self, z: f64) -> f64 {
+        match self {
+            Cont::Normal(d) => d.ln_pdf(z),
+            Cont::T(d) => d.ln_pdf(z),
+            Cont::Chi2(d) => d.ln_pdf(z),
+            Cont::F(d) => d.ln_pdf(z),
+            Cont::Uniform(d) => d.ln_pdf(z),
+            Cont::Exponential(d) => d.ln_pdf(z),
+            Cont::Gamma(d) => d.ln_pdf(z),
+            Cont::Beta(d) => d.ln_pdf(z),
+            Cont::LogNormal(d, _) => d.ln_pdf(z),
+            Cont::Weibull(d, _) => d.ln_pdf(z),
+            Cont::Cauchy => -(PI.ln() + (z * z).ln_1p()),
+        }
+    }
+    fn cdf(&self, z: f64) -> f64 {
+        match self {
+            Cont::Normal(d) => d.cdf(z),
+            Cont::T(d) => t_cdf(d.freedom(), z),
+            Cont::Chi2(d) => d.cdf(z),
+            Cont::F(d) => d.cdf(z),
+            Cont::Uniform(d) => d.cdf(z),
+            Cont::Exponential(_) => {
+                if z <= 0.0 {
+                    0.0
+                } else {
+                    -(-z).exp_m1()
+                }
+            }
+            Cont::Gamma(d) => d.cdf(z),
+            Cont::Beta(d) => d.cdf(z),
+            Cont::LogNormal(d, _) => d.cdf(z),
+            Cont::Weibull(_, c) => {
+                if z <= 0.0 {
+                    0.0
+                } else {
+                    -(-z.powf(*c)).exp_m1()
+                }
+            }
+            // atan2 keeps full relative precision in the far tails, where 0.5 + atan(z)/π cancels.
+            Cont::Cauchy => (1.0f64).atan2(-z) / PI,
+        }
+    }
+    fn sf(&self, z: f64) -> f64 {
+        match self {
+            Cont::Normal(d) => d.sf(z),
+            Cont::T(d) => t_cdf(d.freedom(), -z),
+            Cont::Chi2(d) => d.sf(z),
+            Cont::F(d) => d.sf(z),
+            Cont::Uniform(d) => d.sf(z),
+            Cont::Exponential(_) => {
+                if z <= 0.0 {
+                    1.0
+                } else {
+                    (-z).exp()
+                }
+            }
+            Cont::Gamma(d) => d.sf(z),
+            Cont::Beta(d) => d.sf(z),
+            Cont::LogNormal(d, _) => d.sf(z),
+            Cont::Weibull(_, c) => {
+                if z <= 0.0 {
+                    1.0
+                } else {
+                    (-z.powf(*c)).exp()
+                }
+            }
+            Cont::Cauchy => (1.0f64).atan2(z) / PI,
+        }
+    }
+    fn support(&self) -> (f64, f64) {
+        match self {
+            Cont::Normal(_) | Cont::T(_) | Cont::Cauchy => (f64::NEG_INFINITY, f64::INFINITY),
+            Cont::Uniform(_) | Cont::Beta(_) => (0.0, 1.0),
+            _ => (0.0, f64::INFINITY),
+        }
+    }
+    fn moments(&self) -> (Option<f64>, Option<f64>) {
+        use statrs::function::gamma::gamma;
+        match self {
+            Cont::Normal(_) => (Some(0.0), Some(1.0)),
+            Cont::T(d) => {
+                let df = d.freedom();
+                let m = (df > 1.0).then_some(0.0);
+                let v = if df > 2.0 {
+                    Some(df / (df - 2.0))
+                } else if df > 1.0 {
+                    Some(f64::INFINITY)
+                } else {
+                    None
+                };
+                (m, v)
+            }
+            Cont::Chi2(d) => (Some(d.freedom()), Some(2.0 * d.freedom())),
+            Cont::F(d) => {
+                let (n, m) = (d.freedom_1(), d.freedom_2());
+                let mean = if m > 2.0 {
+                    Some(m / (m - 2.0))
+                } else {
+                    Some(f64::INFINITY)
+                };
+                let var = if m > 4.0 {
+                    Some(2.0 * m * m * (n + m - 2.0) / (n * (m - 2.0).powi(2) * (m - 4.0)))
+                } else if m > 2.0 {
+                    Some(f64::INFINITY)
+                } else {
+                    None
+                };
+                (mean, var)
+            }
+            Cont::Uniform(_) => (Some(0.5), Some(1.0 / 12.0)),
+            Cont::Exponential(_) => (Some(1.0), Some(1.0)),
+            Cont::Gamma(d) => (Some(d.shape()), Some(d.shape())),
+            Cont::Beta(d) => {
+                let (a, b) = (d.shape_a(), d.shape_b());
+                (
+                    Some(a / (a + b)),
+                    Some(a * b / ((a + b).powi(2) * (a + b + 1.0))),
+                )
+            }
+            Cont::LogNormal(_, s) => {
+                let s2 = s * s;
+                (Some((s2 / 2.0).exp()), Some(s2.exp_m1() * s2.exp()))
+            }
+            Cont::Weibull(_, c) => {
+                let g1 = gamma(1.0 + 1.0 / c);
+                (Some(g1), Some(gamma(1.0 + 2.0 / c) - g1 * g1))
+            }
+            Cont::Cauchy => (None, None),
+        }
+    }
+    fn sample(&self, rng: &mut rand_pcg::Pcg64) -> f64 {
+        match self {
+            Cont::Normal(d) => d.sample(rng),
+            Cont::T(d) => d.sample(rng),
+            Cont::Chi2(d) => d.sample(rng),
+            Cont::F(d) => d.sample(rng),
+            Cont::Uniform(d) => d.sample(rng),
+            Cont::Exponential(d) => d.sample(rng),
+            Cont::Gamma(d) => d.sample(rng),
+            Cont::Beta(d) => d.sample(rng),
+            Cont::LogNormal(d, _) => d.sample(rng),
+            Cont::Weibull(d, _) => d.sample(rng),
+            Cont::Cauchy => {
+                let u: f64 = rand::RngExt::random(rng);
+                (PI * (u - 0.5)).tan()
+            }
+        }
+    }
+}
+
+impl Disc {
+    fn pmf(&self, k: u64) -> f64 {
+        match self {
+            Disc::Binomial(d) => d.pmf(k),
+            Disc::Poisson(d) => d.pmf(k),
+            Disc::Geometric(d) => d.pmf(k),
+            Disc::Hypergeometric(d) => d.pmf(k),
+            Disc::NegativeBinomial(d) => d.pmf(k),
+        }
+    }
+    fn ln_pmf(&self, k: u64) -> f64 {
+        match self {
+            Disc::Binomial(d) => d.ln_pmf(k),
+            Disc::Poisson(d) => d.ln_pmf(k),
+            Disc::Geometric(d) => d.ln_pmf(k),
+            Disc::Hypergeometric(d) => d.ln_pmf(k),
+            Disc::NegativeBinomial(d) => d.ln_pmf(k),
+        }
+    }
+    fn cdf(&self, k: u64) -> f64 {
+        match self {
+            Disc::Binomial(d) => d.cdf(k),
+            Disc::Poisson(d) => d.cdf(k),
+            Disc::Geometric(d) => d.cdf(k),
+            Disc::Hypergeometric(d) => d.cdf(k),
+            Disc::NegativeBinomial(d) => d.cdf(k),
+        }
+    }
+    fn sf(&self, k: u64) -> f64 {
+        match self {
+            Disc::Binomial(d) => d.sf(k),
+            Disc::Poisson(d) => d.sf(k),
+            Disc::Geometric(d) => d.sf(k),
+            Disc::Hypergeometric(d) => d.sf(k),
+            Disc::NegativeBinomial(d) => d.sf(k),
+        }
+    }
+    fn support(&self) -> (f64, f64) {
+        use statrs::statistics::{Max, Min};
+        match self {
+            Disc::Binomial(d) => (d.min() as f64, d.max() as f64),
+            Disc::Poisson(_) | Disc::NegativeBinomial(_) => (0.0, f64::INFINITY),
+            Disc::Geometric(_) => (1.0, f64::INFINITY),
+            Disc::Hypergeometric(d) => (d.min() as f64, d.max() as f64),
+        }
+    }
+    fn moments(&self) -> (f64, f64) {
+        match self {
+            Disc::Binomial(d) => {
+                let (n, p) = (d.n() as f64, d.p());
+                (n * p, n * p * (1.0 - p))
+            }
+            Disc::Poisson(d) => (d.lambda(), d.lambda()),
+            Disc::Geometric(d) => (1.0 / d.p(), (1.0 - d.p()) / (d.p() * d.p())),
+            Disc::Hypergeometric(d) => {
+                let (m, n, k) = (
+                    d.population() as f64,
+                    d.successes() as f64,
+                    d.draws() as f64,
+                );
+                let var = if m > 1.0 {
+                    k * n * (m - n) * (m - k) / (m * m * (m - 1.0))
+                } else {
+                    0.0
+                };
+                (k * n / m, var)
+            }
+            Disc::NegativeBinomial(d) => {
+                let (r, p) = (d.r(), d.p());
+                (r * (1.0 - p) / p, r * (1.0 - p) / (p * p))
+            }
+        }
+    }
+    fn sample(&self, rng: &mut rand_pcg::Pcg64) -> f64 {
+        match self {
+            Disc::Binomial(d) => rand::distr::Distribution::<f64>::sample(d, rng),
+            Disc::Poisson(d) => rand::distr::Distribution::<f64>::sample(d, rng),
+            Disc::Geometric(d) => rand::distr::Distribution::<f64>::sample(d, rng),
+            Disc::Hypergeometric(d) => rand::distr::Distribution::<f64>::sample(d, rng),
+            Disc::NegativeBinomial(d) => rand::distr::Distribution::<u64>::sample(d, rng) as f64,
+        }
+    }
+}
+
+/// `distribution`: evaluates `data.function` at `data.x` (a number or an array), or draws a sample.
+pub(crate) fn distribution(args: &Args) -> Result<Value, ToolError> {
+    let d = Dist::from_data(args.data)?;
+    let function = match args.data.get("function") {
+        Some(Value::String(s)) => s.to_ascii_lowercase(),
+        Some(v) => {
+            return Err(ToolError::invalid_params(format!(
+                "`data.function` must be one of {}, not {}",
+                FUNCTIONS.join(", "),
+                short(v)
+            )))
+        }
+        None => return Err(ToolError::invalid_params("`data.function` is required")),
+    };
+    let (mean, var) = d.moments();
+    let undefined = |what: &str| {
+        ToolError::domain(format!(
+            "the {what} of this `{}` distribution is undefined",
+            args.data["distribution"].as_str().unwrap_or_default()
+        ))
+    };
+    let scalar = |x: Option<f64>, what: &str| -> Result<Value, ToolError> {
+        match x {
+            Some(v) if v.is_finite() => Ok(json!({"value": num(v)})),
+            Some(_) => Err(ToolError::domain(format!("the {what} is infinite"))),
+            None => Err(undefined(what)),
+        }
+    };
+    match function.as_str() {
+        "mean" => return scalar(mean, "mean"),
+        "var" => return scalar(var, "variance"),
+        "std" => return scalar(var.map(f64::sqrt), "standard deviation"),
+        "median" => return Ok(json!({"value": num(d.ppf(0.5))})),
+        "sample" => return sample(&d, args),
+        _ => {}
+    }
+    let f: Box<dyn Fn(f64) -> Result<f64, ToolError>> = match function.as_str() {
+        "pdf" | "pmf" => Box::new(|x| Ok(d.density(x))),
+        "logpdf" | "logpmf" => Box::new(|x| Ok(d.ln_density(x))),
+        "cdf" => Box::new(|x| Ok(d.cdf(x))),
+        "sf" => Box::new(|x| Ok(d.sf(x))),
+        "logcdf" => Box::new(|x| Ok(d.ln_cdf(x))),
+        "logsf" => Box::new(|x| Ok(d.ln_sf(x))),
+        "ppf" | "isf" => {
+            let is_ppf = function == "ppf";
+            Box::new(move |q| {
+                if !(0.0..=1.0).contains(&q) {
+                    return Err(ToolError::domain(format!(
+                        "{function} needs a probability in [0, 1], got {q}"
+                    )));
+                }
+                Ok(if is_ppf { d.ppf(q) } else { d.isf(q) })
+            })
+        }
+        other => {
+            return Err(ToolError::invalid_params(format!(
+                "unknown function \"{other}\"; known: {}",
+                FUNCTIONS.join(", ")
+            )))
+        }
+    };
+    let x = args.field("x")?;
+    match x {
+        Value::Array(_) => {
+            let xs = crate::input::numbers(x, "data.x", args.ctx)?;
+            let mut out = Vec::with_capacity(xs.len());
+            for (i, &x) in xs.iter().enumerate() {
+                if i % 1024 == 0 {
+                    args.ctx.checkpoint()?;
+                }
+                out.push(f(x)?);
+            }
+            Ok(json!({"value": nums(&out)}))
+        }
+        _ => Ok(json!({"value": num(f(finite(x, "data.x")?)?)})),
+    }
+}
+
+/// `options.n` draws (default 1) from a Pcg64 seeded with `options.seed`, else the call's seed.
+fn sample(d: &Dist, args: &Args) -> Result<Value, ToolError> {
+    let n = match args.options.get("n") {
+        None | Some(Value::Null) => 1,
+        Some(v) => count(v, "options.n")?,
+    };
+    if n == 0 {
+        return Err(ToolError::invalid_params("`options.n` must be at least 1"));
+    }
+    crate::input::check_len(
+        usize::try_from(n).unwrap_or(usize::MAX),
+        "options.n",
+        args.ctx,
+    )?;
+    let seed = match args.options.get("seed") {
+        None | Some(Value::Null) => args.ctx.seed,
+        Some(v) => count(v, "options.seed")?,
+    };
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        if i % 4096 == 0 {
+            args.ctx.checkpoint()?;
+        }
+        out.push(d.sample(&mut rng));
+    }
+    Ok(json!({"value": nums(&out), "seed": seed}))
+}
