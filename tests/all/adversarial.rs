@@ -1,4 +1,4 @@
-//! Hostile and careless input to every native tool (`tests/data/{calculator,units,plotter}/adversarial.jsonl`):
+//! Hostile and careless input to every native tool (`tests/data/{calculator,units,plotter,statistics}/adversarial.jsonl`):
 //! each gives its exact `error_kind` (or its result), and the engine keeps serving afterwards.
 
 use crate::support::{ensure, jsonl, Outcome};
@@ -20,8 +20,13 @@ fn run(engine: &Engine, case: &Value) -> Outcome {
         let field = g["field"].as_str().unwrap_or("expression");
         params[field] = Value::String(s);
     }
-    // Generated arrays: `{"path": "/data/y", "repeat": n, "item": v}` puts n copies of v at path.
-    if let Some(a) = case.get("generate_array") {
+    // Generated arrays: `{"path": "/data/y", "repeat": n, "item": v}` puts n copies of v at path
+    // (`generate_arrays` holds several).
+    let mut gens: Vec<&Value> = case.get("generate_array").into_iter().collect();
+    if let Some(Value::Array(more)) = case.get("generate_arrays") {
+        gens.extend(more);
+    }
+    for a in gens {
         let n = a["repeat"].as_u64().unwrap_or(0) as usize;
         let items = Value::Array(vec![a["item"].clone(); n]);
         let path = a["path"].as_str().unwrap_or("");
@@ -44,6 +49,15 @@ fn run(engine: &Engine, case: &Value) -> Outcome {
                 format!("expected an array, got {}", env["error"])
             })?
         }
+        None if case.get("result_keys").is_some() => {
+            let keys = case["result_keys"].as_array().cloned().unwrap_or_default();
+            for k in keys {
+                let k = k.as_str().unwrap_or_default();
+                ensure(env["result"].get(k).is_some(), || {
+                    format!("expected `{k}` in the result, got {}", env["error"])
+                })?;
+            }
+        }
         None => ensure(env["result"]["value"] == case["value"], || {
             format!("expected {}, got {env}", case["value"])
         })?,
@@ -64,6 +78,7 @@ pub fn trials() -> Vec<Trial> {
         "tests/data/calculator/adversarial.jsonl",
         "tests/data/units/adversarial.jsonl",
         "tests/data/plotter/adversarial.jsonl",
+        "tests/data/statistics/adversarial.jsonl",
     ]
     .into_iter()
     .flat_map(jsonl)

@@ -99,7 +99,9 @@ fn sampling() -> Outcome {
     };
     let a = draw(7, 20_000);
     ensure(a == draw(7, 20_000), || "same seed, different draws".into())?;
-    ensure(a != draw(8, 20_000), || "different seeds, same draws".into())?;
+    ensure(a != draw(8, 20_000), || {
+        "different seeds, same draws".into()
+    })?;
     let xs: Vec<f64> = a
         .as_array()
         .ok_or("no draws")?
@@ -149,7 +151,13 @@ fn sampling() -> Outcome {
             .filter_map(Value::as_f64)
             .collect();
         ensure(xs.len() == 500, || format!("{dist}: {} draws", xs.len()))?;
-        let discrete = ["binomial", "poisson", "geometric", "hypergeometric", "negative_binomial"];
+        let discrete = [
+            "binomial",
+            "poisson",
+            "geometric",
+            "hypergeometric",
+            "negative_binomial",
+        ];
         if discrete.contains(&dist) {
             ensure(xs.iter().all(|x| x.fract() == 0.0 && *x >= 0.0), || {
                 format!("{dist}: a draw off the integers")
@@ -167,7 +175,10 @@ fn sampling() -> Outcome {
 /// The same call twice gives the same bytes, for every case of the reference file.
 fn deterministic() -> Outcome {
     let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
-    for c in jsonl("tests/data/statistics/reference.jsonl").iter().step_by(7) {
+    for c in jsonl("tests/data/statistics/reference.jsonl")
+        .iter()
+        .step_by(7)
+    {
         let call = || {
             let env = engine.call(beaker::ToolCall::new("statistics", c["params"].clone()));
             serde_json::to_string(&(env.result, env.error)).unwrap_or_default()

@@ -3,7 +3,7 @@
 
 use crate::exact;
 use crate::input::{at_least, num, Alternative, Args};
-use crate::sums::{mean, rank, sum};
+use crate::sums::{deviations, rank, sum};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -47,6 +47,10 @@ pub(crate) fn correlation(args: &Args) -> Result<Value, ToolError> {
         }
         _ => kendall(&x, &y, alt, args)?,
     };
+    let alpha = args.alpha()?;
+    let p = out["p_value"].as_f64().unwrap_or(1.0);
+    out["significant"] = json!(p < alpha);
+    out["alpha"] = num(alpha);
     out["method"] = json!(method);
     out["n"] = json!(n);
     out["alternative"] = json!(alt.as_str());
@@ -55,10 +59,10 @@ pub(crate) fn correlation(args: &Args) -> Result<Value, ToolError> {
 
 /// The Pearson coefficient of two equal-length samples; `domain_error` when either is constant.
 fn r_of(x: &[f64], y: &[f64]) -> Result<f64, ToolError> {
-    let (mx, my) = (mean(x), mean(y));
-    let sxy = sum(x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)));
-    let sxx = sum(x.iter().map(|a| (a - mx) * (a - mx)));
-    let syy = sum(y.iter().map(|b| (b - my) * (b - my)));
+    let (dx, dy) = (deviations(x), deviations(y));
+    let sxy = sum(dx.iter().zip(&dy).map(|(a, b)| a * b));
+    let sxx = sum(dx.iter().map(|a| a * a));
+    let syy = sum(dy.iter().map(|b| b * b));
     if sxx == 0.0 || syy == 0.0 {
         return Err(ToolError::domain(
             "an input is constant (zero variance): the correlation coefficient is undefined",
@@ -82,8 +86,12 @@ fn pearson(x: &[f64], y: &[f64], alt: Alternative, args: &Args) -> Result<Value,
         alt.p_value(cdf, sf)
     };
     let mut out = json!({"coefficient": num(r), "p_value": num(p)});
-    // Fisher's z interval, as SciPy's `confidence_interval()`; needs n > 3.
-    if n > 3.0 {
+    // Fisher's z interval, as SciPy's `confidence_interval()`; for n <= 3 the standard error is
+    // infinite and SciPy reports [-1, 1].
+    if n <= 3.0 {
+        out["confidence_interval"] = json!([-1.0, 1.0]);
+        out["level"] = num(level);
+    } else {
         let z = r.atanh();
         let se = 1.0 / (n - 3.0).sqrt();
         let (lo, hi) = match alt {

@@ -1,7 +1,7 @@
 //! `descriptive`: the summary of one sample, with NumPy's and SciPy's conventions.
 
 use crate::input::{at_least, finite, num, nums, Args};
-use crate::sums::{central_moment, mean, quantile_sorted, sorted, ss, sum};
+use crate::sums::{central_moment, deviations, mean, quantile_sorted, sorted, sum};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
 
@@ -25,7 +25,8 @@ pub(crate) fn descriptive(args: &Args) -> Result<Value, ToolError> {
     args.ctx.checkpoint()?;
     let s = sorted(&x);
     let m = mean(&x);
-    let ssd = ss(&x, m);
+    let dev = deviations(&x);
+    let ssd = sum(dev.iter().map(|d| d * d));
     let var = ssd / (nf - ddof);
     let std = var.sqrt();
     let m2 = ssd / nf;
@@ -35,8 +36,8 @@ pub(crate) fn descriptive(args: &Args) -> Result<Value, ToolError> {
     let (skew, kurt) = if constant {
         (f64::NAN, f64::NAN)
     } else {
-        let m3 = central_moment(&x, m, 3);
-        let m4 = central_moment(&x, m, 4);
+        let m3 = central_moment(&dev, 3);
+        let m4 = central_moment(&dev, 4);
         let g1 = m3 / m2.powf(1.5);
         let g2 = m4 / (m2 * m2) - 3.0;
         if bias {

@@ -317,6 +317,28 @@ impl Dist {
     fn ln_sf(&self, x: f64) -> f64 {
         match self {
             Dist::Continuous {
+                d: Cont::Exponential(_),
+                loc,
+                scale,
+            } => -((x - loc) / scale).max(0.0),
+            Dist::Continuous {
+                d: Cont::Weibull(_, c),
+                loc,
+                scale,
+            } => -((x - loc) / scale).max(0.0).powf(*c),
+            Dist::Continuous {
+                d: d @ (Cont::Gamma(_) | Cont::Chi2(_)),
+                loc,
+                scale,
+            } if self.sf(x) < 1e-300 => {
+                let z = (x - loc) / scale;
+                match d {
+                    Cont::Gamma(g) => ln_gamma_q(g.shape(), z),
+                    Cont::Chi2(c) => ln_gamma_q(c.freedom() / 2.0, z / 2.0),
+                    _ => f64::NEG_INFINITY,
+                }
+            }
+            Dist::Continuous {
                 d: Cont::Normal(_),
                 loc,
                 scale,
@@ -334,6 +356,11 @@ impl Dist {
 
     /// The quantile function: the smallest x with `cdf(x) >= q`.
     pub fn ppf(&self, q: f64) -> f64 {
+        if q == 0.5 {
+            if let Some(m) = self.symmetric_centre() {
+                return m;
+            }
+        }
         if q <= 0.5 {
             self.invert(|x| self.cdf(x), q, true)
         } else {
@@ -344,6 +371,11 @@ impl Dist {
 
     /// The inverse survival function: the smallest x with `sf(x) <= q`.
     pub fn isf(&self, q: f64) -> f64 {
+        if q == 0.5 {
+            if let Some(m) = self.symmetric_centre() {
+                return m;
+            }
+        }
         if q <= 0.5 {
             self.invert(|x| self.sf(x), q, false)
         } else {
@@ -422,8 +454,9 @@ impl Dist {
         // Bisect on the ordered bit patterns: every step halves the number of doubles in between, so 64
         // steps reach adjacent doubles even across many orders of magnitude.
         let (mut ka, mut kb) = (key(a), key(b));
-        while kb - ka > 1 {
-            let mid = ka + (kb - ka) / 2;
+        // i128: the keys of -2.0 and 3.0 are more than i64::MAX apart.
+        while i128::from(kb) - i128::from(ka) > 1 {
+            let mid = (i128::from(ka) + (i128::from(kb) - i128::from(ka)) / 2) as i64;
             if hit(unkey(mid)) {
                 kb = mid;
             } else {
@@ -436,6 +469,24 @@ impl Dist {
             xa
         } else {
             xb
+        }
+    }
+
+    /// The centre of a symmetric continuous distribution: its median exactly, which bisection cannot
+    /// find because the cdf is flat (0.5 to rounding) within about 1e-16 of it.
+    fn symmetric_centre(&self) -> Option<f64> {
+        match self {
+            Dist::Continuous {
+                d: Cont::Normal(_) | Cont::T(_) | Cont::Cauchy,
+                loc,
+                ..
+            } => Some(*loc),
+            Dist::Continuous {
+                d: Cont::Uniform(_),
+                loc,
+                scale,
+            } => Some(loc + scale / 2.0),
+            _ => None,
         }
     }
 
@@ -503,6 +554,38 @@ fn key(x: f64) -> i64 {
 fn unkey(k: i64) -> f64 {
     let b = if k < 0 { i64::MIN - k } else { k };
     f64::from_bits(b as u64)
+}
+
+/// `ln Q(a, x)`, the log of the regularised upper incomplete gamma function, for x > a + 1 where Q may
+/// underflow: `-x + a ln x - ln Γ(a) + ln CF`, the continued fraction evaluated by Lentz's method.
+fn ln_gamma_q(a: f64, x: f64) -> f64 {
+    if x <= a + 1.0 {
+        return statrs::function::gamma::gamma_ur(a, x).ln();
+    }
+    let tiny = 1e-300;
+    let mut b = x + 1.0 - a;
+    let mut c = 1.0 / tiny;
+    let mut d = 1.0 / b;
+    let mut h = d;
+    for i in 1..1000 {
+        let an = -(i as f64) * (i as f64 - a);
+        b += 2.0;
+        d = an * d + b;
+        if d.abs() < tiny {
+            d = tiny;
+        }
+        c = b + an / c;
+        if c.abs() < tiny {
+            c = tiny;
+        }
+        d = 1.0 / d;
+        let delta = d * c;
+        h *= delta;
+        if (delta - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    -x + a * x.ln() - statrs::function::gamma::ln_gamma(a) + h.ln()
 }
 
 /// `ln Φ(z)`, accurate far into the lower tail where Φ underflows (an asymptotic series below -20).
@@ -766,7 +849,7 @@ impl Disc {
     fn cdf(&self, k: u64) -> f64 {
         match self {
             Disc::Binomial(d) => d.cdf(k),
-            Disc::Poisson(d) => d.cdf(k),
+            Disc::Poisson(d) => statrs::function::gamma::gamma_ur(k as f64 + 1.0, d.lambda()),
             Disc::Geometric(d) => d.cdf(k),
             Disc::Hypergeometric(d) => d.cdf(k),
             Disc::NegativeBinomial(d) => d.cdf(k),

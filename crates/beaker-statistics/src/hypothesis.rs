@@ -78,17 +78,20 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
             at_least(&d, 2, "data.sample1")?;
             let n = d.len() as f64;
             let m = mean(&d);
+            // The mean difference from mu, computed on the shifted values so it keeps its digits.
+            let shifted: Vec<f64> = d.iter().map(|v| v - mu).collect();
+            let diff = mean(&shifted);
             let sd = var(&d, 1.0).sqrt();
             if sd == 0.0 {
                 return Err(zero_variance("the sample"));
             }
             let se = sd / n.sqrt();
-            let t = (m - mu) / se;
+            let t = diff / se;
             (
                 test,
                 t,
                 n - 1.0,
-                m - mu,
+                diff,
                 se,
                 json!({"mean": num(m), "mu": num(mu), "n": d.len()}),
             )
@@ -99,7 +102,11 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
             let equal_var = args.opt_bool("equal_var", true)?;
             let (n1, n2) = (x.len() as f64, y.len() as f64);
             let (m1, m2) = (mean(&x), mean(&y));
-            let (v1, v2) = (ss(&x, m1) / (n1 - 1.0), ss(&y, m2) / (n2 - 1.0));
+            let (v1, v2) = (ss(&x) / (n1 - 1.0), ss(&y) / (n2 - 1.0));
+            // The difference of means on data shifted by a common point keeps its digits for offset data.
+            let c = x[0];
+            let diff = mean(&x.iter().map(|v| v - c).collect::<Vec<_>>())
+                - mean(&y.iter().map(|v| v - c).collect::<Vec<_>>());
             if v1 == 0.0 && v2 == 0.0 {
                 return Err(zero_variance("both samples"));
             }
@@ -116,12 +123,12 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
                 let df = (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
                 ((a + b).sqrt(), df, "Welch's two-sample t-test")
             };
-            let t = (m1 - m2) / se;
+            let t = diff / se;
             (
                 test,
                 t,
                 df,
-                m1 - m2,
+                diff,
                 se,
                 json!({"mean1": num(m1), "mean2": num(m2), "n1": x.len(), "n2": y.len()}),
             )
@@ -294,6 +301,13 @@ pub(crate) fn chi_square(args: &Args) -> Result<Value, ToolError> {
 pub(crate) fn anova(args: &Args) -> Result<Value, ToolError> {
     let alpha = args.alpha()?;
     let g = groups(args, 2)?;
+    // Shift every value by one data point first (exact for nearby values), as SciPy subtracts the
+    // grand mean: NIST's SmLs07-09 (values 1e12 + 0.1k) keep their digits.
+    let c = g[0][0];
+    let g: Vec<Vec<f64>> = g
+        .iter()
+        .map(|x| x.iter().map(|v| v - c).collect())
+        .collect();
     let all: Vec<f64> = g.iter().flatten().copied().collect();
     let n = all.len() as f64;
     let k = g.len() as f64;
@@ -304,7 +318,7 @@ pub(crate) fn anova(args: &Args) -> Result<Value, ToolError> {
     }
     let grand = mean(&all);
     let means: Vec<f64> = g.iter().map(|x| mean(x)).collect();
-    let ss_within = sum(g.iter().zip(&means).map(|(x, &m)| ss(x, m)));
+    let ss_within = sum(g.iter().map(|x| ss(x)));
     let ss_between = sum(g
         .iter()
         .zip(&means)
@@ -449,14 +463,25 @@ pub(crate) fn wilcoxon(args: &Args) -> Result<Value, ToolError> {
     let mut z_out = None;
     let p = match method {
         "exact" | "permutation" => {
-            // Doubled ranks are integers even with ties (average ranks are multiples of 1/2).
-            let r2: Vec<u64> = r.iter().map(|x| (2.0 * x).round() as u64).collect();
+            // "exact" is SciPy's: the untied distribution of ranks 1..n, compared with ceil(r+) and
+            // floor(r+); the permutation test uses the observed (tied) ranks. Doubled ranks are
+            // integers in both cases (average ranks are multiples of 1/2).
+            let r2: Vec<u64> = if method == "exact" {
+                (1..=nz.len() as u64).map(|i| 2 * i).collect()
+            } else {
+                r.iter().map(|x| (2.0 * x).round() as u64).collect()
+            };
             let pmf = exact::signed_rank_pmf(&r2, args.ctx)?;
-            let t2 = (2.0 * r_plus).round() as usize;
+            let (lo2, hi2) = if method == "exact" {
+                (2 * r_plus.ceil() as usize, 2 * r_plus.floor() as usize)
+            } else {
+                let t = (2.0 * r_plus).round() as usize;
+                (t, t)
+            };
             // P(T ≤ t) and P(T ≥ t) (SciPy's exact test compares ceil(r+) and floor(r+), the same
             // values when r+ is an integer; with ties, its permutation test counts the tied statistic).
-            let cdf = sum(pmf.iter().take(t2 + 1).copied());
-            let sf = sum(pmf.iter().skip(t2).copied());
+            let cdf = sum(pmf.iter().take(lo2 + 1).copied());
+            let sf = sum(pmf.iter().skip(hi2).copied());
             alt.p_value(cdf, sf)
         }
         _ => {

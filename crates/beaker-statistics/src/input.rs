@@ -123,6 +123,9 @@ pub(crate) fn finite(v: &Value, what: &str) -> Result<f64, ToolError> {
         Some(_) => Err(ToolError::invalid_params(format!(
             "`{what}` is not a finite number (it overflows a double)"
         ))),
+        None if v.is_number() => Err(ToolError::invalid_params(format!(
+            "`{what}` = {v} is not a finite number (it overflows a double)"
+        ))),
         None => Err(ToolError::invalid_params(format!(
             "`{what}` must be a number, not {}",
             short(v)

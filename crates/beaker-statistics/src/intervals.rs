@@ -20,7 +20,7 @@ pub(crate) fn confidence_interval(args: &Args) -> Result<Value, ToolError> {
             at_least(&x, 2, "data")?;
             let n = x.len() as f64;
             let m = mean(&x);
-            let se = (ss(&x, m) / (n - 1.0)).sqrt() / n.sqrt();
+            let se = (ss(&x) / (n - 1.0)).sqrt() / n.sqrt();
             let h = t_quantile(tail, n - 1.0)? * se;
             (m - h, m + h, m, "t")
         }
@@ -64,8 +64,7 @@ pub(crate) fn confidence_interval(args: &Args) -> Result<Value, ToolError> {
             at_least(&x, 2, "data.sample1")?;
             at_least(&y, 2, "data.sample2")?;
             let (n1, n2) = (x.len() as f64, y.len() as f64);
-            let (m1, m2) = (mean(&x), mean(&y));
-            let (v1, v2) = (ss(&x, m1) / (n1 - 1.0), ss(&y, m2) / (n2 - 1.0));
+            let (v1, v2) = (ss(&x) / (n1 - 1.0), ss(&y) / (n2 - 1.0));
             let (se, df, method) = if args.opt_bool("equal_var", false)? {
                 let df = n1 + n2 - 2.0;
                 let sp2 = ((n1 - 1.0) * v1 + (n2 - 1.0) * v2) / df;
@@ -81,7 +80,9 @@ pub(crate) fn confidence_interval(args: &Args) -> Result<Value, ToolError> {
                 ((a + b).sqrt(), df, "welch")
             };
             let h = t_quantile(tail, df)? * se;
-            let d = m1 - m2;
+            let c = x[0];
+            let d = mean(&x.iter().map(|v| v - c).collect::<Vec<_>>())
+                - mean(&y.iter().map(|v| v - c).collect::<Vec<_>>());
             (d - h, d + h, d, method)
         }
     };

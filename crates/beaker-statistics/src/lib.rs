@@ -25,7 +25,9 @@ mod exact;
 mod hypothesis;
 mod input;
 mod intervals;
+mod ks;
 mod regression;
+mod shapiro;
 mod sums;
 
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
@@ -102,6 +104,8 @@ impl Tool for Statistics {
             "wilcoxon" => hypothesis::wilcoxon(&args),
             "kruskal" => hypothesis::kruskal(&args),
             "fisher_exact" => hypothesis::fisher_exact(&args),
+            "ks_test" => ks::ks_test(&args),
+            "shapiro" => shapiro::shapiro(&args),
             "regression" => regression::regression(&args),
             "correlation" => correlation::correlation(&args),
             "confidence_interval" => intervals::confidence_interval(&args),

@@ -15,29 +15,38 @@ pub(crate) fn sum(xs: impl IntoIterator<Item = f64>) -> f64 {
     s + c
 }
 
-/// The mean, with a second pass that removes the first pass's rounding (as NumPy's pairwise sum does in
-/// practice, but also for data like 1e9 + small noise).
+/// The mean, with a second pass that removes the first pass's rounding.
 pub(crate) fn mean(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let m = sum(xs.iter().copied()) / n;
     m + sum(xs.iter().map(|x| x - m)) / n
 }
 
-/// The sum of squared deviations from the mean, `Σ(x - m)²`, two-pass with the compensation term.
-pub(crate) fn ss(xs: &[f64], m: f64) -> f64 {
-    let n = xs.len() as f64;
-    let d = sum(xs.iter().map(|x| x - m));
-    (sum(xs.iter().map(|x| (x - m) * (x - m))) - d * d / n).max(0.0)
+/// Deviations from the mean, accurate even when the mean itself is not representable (1e12 + 0.1k):
+/// values are first shifted by a data point (exact for values within a factor of two of it, by
+/// Sterbenz's lemma), and the small shifted mean is subtracted from the small shifted values.
+pub(crate) fn deviations(xs: &[f64]) -> Vec<f64> {
+    let Some(&c) = xs.first() else {
+        return Vec::new();
+    };
+    let shifted: Vec<f64> = xs.iter().map(|x| x - c).collect();
+    let md = mean(&shifted);
+    shifted.iter().map(|s| s - md).collect()
+}
+
+/// The sum of squared deviations from the mean, `Σ(x - x̄)²`.
+pub(crate) fn ss(xs: &[f64]) -> f64 {
+    sum(deviations(xs).iter().map(|d| d * d))
 }
 
 /// The variance with `ddof` degrees of freedom removed (caller ensures `n > ddof`).
 pub(crate) fn var(xs: &[f64], ddof: f64) -> f64 {
-    ss(xs, mean(xs)) / (xs.len() as f64 - ddof)
+    ss(xs) / (xs.len() as f64 - ddof)
 }
 
-/// The central moment of order `k` (divided by n).
-pub(crate) fn central_moment(xs: &[f64], m: f64, k: i32) -> f64 {
-    sum(xs.iter().map(|x| (x - m).powi(k))) / xs.len() as f64
+/// The central moment of order `k` (divided by n) from precomputed deviations.
+pub(crate) fn central_moment(dev: &[f64], k: i32) -> f64 {
+    sum(dev.iter().map(|d| d.powi(k))) / dev.len() as f64
 }
 
 /// Ranks from 1, ties given their average rank (SciPy's `rankdata(method='average')`), and the sizes of

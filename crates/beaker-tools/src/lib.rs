@@ -16,6 +16,11 @@ pub mod calculator;
 pub mod plotter;
 pub mod units;
 
+/// The `numerical` tool (its own crate, re-exported here beside the other native tools).
+pub use beaker_numerical as numerical;
+/// The `statistics` tool (its own crate, re-exported here beside the other native tools).
+pub use beaker_statistics as statistics;
+
 use beaker_core::Tool;
 use std::sync::Arc;
 
