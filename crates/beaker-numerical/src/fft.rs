@@ -21,7 +21,12 @@ fn length(data: &Map<String, Value>, limits: &Limits) -> Result<Option<usize>, T
                 .as_u64()
                 .filter(|n| *n >= 1)
                 .ok_or_else(|| invalid(format!("data.n must be a positive integer, got {v}")))?;
-            check_len(n as usize, limits.max_array_len, "data.n (the transform length)", "max_array_len")?;
+            check_len(
+                n as usize,
+                limits.max_array_len,
+                "data.n (the transform length)",
+                "max_array_len",
+            )?;
             Ok(Some(n as usize))
         }
     }
@@ -46,7 +51,12 @@ fn scale(norm: &str, n: usize, inverse: bool) -> f64 {
 }
 
 /// Runs an FFT operation.
-pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+pub(crate) fn run(
+    op: &str,
+    data: &Value,
+    options: &Value,
+    ctx: &CallContext,
+) -> Result<Value, ToolError> {
     let data = object(data, "data")?;
     let options = object(options, "options")?;
     let l = &ctx.limits;
@@ -69,7 +79,11 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
             } else {
                 (0..n)
                     .map(|k| {
-                        let k = if k < n.div_ceil(2) { k as i64 } else { k as i64 - n as i64 };
+                        let k = if k < n.div_ceil(2) {
+                            k as i64
+                        } else {
+                            k as i64 - n as i64
+                        };
                         k as f64 * val
                     })
                     .collect()
@@ -79,13 +93,22 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
         "fft" | "ifft" => {
             check_keys(data, &["x", "n"], "data", op)?;
             check_keys(options, &["norm"], "options", op)?;
-            let norm = opt_choice(options, "norm", &["backward", "ortho", "forward"], "options")?;
+            let norm = opt_choice(
+                options,
+                "norm",
+                &["backward", "ortho", "forward"],
+                "options",
+            )?;
             let n = length(data, l)?;
             let mut x = resize(complex_vector(require(data, "x", op)?, "data.x", l)?, n);
             let len = x.len();
             ctx.checkpoint()?;
             let mut planner = FftPlanner::<f64>::new();
-            let plan = if op == "fft" { planner.plan_fft_forward(len) } else { planner.plan_fft_inverse(len) };
+            let plan = if op == "fft" {
+                planner.plan_fft_forward(len)
+            } else {
+                planner.plan_fft_inverse(len)
+            };
             plan.process(&mut x);
             let s = scale(norm, len, op == "ifft");
             if s != 1.0 {
@@ -96,7 +119,12 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
         "rfft" => {
             check_keys(data, &["x", "n"], "data", op)?;
             check_keys(options, &["norm"], "options", op)?;
-            let norm = opt_choice(options, "norm", &["backward", "ortho", "forward"], "options")?;
+            let norm = opt_choice(
+                options,
+                "norm",
+                &["backward", "ortho", "forward"],
+                "options",
+            )?;
             let n = length(data, l)?;
             let mut x = resize(vector(require(data, "x", op)?, "data.x", l)?, n);
             let len = x.len();
@@ -108,7 +136,12 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
         "irfft" => {
             check_keys(data, &["x", "n"], "data", op)?;
             check_keys(options, &["norm"], "options", op)?;
-            let norm = opt_choice(options, "norm", &["backward", "ortho", "forward"], "options")?;
+            let norm = opt_choice(
+                options,
+                "norm",
+                &["backward", "ortho", "forward"],
+                "options",
+            )?;
             let x = complex_vector(require(data, "x", op)?, "data.x", l)?;
             let n = match length(data, l)? {
                 Some(n) => n,
@@ -130,8 +163,9 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
             let mut planner = RealFftPlanner::<f64>::new();
             let plan = planner.plan_fft_inverse(n);
             let mut out = plan.make_output_vec();
-            plan.process(&mut spec, &mut out)
-                .map_err(|e| ToolError::new(beaker_core::ErrorKind::Internal, format!("irfft: {e}")))?;
+            plan.process(&mut spec, &mut out).map_err(|e| {
+                ToolError::new(beaker_core::ErrorKind::Internal, format!("irfft: {e}"))
+            })?;
             let s = scale(norm, n, true);
             Ok(json!({ "result": arr(&out.iter().map(|v| v * s).collect::<Vec<_>>()) }))
         }
@@ -140,7 +174,11 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
             check_keys(options, &["scaling", "detrend"], "options", op)?;
             let mut x = vector(require(data, "x", op)?, "data.x", l)?;
             let fs = match (get(data, "fs"), get(data, "d")) {
-                (Some(_), Some(_)) => return Err(invalid("give data.fs (sampling frequency) or data.d (spacing), not both")),
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        "give data.fs (sampling frequency) or data.d (spacing), not both",
+                    ))
+                }
                 (Some(v), None) => number(v, "data.fs")?,
                 (None, Some(v)) => 1.0 / number(v, "data.d")?,
                 (None, None) => 1.0,
@@ -154,7 +192,11 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
                 Some(Value::String(s)) if s == "constant" => true,
                 Some(Value::String(s)) if s == "none" => false,
                 Some(Value::Bool(b)) => *b,
-                Some(v) => return Err(invalid(format!("options.detrend must be \"constant\", \"none\" or a boolean, got {v}"))),
+                Some(v) => {
+                    return Err(invalid(format!(
+                        "options.detrend must be \"constant\", \"none\" or a boolean, got {v}"
+                    )))
+                }
             };
             let n = x.len();
             if detrend {
@@ -163,7 +205,11 @@ pub(crate) fn run(op: &str, data: &Value, options: &Value, ctx: &CallContext) ->
             }
             ctx.checkpoint()?;
             let spec = rfft(&mut x)?;
-            let s = if scaling == "density" { 1.0 / (fs * n as f64) } else { 1.0 / (n as f64 * n as f64) };
+            let s = if scaling == "density" {
+                1.0 / (fs * n as f64)
+            } else {
+                1.0 / (n as f64 * n as f64)
+            };
             let mut p: Vec<f64> = spec.iter().map(|c| c.norm_sqr() * s).collect();
             let last = if n % 2 == 0 { p.len() - 1 } else { p.len() };
             for v in p.iter_mut().take(last).skip(1) {

@@ -18,7 +18,10 @@ pub(crate) fn object<'a>(v: &'a Value, name: &str) -> Result<&'a Map<String, Val
     match v {
         Value::Null => Ok(EMPTY.get_or_init(Map::new)),
         Value::Object(m) => Ok(m),
-        other => Err(invalid(format!("`{name}` must be an object, got {}", kind(other)))),
+        other => Err(invalid(format!(
+            "`{name}` must be an object, got {}",
+            kind(other)
+        ))),
     }
 }
 
@@ -91,11 +94,15 @@ pub(crate) fn bound(v: &Value, what: &str) -> Result<f64, ToolError> {
         return match t.as_str() {
             "inf" | "+inf" | "infinity" | "+infinity" | "oo" => Ok(f64::INFINITY),
             "-inf" | "-infinity" | "-oo" => Ok(f64::NEG_INFINITY),
-            _ => t.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
-                invalid(format!(
-                    "{what} must be a number or \"inf\"/\"-inf\", got {s:?}"
-                ))
-            }),
+            _ => t
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "{what} must be a number or \"inf\"/\"-inf\", got {s:?}"
+                    ))
+                }),
         };
     }
     number(v, what)
@@ -166,7 +173,11 @@ pub(crate) fn opt_choice<'a>(
 }
 
 /// An optional boolean option.
-pub(crate) fn opt_bool(m: &Map<String, Value>, key: &str, default: bool) -> Result<bool, ToolError> {
+pub(crate) fn opt_bool(
+    m: &Map<String, Value>,
+    key: &str,
+    default: bool,
+) -> Result<bool, ToolError> {
     match get(m, key) {
         None => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
@@ -190,7 +201,10 @@ pub(crate) fn check_len(n: usize, max: u64, what: &str, limit: &str) -> Result<(
 fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, ToolError> {
     match v {
         Value::Array(a) => Ok(a),
-        other => Err(invalid(format!("{what} must be an array, got {}", kind(other)))),
+        other => Err(invalid(format!(
+            "{what} must be an array, got {}",
+            kind(other)
+        ))),
     }
 }
 
@@ -413,7 +427,9 @@ pub(crate) fn names(v: &Value, what: &str) -> Result<Vec<String>, ToolError> {
             && s.chars().all(|c| c.is_alphanumeric() || c == '_')
             && !s.starts_with(|c: char| c.is_ascii_digit());
         if !ident {
-            return Err(invalid(format!("{what}[{i}] = {s:?} is not a variable name")));
+            return Err(invalid(format!(
+                "{what}[{i}] = {s:?} is not a variable name"
+            )));
         }
         if out.iter().any(|o| o == s) {
             return Err(invalid(format!("{what} names `{s}` twice")));

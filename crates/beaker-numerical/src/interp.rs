@@ -3,7 +3,14 @@
 //! (the tensor-product not-a-knot cubic spline, as `RectBivariateSpline(kx=3, ky=3, s=0)`).
 //! Cubic formulas follow SciPy's `_cubic.py` (BSD-3-Clause).
 
-use crate::input::{arr, check_keys, check_len, get, invalid, matrix, object, opt_bool, opt_choice, require, vector};
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(a < b)` is deliberate: it also holds for NaN, which must take the failing branch"
+)]
+
+use crate::input::{
+    arr, check_keys, check_len, get, invalid, matrix, object, opt_bool, opt_choice, require, vector,
+};
 use beaker_core::{CallContext, ToolError};
 use serde_json::{json, Value};
 
@@ -101,7 +108,9 @@ pub(crate) fn cubic_spline(x: &[f64], y: &[f64], bc: Bc) -> Cubic {
             let d = x[n - 1] - x[n - 3];
             diag[n - 1] = dx[n - 3];
             lower[n - 2] = d;
-            b[n - 1] = (dx[n - 2] * dx[n - 2] * slope[n - 3] + (2.0 * d + dx[n - 2]) * dx[n - 3] * slope[n - 2]) / d;
+            b[n - 1] = (dx[n - 2] * dx[n - 2] * slope[n - 3]
+                + (2.0 * d + dx[n - 2]) * dx[n - 3] * slope[n - 2])
+                / d;
         }
         Bc::Natural => {
             diag[0] = 2.0 * dx[0];
@@ -121,7 +130,9 @@ fn tridiagonal(lower: &[f64], diag: &[f64], upper: &[f64], b: &[f64]) -> Vec<f64
     let n = diag.len();
     // Rows as (a0, a1, a2) = entries at columns i, i+1, i+2 after elimination (pivoting may fill i+2).
     let mut d = diag.to_vec();
-    let mut u1: Vec<f64> = (0..n).map(|i| if i + 1 < n { upper[i] } else { 0.0 }).collect();
+    let mut u1: Vec<f64> = (0..n)
+        .map(|i| if i + 1 < n { upper[i] } else { 0.0 })
+        .collect();
     let mut u2 = vec![0.0; n];
     let mut l: Vec<f64> = lower.to_vec();
     let mut r = b.to_vec();
@@ -259,7 +270,11 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             let x = vector(require(data, "x", op)?, "data.x", l)?;
             let y = vector(require(data, "y", op)?, "data.y", l)?;
             if x.len() != y.len() {
-                return Err(invalid(format!("data.x has {} values but data.y has {}", x.len(), y.len())));
+                return Err(invalid(format!(
+                    "data.x has {} values but data.y has {}",
+                    x.len(),
+                    y.len()
+                )));
             }
             if x.len() < 2 {
                 return Err(invalid("interpolation needs at least 2 points"));
@@ -289,7 +304,11 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                     x_new.iter().map(|&t| s.eval(t)).collect()
                 }
             };
-            Ok(if single { json!({"values": arr(&values), "value": values[0]}) } else { json!({"values": arr(&values)}) })
+            Ok(if single {
+                json!({"values": arr(&values), "value": values[0]})
+            } else {
+                json!({"values": arr(&values)})
+            })
         }
         "bilinear" | "bicubic" => {
             check_keys(data, &["x", "y", "z", "points", "method"], "data", op)?;
@@ -310,11 +329,17 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             }
             let min = if method == "bicubic" { 4 } else { 2 };
             if x.len() < min || y.len() < min {
-                return Err(invalid(format!("`{method}` needs at least {min} grid points along x and y")));
+                return Err(invalid(format!(
+                    "`{method}` needs at least {min} grid points along x and y"
+                )));
             }
             let pts = match require(data, "points", op)? {
                 Value::Array(a) => a,
-                other => return Err(invalid(format!("data.points must be a list of [x, y] pairs, got {other}"))),
+                other => {
+                    return Err(invalid(format!(
+                        "data.points must be a list of [x, y] pairs, got {other}"
+                    )))
+                }
             };
             check_len(pts.len(), l.max_array_len, "data.points", "max_array_len")?;
             if pts.is_empty() {
@@ -330,7 +355,11 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                         in_range(py, &y, &format!("data.points[{i}][1]"), extrapolate)?;
                         points.push((px, py));
                     }
-                    other => return Err(invalid(format!("data.points[{i}] must be an [x, y] pair, got {other}"))),
+                    other => {
+                        return Err(invalid(format!(
+                            "data.points[{i}] must be an [x, y] pair, got {other}"
+                        )))
+                    }
                 }
             }
             let values: Vec<f64> = if method == "bilinear" {

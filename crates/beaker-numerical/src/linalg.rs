@@ -1,6 +1,11 @@
 //! Linear algebra on nalgebra: determinant, inverse, eigen-decomposition, SVD, solve, rank, norms, QR,
 //! Cholesky, condition numbers and products. Decompositions run with bounded iteration counts.
 
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(a < b)` is deliberate: it also holds for NaN, which must take the failing branch"
+)]
+
 use crate::input::{
     arr, check_keys, get, invalid, matrix, object, opt_choice, pairs, require, rows, vector,
 };
@@ -124,7 +129,8 @@ pub(crate) fn run(
         }
         "svd" => {
             let n = a.nrows().max(a.ncols());
-            let svd = SVD::try_new(a, true, true, EPS, max_niter(n)).ok_or_else(|| no_converge("SVD"))?;
+            let svd =
+                SVD::try_new(a, true, true, EPS, max_niter(n)).ok_or_else(|| no_converge("SVD"))?;
             let (u, vt) = match (svd.u, svd.v_t) {
                 (Some(u), Some(vt)) => (u, vt),
                 _ => return Err(no_converge("SVD")),
@@ -139,7 +145,11 @@ pub(crate) fn run(
             for (c, &i) in order.iter().enumerate() {
                 // Sign convention: the largest-magnitude entry of each right singular vector is positive.
                 let row = vt.row(i);
-                let sign = if row[argmax_abs(row.iter().copied())] < 0.0 { -1.0 } else { 1.0 };
+                let sign = if row[argmax_abs(row.iter().copied())] < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                };
                 uu.set_column(c, &(u.column(i) * sign));
                 vv.set_row(c, &(row * sign));
                 ss.push(s[i]);
@@ -161,17 +171,20 @@ pub(crate) fn run(
             if !lstsq {
                 square(&a, op)?;
                 let c = nonsingular(&a, op)?;
-                let x = a
-                    .clone()
-                    .lu()
-                    .solve(&b)
-                    .ok_or_else(|| ToolError::domain("`solve_linear`: the matrix is singular"))?;
+                let x =
+                    a.clone().lu().solve(&b).ok_or_else(|| {
+                        ToolError::domain("`solve_linear`: the matrix is singular")
+                    })?;
                 let r = (&a * &x - &b).norm();
-                Ok(json!({"x": arr(x.as_slice()), "method": "LU decomposition", "residual_norm": r, "condition_number": c}))
+                Ok(
+                    json!({"x": arr(x.as_slice()), "method": "LU decomposition", "residual_norm": r, "condition_number": c}),
+                )
             } else {
                 let (x, rank) = lstsq_solve(&a, &b)?;
                 let r = (&a * &x - &b).norm();
-                Ok(json!({"x": arr(x.as_slice()), "method": "least squares (SVD)", "residual_norm": r, "rank": rank}))
+                Ok(
+                    json!({"x": arr(x.as_slice()), "method": "least squares (SVD)", "residual_norm": r, "rank": rank}),
+                )
             }
         }
         "rank" => {
@@ -243,7 +256,8 @@ pub(crate) fn run(
         }
         "matmul" => {
             let bv = require(data, "B", op)?;
-            let vector_b = matches!(bv, Value::Array(r) if r.first().is_some_and(|x| !x.is_array()));
+            let vector_b =
+                matches!(bv, Value::Array(r) if r.first().is_some_and(|x| !x.is_array()));
             let b = if vector_b {
                 let v = vector(bv, "data.B", l)?;
                 DMatrix::from_column_slice(v.len(), 1, &v)
@@ -280,7 +294,8 @@ fn argmax_abs(v: impl Iterator<Item = f64>) -> usize {
 /// Minimum-norm least squares through the SVD, singular values below ε·max(m, n)·σ₁ dropped (NumPy's lstsq).
 fn lstsq_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Result<(DVector<f64>, usize), ToolError> {
     let n = a.nrows().max(a.ncols());
-    let svd = SVD::try_new(a.clone(), true, true, EPS, max_niter(n)).ok_or_else(|| no_converge("SVD"))?;
+    let svd =
+        SVD::try_new(a.clone(), true, true, EPS, max_niter(n)).ok_or_else(|| no_converge("SVD"))?;
     let smax = svd.singular_values.max();
     let tol = EPS * n as f64 * smax;
     let rank = svd.singular_values.iter().filter(|&&s| s > tol).count();
@@ -294,21 +309,33 @@ fn eigen(a: DMatrix<f64>) -> Result<Value, ToolError> {
     let n = a.nrows();
     let symmetric = (0..n).all(|i| (0..i).all(|j| a[(i, j)] == a[(j, i)]));
     if symmetric {
-        let e = SymmetricEigen::try_new(a, EPS, max_niter(n)).ok_or_else(|| no_converge("eigen-decomposition"))?;
+        let e = SymmetricEigen::try_new(a, EPS, max_niter(n))
+            .ok_or_else(|| no_converge("eigen-decomposition"))?;
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&i, &j| e.eigenvalues[i].total_cmp(&e.eigenvalues[j]).then(i.cmp(&j)));
+        order.sort_by(|&i, &j| {
+            e.eigenvalues[i]
+                .total_cmp(&e.eigenvalues[j])
+                .then(i.cmp(&j))
+        });
         let values: Vec<f64> = order.iter().map(|&i| e.eigenvalues[i]).collect();
         let vectors: Vec<Value> = order
             .iter()
             .map(|&i| {
                 let c = e.eigenvectors.column(i);
-                let sign = if c[argmax_abs(c.iter().copied())] < 0.0 { -1.0 } else { 1.0 };
+                let sign = if c[argmax_abs(c.iter().copied())] < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                };
                 arr(&c.iter().map(|x| x * sign).collect::<Vec<_>>())
             })
             .collect();
-        return Ok(json!({"eigenvalues": arr(&values), "eigenvectors": vectors, "symmetric": true}));
+        return Ok(
+            json!({"eigenvalues": arr(&values), "eigenvectors": vectors, "symmetric": true}),
+        );
     }
-    let schur = Schur::try_new(a.clone(), EPS, max_niter(n)).ok_or_else(|| no_converge("eigenvalue iteration"))?;
+    let schur = Schur::try_new(a.clone(), EPS, max_niter(n))
+        .ok_or_else(|| no_converge("eigenvalue iteration"))?;
     let mut values: Vec<Complex<f64>> = schur.complex_eigenvalues().iter().copied().collect();
     // Exact conjugate pairs from the real Schur form: keep the pair together, +im first.
     values.sort_by(|x, y| x.re.total_cmp(&y.re).then(y.im.total_cmp(&x.im)));
@@ -320,7 +347,13 @@ fn eigen(a: DMatrix<f64>) -> Result<Value, ToolError> {
         let same: Vec<usize> = (0..k)
             .filter(|&j| (values[j] - lambda).norm() <= 1e-8 * scale)
             .collect();
-        vectors.push(inverse_iteration(&ac, lambda, scale, &same.iter().map(|&j| &vectors[j]).collect::<Vec<_>>(), k));
+        vectors.push(inverse_iteration(
+            &ac,
+            lambda,
+            scale,
+            &same.iter().map(|&j| &vectors[j]).collect::<Vec<_>>(),
+            k,
+        ));
     }
     let vecs: Vec<Value> = vectors.iter().map(|v| pairs(v.as_slice())).collect();
     Ok(json!({"eigenvalues": pairs(&values), "eigenvectors": vecs, "symmetric": false}))
@@ -343,7 +376,9 @@ fn inverse_iteration(
     }
     let lu = m.lu();
     // A start vector that differs per eigenvalue, so repeated eigenvalues find independent vectors.
-    let mut v = DVector::from_fn(n, |i, _| Complex::new(1.0 + ((i * 7 + seed * 3) % 11) as f64 / 10.0, 0.0));
+    let mut v = DVector::from_fn(n, |i, _| {
+        Complex::new(1.0 + ((i * 7 + seed * 3) % 11) as f64 / 10.0, 0.0)
+    });
     for _ in 0..3 {
         for u in against {
             let p = u.dotc(&v);
@@ -378,7 +413,11 @@ fn ord_option(options: &Map<String, Value>) -> Result<String, ToolError> {
         None => "default".into(),
         Some(Value::Number(n)) => n.to_string().trim_end_matches(".0").to_string(),
         Some(Value::String(s)) => s.trim().to_ascii_lowercase(),
-        Some(v) => return Err(invalid(format!("options.ord must be a number or a string, got {v}"))),
+        Some(v) => {
+            return Err(invalid(format!(
+                "options.ord must be a number or a string, got {v}"
+            )))
+        }
     })
     .map(|s| if s == "default" { "2".to_string() } else { s })
 }
@@ -417,7 +456,10 @@ fn matrix_norm(a: &DMatrix<f64>, options: &Map<String, Value>) -> Result<f64, To
 }
 
 fn mat_norm_by(a: &DMatrix<f64>, ord: &str) -> Result<f64, ToolError> {
-    let col_sums = || a.column_iter().map(|c| c.iter().map(|x| x.abs()).sum::<f64>());
+    let col_sums = || {
+        a.column_iter()
+            .map(|c| c.iter().map(|x| x.abs()).sum::<f64>())
+    };
     let row_sums = || a.row_iter().map(|r| r.iter().map(|x| x.abs()).sum::<f64>());
     Ok(match ord {
         "fro" => a.norm(),
@@ -450,7 +492,12 @@ mod tests {
         let r = eigen(a.clone()).unwrap();
         let vecs = r["eigenvectors"].as_array().unwrap();
         let v = |k: usize| -> Vec<f64> {
-            vecs[k].as_array().unwrap().iter().map(|p| p[0].as_f64().unwrap()).collect()
+            vecs[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[0].as_f64().unwrap())
+                .collect()
         };
         let (v0, v1) = (v(0), v(1));
         let dot: f64 = v0.iter().zip(&v1).map(|(a, b)| a * b).sum();

@@ -4,6 +4,19 @@
 //! Jacobian). Step-size control, initial step selection and messages follow SciPy, so step sequences and
 //! `nfev` agree with SciPy's closely.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops mirror the published algorithms (QUADPACK, SciPy) line by line"
+)]
+#![allow(
+    clippy::excessive_precision,
+    reason = "coefficients as published; the compiler rounds each to the nearest double"
+)]
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(a < b)` is deliberate: it also holds for NaN, which must take the failing branch"
+)]
+
 use crate::dop853 as d8;
 use crate::input::{
     arr, bound, check_keys, check_len, compile, get, invalid, names, number, object, opt_choice,
@@ -49,7 +62,10 @@ fn rms(v: impl Iterator<Item = f64>, n: usize) -> f64 {
 }
 
 /// SciPy's `select_initial_step`.
-#[allow(clippy::too_many_arguments, reason = "a direct port of SciPy's function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a direct port of SciPy's function"
+)]
 fn initial_step(
     sys: &mut System<'_, '_>,
     t0: f64,
@@ -70,7 +86,11 @@ fn initial_step(
     let scale: Vec<f64> = (0..n).map(|i| atol[i] + y0[i].abs() * rtol).collect();
     let d0 = rms((0..n).map(|i| y0[i] / scale[i]), n);
     let d1 = rms((0..n).map(|i| f0[i] / scale[i]), n);
-    let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 };
+    let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+        1e-6
+    } else {
+        0.01 * d0 / d1
+    };
     let h0 = h0.min(interval);
     let y1: Vec<f64> = (0..n).map(|i| y0[i] + h0 * direction * f0[i]).collect();
     let mut f1 = vec![0.0; n];
@@ -134,10 +154,29 @@ const RK45_A: [[f64; 5]; 6] = [
     [1.0 / 5.0, 0.0, 0.0, 0.0, 0.0],
     [3.0 / 40.0, 9.0 / 40.0, 0.0, 0.0, 0.0],
     [44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0, 0.0, 0.0],
-    [19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0, 0.0],
-    [9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0],
+    [
+        19372.0 / 6561.0,
+        -25360.0 / 2187.0,
+        64448.0 / 6561.0,
+        -212.0 / 729.0,
+        0.0,
+    ],
+    [
+        9017.0 / 3168.0,
+        -355.0 / 33.0,
+        46732.0 / 5247.0,
+        49.0 / 176.0,
+        -5103.0 / 18656.0,
+    ],
 ];
-const RK45_B: [f64; 6] = [35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0];
+const RK45_B: [f64; 6] = [
+    35.0 / 384.0,
+    0.0,
+    500.0 / 1113.0,
+    125.0 / 192.0,
+    -2187.0 / 6784.0,
+    11.0 / 84.0,
+];
 const RK45_E: [f64; 7] = [
     -71.0 / 57600.0,
     0.0,
@@ -149,13 +188,43 @@ const RK45_E: [f64; 7] = [
 ];
 /// Dense output coefficients (Shampine's optimal c6), as in SciPy.
 const RK45_P: [[f64; 4]; 7] = [
-    [1.0, -8048581381.0 / 2820520608.0, 8663915743.0 / 2820520608.0, -12715105075.0 / 11282082432.0],
+    [
+        1.0,
+        -8048581381.0 / 2820520608.0,
+        8663915743.0 / 2820520608.0,
+        -12715105075.0 / 11282082432.0,
+    ],
     [0.0, 0.0, 0.0, 0.0],
-    [0.0, 131558114200.0 / 32700410799.0, -68118460800.0 / 10900136933.0, 87487479700.0 / 32700410799.0],
-    [0.0, -1754552775.0 / 470086768.0, 14199869525.0 / 1410260304.0, -10690763975.0 / 1880347072.0],
-    [0.0, 127303824393.0 / 49829197408.0, -318862633887.0 / 49829197408.0, 701980252875.0 / 199316789632.0],
-    [0.0, -282668133.0 / 205662961.0, 2019193451.0 / 616988883.0, -1453857185.0 / 822651844.0],
-    [0.0, 40617522.0 / 29380423.0, -110615467.0 / 29380423.0, 69997945.0 / 29380423.0],
+    [
+        0.0,
+        131558114200.0 / 32700410799.0,
+        -68118460800.0 / 10900136933.0,
+        87487479700.0 / 32700410799.0,
+    ],
+    [
+        0.0,
+        -1754552775.0 / 470086768.0,
+        14199869525.0 / 1410260304.0,
+        -10690763975.0 / 1880347072.0,
+    ],
+    [
+        0.0,
+        127303824393.0 / 49829197408.0,
+        -318862633887.0 / 49829197408.0,
+        701980252875.0 / 199316789632.0,
+    ],
+    [
+        0.0,
+        -282668133.0 / 205662961.0,
+        2019193451.0 / 616988883.0,
+        -1453857185.0 / 822651844.0,
+    ],
+    [
+        0.0,
+        40617522.0 / 29380423.0,
+        -110615467.0 / 29380423.0,
+        69997945.0 / 29380423.0,
+    ],
 ];
 
 impl Rk {
@@ -334,8 +403,10 @@ impl Rk {
             f[1][i] = hp * f_old - dy;
             f[2][i] = 2.0 * dy - hp * (st.f[i] + f_old);
             for r in 0..4 {
-                f[3 + r][i] =
-                    hp * (0..d8::N_STAGES_EXTENDED).map(|s| d8::D[r][s] * self.k[s][i]).sum::<f64>();
+                f[3 + r][i] = hp
+                    * (0..d8::N_STAGES_EXTENDED)
+                        .map(|s| d8::D[r][s] * self.k[s][i])
+                        .sum::<f64>();
             }
         }
         for &t in ts {
@@ -356,20 +427,52 @@ impl Rk {
 // Radau IIA (order 5) constants, as in SciPy's radau.py.
 const S6: f64 = 2.449_489_742_783_178; // 6 ** 0.5
 const RADAU_C: [f64; 3] = [(4.0 - S6) / 10.0, (4.0 + S6) / 10.0, 1.0];
-const RADAU_E: [f64; 3] = [(-13.0 - 7.0 * S6) / 3.0, (-13.0 + 7.0 * S6) / 3.0, -1.0 / 3.0];
+const RADAU_E: [f64; 3] = [
+    (-13.0 - 7.0 * S6) / 3.0,
+    (-13.0 + 7.0 * S6) / 3.0,
+    -1.0 / 3.0,
+];
 const RADAU_T: [[f64; 3]; 3] = [
-    [0.09443876248897524, -0.14125529502095421, 0.03002919410514742],
-    [0.25021312296533332, 0.20412935229379994, -0.38294211275726192],
+    [
+        0.09443876248897524,
+        -0.14125529502095421,
+        0.03002919410514742,
+    ],
+    [
+        0.25021312296533332,
+        0.20412935229379994,
+        -0.38294211275726192,
+    ],
     [1.0, 1.0, 0.0],
 ];
 const RADAU_TI: [[f64; 3]; 3] = [
-    [4.17871859155190428, 0.32768282076106237, 0.52337644549944951],
-    [-4.17871859155190428, -0.32768282076106237, 0.47662355450055044],
-    [0.50287263494578682, -2.57192694985560522, 0.59603920482822492],
+    [
+        4.17871859155190428,
+        0.32768282076106237,
+        0.52337644549944951,
+    ],
+    [
+        -4.17871859155190428,
+        -0.32768282076106237,
+        0.47662355450055044,
+    ],
+    [
+        0.50287263494578682,
+        -2.57192694985560522,
+        0.59603920482822492,
+    ],
 ];
 const RADAU_P: [[f64; 3]; 3] = [
-    [13.0 / 3.0 + 7.0 * S6 / 3.0, -23.0 / 3.0 - 22.0 * S6 / 3.0, 10.0 / 3.0 + 5.0 * S6],
-    [13.0 / 3.0 - 7.0 * S6 / 3.0, -23.0 / 3.0 + 22.0 * S6 / 3.0, 10.0 / 3.0 - 5.0 * S6],
+    [
+        13.0 / 3.0 + 7.0 * S6 / 3.0,
+        -23.0 / 3.0 - 22.0 * S6 / 3.0,
+        10.0 / 3.0 + 5.0 * S6,
+    ],
+    [
+        13.0 / 3.0 - 7.0 * S6 / 3.0,
+        -23.0 / 3.0 + 22.0 * S6 / 3.0,
+        10.0 / 3.0 - 5.0 * S6,
+    ],
     [1.0 / 3.0, -8.0 / 3.0, 10.0 / 3.0],
 ];
 const NEWTON_MAXITER: usize = 6;
@@ -386,6 +489,8 @@ fn mu_complex() -> Complex<f64> {
 }
 
 type RealLu = LU<f64, nalgebra::Dyn, nalgebra::Dyn>;
+/// What the simplified Newton iteration returns: converged, iterations, the stage increments Z, the rate.
+type Newton = (bool, usize, DMatrix<f64>, Option<f64>);
 type ComplexLu = LU<Complex<f64>, nalgebra::Dyn, nalgebra::Dyn>;
 
 struct Radau {
@@ -444,7 +549,8 @@ impl Radau {
             let mc = mu_complex() / h;
             let a = DMatrix::from_fn(n, n, |r, c| if r == c { mr } else { 0.0 }) - &self.jac;
             let b = DMatrix::from_fn(n, n, |r, c| {
-                Complex::new(-self.jac[(r, c)], 0.0) + if r == c { mc } else { Complex::new(0.0, 0.0) }
+                Complex::new(-self.jac[(r, c)], 0.0)
+                    + if r == c { mc } else { Complex::new(0.0, 0.0) }
             });
             self.lu_real = Some(a.lu());
             self.lu_complex = Some(b.lu());
@@ -453,7 +559,10 @@ impl Radau {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments, reason = "a direct port of SciPy's function")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a direct port of SciPy's function"
+    )]
     fn collocation(
         &self,
         sys: &mut System<'_, '_>,
@@ -462,7 +571,7 @@ impl Radau {
         h: f64,
         z0: &DMatrix<f64>,
         scale: &[f64],
-    ) -> Result<(bool, usize, DMatrix<f64>, Option<f64>), ToolError> {
+    ) -> Result<Newton, ToolError> {
         let n = y.len();
         let (Some(lur), Some(luc)) = (&self.lu_real, &self.lu_complex) else {
             return Ok((false, 0, z0.clone(), None));
@@ -512,14 +621,18 @@ impl Radau {
                 dw[(2, c)] = dc[c].im;
             }
             let dw_norm = rms(
-                (0..3).flat_map(|i| (0..n).map(move |c| (i, c))).map(|(i, c)| dw[(i, c)] / scale[c]),
+                (0..3)
+                    .flat_map(|i| (0..n).map(move |c| (i, c)))
+                    .map(|(i, c)| dw[(i, c)] / scale[c]),
                 3 * n,
             );
             if let Some(old) = dw_norm_old {
                 rate = Some(dw_norm / old);
             }
             if let Some(r) = rate {
-                if r >= 1.0 || r.powi((NEWTON_MAXITER - k) as i32) / (1.0 - r) * dw_norm > self.newton_tol {
+                if r >= 1.0
+                    || r.powi((NEWTON_MAXITER - k) as i32) / (1.0 - r) * dw_norm > self.newton_tol
+                {
                     break;
                 }
             }
@@ -560,7 +673,9 @@ impl Radau {
             h_abs = h.abs();
             let z0 = match self.q {
                 None => DMatrix::zeros(3, n),
-                Some(_) => DMatrix::from_fn(3, n, |i, c| self.dense_at(st, t + h * RADAU_C[i], c) - y[c]),
+                Some(_) => {
+                    DMatrix::from_fn(3, n, |i, c| self.dense_at(st, t + h * RADAU_C[i], c) - y[c])
+                }
             };
             let scale: Vec<f64> = (0..n).map(|c| st.atol[c] + y[c].abs() * st.rtol).collect();
             let mut outcome;
@@ -591,18 +706,23 @@ impl Radau {
                 return Ok(false);
             };
             let rhs = DVector::from_fn(n, |c, _| st.f[c] + ze[c]);
-            let mut error = lur.solve(&rhs).unwrap_or_else(|| DVector::from_element(n, f64::NAN));
+            let mut error = lur
+                .solve(&rhs)
+                .unwrap_or_else(|| DVector::from_element(n, f64::NAN));
             let scale: Vec<f64> = (0..n)
                 .map(|c| st.atol[c] + y[c].abs().max(y_new[c].abs()) * st.rtol)
                 .collect();
             let mut error_norm = rms((0..n).map(|c| error[c] / scale[c]), n);
-            let safety = 0.9 * (2 * NEWTON_MAXITER + 1) as f64 / (2 * NEWTON_MAXITER + n_iter) as f64;
+            let safety =
+                0.9 * (2 * NEWTON_MAXITER + 1) as f64 / (2 * NEWTON_MAXITER + n_iter) as f64;
             if rejected && error_norm > 1.0 {
                 let yy: Vec<f64> = (0..n).map(|c| y[c] + error[c]).collect();
                 let mut fy = vec![0.0; n];
                 sys.eval(t, &yy, &mut fy)?;
                 let rhs = DVector::from_fn(n, |c, _| fy[c] + ze[c]);
-                error = lur.solve(&rhs).unwrap_or_else(|| DVector::from_element(n, f64::NAN));
+                error = lur
+                    .solve(&rhs)
+                    .unwrap_or_else(|| DVector::from_element(n, f64::NAN));
                 error_norm = rms((0..n).map(|c| error[c] / scale[c]), n);
             }
             if !(error_norm <= 1.0) {
@@ -649,12 +769,21 @@ impl Radau {
     }
 }
 
-fn predict_factor(h_abs: f64, h_abs_old: Option<f64>, error_norm: f64, error_norm_old: Option<f64>) -> f64 {
+fn predict_factor(
+    h_abs: f64,
+    h_abs_old: Option<f64>,
+    error_norm: f64,
+    error_norm_old: Option<f64>,
+) -> f64 {
     let multiplier = match (h_abs_old, error_norm_old) {
         (Some(ho), Some(eo)) if error_norm != 0.0 => h_abs / ho * (eo / error_norm).powf(0.25),
         _ => 1.0,
     };
-    let e = if error_norm == 0.0 { f64::INFINITY } else { error_norm.powf(-0.25) };
+    let e = if error_norm == 0.0 {
+        f64::INFINITY
+    } else {
+        error_norm.powf(-0.25)
+    };
     multiplier.min(1.0) * e
 }
 
@@ -663,15 +792,34 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
     let op = "ode";
     let data = object(data, "data")?;
     let options = object(options, "options")?;
-    check_keys(data, &["equations", "y0", "t_span", "t_eval", "variables"], "data", op)?;
-    check_keys(options, &["method", "rtol", "atol", "max_step", "first_step"], "options", op)?;
+    check_keys(
+        data,
+        &["equations", "y0", "t_span", "t_eval", "variables"],
+        "data",
+        op,
+    )?;
+    check_keys(
+        options,
+        &["method", "rtol", "atol", "max_step", "first_step"],
+        "options",
+        op,
+    )?;
     let l = &ctx.limits;
     let eq_values: Vec<Value> = match require(data, "equations", op)? {
         Value::Array(a) => a.clone(),
         s @ Value::String(_) => vec![s.clone()],
-        other => return Err(invalid(format!("data.equations must be a list of expressions, got {other}"))),
+        other => {
+            return Err(invalid(format!(
+                "data.equations must be a list of expressions, got {other}"
+            )))
+        }
     };
-    check_len(eq_values.len(), l.max_matrix_dim, "data.equations", "max_matrix_dim")?;
+    check_len(
+        eq_values.len(),
+        l.max_matrix_dim,
+        "data.equations",
+        "max_matrix_dim",
+    )?;
     if eq_values.is_empty() {
         return Err(invalid("data.equations is empty"));
     }
@@ -697,7 +845,9 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         )));
     }
     if state.iter().any(|s| s == "t") {
-        return Err(invalid("data.variables must not contain `t`, the independent variable"));
+        return Err(invalid(
+            "data.variables must not contain `t`, the independent variable",
+        ));
     }
     let alias = get(data, "variables").is_none() && n == 1;
     let mut order = vec!["t".to_string()];
@@ -706,8 +856,15 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         order.push("y".into());
     }
     let span = match require(data, "t_span", op)? {
-        Value::Array(a) if a.len() == 2 => (number(&a[0], "data.t_span[0]")?, number(&a[1], "data.t_span[1]")?),
-        other => return Err(invalid(format!("data.t_span must be [t0, t_final], got {other}"))),
+        Value::Array(a) if a.len() == 2 => (
+            number(&a[0], "data.t_span[0]")?,
+            number(&a[1], "data.t_span[1]")?,
+        ),
+        other => {
+            return Err(invalid(format!(
+                "data.t_span must be [t0, t_final], got {other}"
+            )))
+        }
     };
     let (t0, tf) = span;
     if t0 == tf {
@@ -720,12 +877,21 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
             let te = vector(v, "data.t_eval", l)?;
             let (lo, hi) = (t0.min(tf), t0.max(tf));
             if let Some(x) = te.iter().find(|x| **x < lo || **x > hi) {
-                return Err(invalid(format!("data.t_eval value {x} is outside t_span [{t0}, {tf}]")));
+                return Err(invalid(format!(
+                    "data.t_eval value {x} is outside t_span [{t0}, {tf}]"
+                )));
             }
             if te.windows(2).any(|w| direction * (w[1] - w[0]) < 0.0) {
-                return Err(invalid("data.t_eval must be sorted in the direction of integration"));
+                return Err(invalid(
+                    "data.t_eval must be sorted in the direction of integration",
+                ));
             }
-            check_len(te.len().saturating_mul(n), l.max_array_len, "the solution (t_eval × components)", "max_array_len")?;
+            check_len(
+                te.len().saturating_mul(n),
+                l.max_array_len,
+                "the solution (t_eval × components)",
+                "max_array_len",
+            )?;
             Some(te)
         }
     };
@@ -742,7 +908,10 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         Some(v) => {
             let a = vector(v, "options.atol", l)?;
             if a.len() != n {
-                return Err(invalid(format!("options.atol has {} values for {n} components", a.len())));
+                return Err(invalid(format!(
+                    "options.atol has {} values for {n} components",
+                    a.len()
+                )));
             }
             a
         }
@@ -765,7 +934,9 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         Some(v) => {
             let f = number(v, "options.first_step")?;
             if !(f > 0.0 && f <= (tf - t0).abs()) {
-                return Err(invalid("options.first_step must be positive and no longer than the interval"));
+                return Err(invalid(
+                    "options.first_step must be positive and no longer than the interval",
+                ));
             }
             Some(f)
         }
@@ -800,7 +971,9 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
     };
     let h_abs = match first_step {
         Some(h) => h,
-        None => initial_step(&mut sys, t0, &y0, tf, max_step, &f0, direction, order_est, rtol, &atol)?,
+        None => initial_step(
+            &mut sys, t0, &y0, tf, max_step, &f0, direction, order_est, rtol, &atol,
+        )?,
     };
     let mut st = State {
         n,
@@ -818,7 +991,14 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
     };
     let mut rk = Rk {
         dop853: matches!(method, Method::Dop853),
-        k: vec![vec![0.0; n]; if matches!(method, Method::Dop853) { d8::N_STAGES_EXTENDED } else { 7 }],
+        k: vec![
+            vec![0.0; n];
+            if matches!(method, Method::Dop853) {
+                d8::N_STAGES_EXTENDED
+            } else {
+                7
+            }
+        ],
         h_previous: 0.0,
     };
     let mut radau = match method {
@@ -871,8 +1051,18 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         let finished = direction * (st.t - tf) >= 0.0;
         match &t_eval {
             None => {
-                check_len((ts.len() + 1).saturating_mul(n), l.max_array_len, "the solution (steps × components)", "max_array_len")
-                    .map_err(|e| ToolError::new(e.kind, format!("{}; pass data.t_eval to sample fewer points", e.message)))?;
+                check_len(
+                    (ts.len() + 1).saturating_mul(n),
+                    l.max_array_len,
+                    "the solution (steps × components)",
+                    "max_array_len",
+                )
+                .map_err(|e| {
+                    ToolError::new(
+                        e.kind,
+                        format!("{}; pass data.t_eval to sample fewer points", e.message),
+                    )
+                })?;
                 ts.push(st.t);
                 for i in 0..n {
                     ys[i].push(st.y[i]);

@@ -3,6 +3,11 @@
 //! Newton with a numerical derivative) and `curve_fit` (the MINPACK Levenberg–Marquardt of the
 //! `levenberg-marquardt` crate, covariance as `scipy.optimize.curve_fit` computes it).
 
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(a < b)` is deliberate: it also holds for NaN, which must take the failing branch"
+)]
+
 use crate::input::{
     arr, bound, check_keys, compile, get, invalid, names, number, object, opt_bool, opt_count,
     opt_f64, parse_expr, require, rows, variables, vector, Budget, Fun,
@@ -51,7 +56,8 @@ impl Bound {
         let x = x.clamp(self.lo, self.hi);
         match (self.lo.is_finite(), self.hi.is_finite()) {
             (true, true) => {
-                let t = (2.0 * (x - self.lo) / (self.hi - self.lo) - 1.0).clamp(-1.0 + 1e-8, 1.0 - 1e-8);
+                let t = (2.0 * (x - self.lo) / (self.hi - self.lo) - 1.0)
+                    .clamp(-1.0 + 1e-8, 1.0 - 1e-8);
                 t.asin()
             }
             (true, false) => ((x - self.lo + 1.0).powi(2) - 1.0).sqrt().max(1e-4),
@@ -121,6 +127,9 @@ impl Gradient for Objective<'_, '_, '_> {
     }
 }
 
+/// Nelder–Mead's answer: the best point, its value, iterations, evaluations, and why it stopped early (if so).
+type SimplexEnd = (Vec<f64>, f64, u64, u64, Option<&'static str>);
+
 /// SciPy's `_minimize_neldermead` (non-adaptive coefficients, bounds by clipping).
 #[allow(clippy::too_many_arguments, reason = "the method's knobs")]
 fn nelder_mead(
@@ -132,7 +141,7 @@ fn nelder_mead(
     maxiter: u64,
     maxfev: u64,
     ctx: &CallContext,
-) -> Result<(Vec<f64>, f64, u64, u64, Option<&'static str>), ToolError> {
+) -> Result<SimplexEnd, ToolError> {
     let n = x0.len();
     let (rho, chi, psi, sigma) = (1.0, 2.0, 0.5, 0.5);
     let clip = |x: &mut Vec<f64>| {
@@ -188,11 +197,16 @@ fn nelder_mead(
             .iter()
             .flat_map(|p| p.iter().zip(&sim[0]).map(|(a, b)| (a - b).abs()))
             .fold(0.0, f64::max);
-        let fspread = fsim[1..].iter().map(|v| (fsim[0] - v).abs()).fold(0.0, f64::max);
+        let fspread = fsim[1..]
+            .iter()
+            .map(|v| (fsim[0] - v).abs())
+            .fold(0.0, f64::max);
         if xspread <= xatol && fspread <= fatol {
             break;
         }
-        let xbar: Vec<f64> = (0..n).map(|j| sim[..n].iter().map(|p| p[j]).sum::<f64>() / n as f64).collect();
+        let xbar: Vec<f64> = (0..n)
+            .map(|j| sim[..n].iter().map(|p| p[j]).sum::<f64>() / n as f64)
+            .collect();
         let worst = sim[n].clone();
         let point = |a: f64, b: f64| -> Vec<f64> {
             let mut p: Vec<f64> = (0..n).map(|j| a * xbar[j] - b * worst[j]).collect();
@@ -236,7 +250,9 @@ fn nelder_mead(
         }
         if shrink {
             for j in 1..=n {
-                let mut p: Vec<f64> = (0..n).map(|k| sim[0][k] + sigma * (sim[j][k] - sim[0][k])).collect();
+                let mut p: Vec<f64> = (0..n)
+                    .map(|k| sim[0][k] + sigma * (sim[j][k] - sim[0][k]))
+                    .collect();
                 clip(&mut p);
                 fsim[j] = call(&p)?;
                 sim[j] = p;
@@ -257,12 +273,21 @@ fn nelder_mead(
 }
 
 /// Runs `minimize`.
-pub(crate) fn minimize(data: &Value, options: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+pub(crate) fn minimize(
+    data: &Value,
+    options: &Value,
+    ctx: &CallContext,
+) -> Result<Value, ToolError> {
     let op = "minimize";
     let data = object(data, "data")?;
     let options = object(options, "options")?;
     check_keys(data, &["function", "x0", "variables", "bounds"], "data", op)?;
-    check_keys(options, &["method", "maxiter", "maxfev", "xatol", "fatol", "gtol"], "options", op)?;
+    check_keys(
+        options,
+        &["method", "maxiter", "maxfev", "xatol", "fatol", "gtol"],
+        "options",
+        op,
+    )?;
     let l = &ctx.limits;
     let expr = parse_expr(require(data, "function", op)?, "data.function", ctx)?;
     let x0 = match require(data, "x0", op)? {
@@ -312,7 +337,11 @@ pub(crate) fn minimize(data: &Value, options: &Value, ctx: &CallContext) -> Resu
             "nelder-mead" | "neldermead" => "Nelder-Mead".into(),
             "bfgs" => "BFGS".into(),
             "l-bfgs-b" | "l-bfgs" | "lbfgs" | "lbfgsb" => "L-BFGS-B".into(),
-            _ => return Err(invalid(format!("options.method = {s:?} is not one of: Nelder-Mead, BFGS, L-BFGS-B"))),
+            _ => {
+                return Err(invalid(format!(
+                    "options.method = {s:?} is not one of: Nelder-Mead, BFGS, L-BFGS-B"
+                )))
+            }
         },
         Some(v) => return Err(invalid(format!("options.method must be a string, got {v}"))),
     };
@@ -328,33 +357,68 @@ pub(crate) fn minimize(data: &Value, options: &Value, ctx: &CallContext) -> Resu
             "data.function is not finite ({f0}) at the start point x0 = {start:?}; start where it is defined"
         )));
     }
-    let unbounded = vec![Bound { lo: f64::NEG_INFINITY, hi: f64::INFINITY }; n];
+    let unbounded = vec![
+        Bound {
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY
+        };
+        n
+    ];
     let b = bounds.as_deref().unwrap_or(&unbounded);
     let (x, fun, iterations, converged, message) = if method == "Nelder-Mead" {
         let maxiter = opt_count(options, "maxiter", 200 * n as u64, "options")?;
         let maxfev = opt_count(options, "maxfev", 200 * n as u64, "options")?;
         let xatol = opt_f64(options, "xatol", 1e-4, (|x| x >= 0.0, "non-negative"))?;
         let fatol = opt_f64(options, "fatol", 1e-4, (|x| x >= 0.0, "non-negative"))?;
-        let (x, fun, it, _, reason) = nelder_mead(&f, &x0, bounds.as_deref(), xatol, fatol, maxiter, maxfev, ctx)?;
-        (x, fun, it, reason.is_none(), reason.unwrap_or("Optimization terminated successfully.").to_string())
+        let (x, fun, it, _, reason) = nelder_mead(
+            &f,
+            &x0,
+            bounds.as_deref(),
+            xatol,
+            fatol,
+            maxiter,
+            maxfev,
+            ctx,
+        )?;
+        (
+            x,
+            fun,
+            it,
+            reason.is_none(),
+            reason
+                .unwrap_or("Optimization terminated successfully.")
+                .to_string(),
+        )
     } else {
         let maxiter = opt_count(options, "maxiter", 200 * n as u64, "options")?;
         let gtol = opt_f64(options, "gtol", 1e-5, (|x| x > 0.0, "positive"))?;
         let cap = maxiter.min(l.max_iterations);
         let best = RefCell::new((f64::INFINITY, x0.clone()));
         let error = RefCell::new(None);
-        let problem = Objective { f: &f, bounds: b, best: &best, error: &error };
+        let problem = Objective {
+            f: &f,
+            bounds: b,
+            best: &best,
+            error: &error,
+        };
         let u0: Vec<f64> = x0.iter().zip(b).map(|(x, b)| b.to_u(*x)).collect();
         let ls = MoreThuenteLineSearch::new();
         let run = if method == "BFGS" && bounds.is_none() {
-            let eye: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect();
+            let eye: Vec<Vec<f64>> = (0..n)
+                .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+                .collect();
             let solver = BFGS::new(ls)
                 .with_tolerance_grad(gtol)
                 .map_err(|e| invalid(e.to_string()))?;
             Executor::new(problem, solver)
                 .configure(|s| s.param(u0).inv_hessian(eye).max_iters(cap))
                 .run()
-                .map(|r| (r.state().get_iter(), r.state().get_termination_reason().cloned()))
+                .map(|r| {
+                    (
+                        r.state().get_iter(),
+                        r.state().get_termination_reason().cloned(),
+                    )
+                })
         } else {
             let solver = LBFGS::new(ls, 10)
                 .with_tolerance_grad(gtol)
@@ -362,7 +426,12 @@ pub(crate) fn minimize(data: &Value, options: &Value, ctx: &CallContext) -> Resu
             Executor::new(problem, solver)
                 .configure(|s| s.param(u0).max_iters(cap))
                 .run()
-                .map(|r| (r.state().get_iter(), r.state().get_termination_reason().cloned()))
+                .map(|r| {
+                    (
+                        r.state().get_iter(),
+                        r.state().get_termination_reason().cloned(),
+                    )
+                })
         };
         if let Some(e) = error.borrow_mut().take() {
             return Err(e);
@@ -374,9 +443,16 @@ pub(crate) fn minimize(data: &Value, options: &Value, ctx: &CallContext) -> Resu
         match run {
             Ok((iters, reason)) => {
                 let (converged, message) = match reason {
-                    Some(TerminationReason::SolverConverged) => (true, "Optimization terminated successfully.".to_string()),
-                    Some(TerminationReason::MaxItersReached) if cap < maxiter => return Err(iteration_limit(ctx, &method)),
-                    Some(TerminationReason::MaxItersReached) => (false, "Maximum number of iterations has been exceeded.".to_string()),
+                    Some(TerminationReason::SolverConverged) => {
+                        (true, "Optimization terminated successfully.".to_string())
+                    }
+                    Some(TerminationReason::MaxItersReached) if cap < maxiter => {
+                        return Err(iteration_limit(ctx, &method))
+                    }
+                    Some(TerminationReason::MaxItersReached) => (
+                        false,
+                        "Maximum number of iterations has been exceeded.".to_string(),
+                    ),
                     Some(other) => (false, other.text().to_string()),
                     None => (false, "the solver stopped without a reason".to_string()),
                 };
@@ -552,12 +628,26 @@ fn newton(
 }
 
 /// Runs `root_find`.
-pub(crate) fn root_find(data: &Value, options: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+pub(crate) fn root_find(
+    data: &Value,
+    options: &Value,
+    ctx: &CallContext,
+) -> Result<Value, ToolError> {
     let op = "root_find";
     let data = object(data, "data")?;
     let options = object(options, "options")?;
-    check_keys(data, &["function", "bracket", "x0", "x1", "variables"], "data", op)?;
-    check_keys(options, &["method", "xtol", "rtol", "maxiter"], "options", op)?;
+    check_keys(
+        data,
+        &["function", "bracket", "x0", "x1", "variables"],
+        "data",
+        op,
+    )?;
+    check_keys(
+        options,
+        &["method", "xtol", "rtol", "maxiter"],
+        "options",
+        op,
+    )?;
     let expr = parse_expr(require(data, "function", op)?, "data.function", ctx)?;
     let vars = variables(data, &expr, &["x"])?;
     if vars.len() != 1 {
@@ -573,7 +663,9 @@ pub(crate) fn root_find(data: &Value, options: &Value, ctx: &CallContext) -> Res
     let mut f = |x: f64| -> Result<f64, ToolError> {
         let v = fun.eval(&[x])?;
         if v.is_nan() {
-            return Err(ToolError::domain(format!("data.function is NaN at {name} = {x}")));
+            return Err(ToolError::domain(format!(
+                "data.function is NaN at {name} = {x}"
+            )));
         }
         Ok(v)
     };
@@ -585,27 +677,53 @@ pub(crate) fn root_find(data: &Value, options: &Value, ctx: &CallContext) -> Res
             "brentq" | "brent" => "brentq",
             "secant" => "secant",
             "newton" => "newton",
-            _ => return Err(invalid(format!("options.method = {s:?} is not one of: brentq, secant, newton"))),
+            _ => {
+                return Err(invalid(format!(
+                    "options.method = {s:?} is not one of: brentq, secant, newton"
+                )))
+            }
         },
         Some(v) => return Err(invalid(format!("options.method must be a string, got {v}"))),
     };
-    let maxiter = opt_count(options, "maxiter", if method == "brentq" { 100 } else { 50 }, "options")?;
+    let maxiter = opt_count(
+        options,
+        "maxiter",
+        if method == "brentq" { 100 } else { 50 },
+        "options",
+    )?;
     if maxiter > ctx.limits.max_iterations {
         return Err(iteration_limit(ctx, "options.maxiter"));
     }
     let (root, iterations, converged) = if method == "brentq" {
-        let br = match get(data, "bracket") {
-            Some(Value::Array(b)) if b.len() == 2 => (number(&b[0], "data.bracket[0]")?, number(&b[1], "data.bracket[1]")?),
-            Some(other) => return Err(invalid(format!("data.bracket must be [a, b], got {other}"))),
-            None => return Err(invalid("method brentq needs data.bracket = [a, b] with f(a), f(b) of opposite signs")),
-        };
+        let br =
+            match get(data, "bracket") {
+                Some(Value::Array(b)) if b.len() == 2 => (
+                    number(&b[0], "data.bracket[0]")?,
+                    number(&b[1], "data.bracket[1]")?,
+                ),
+                Some(other) => {
+                    return Err(invalid(format!("data.bracket must be [a, b], got {other}")))
+                }
+                None => return Err(invalid(
+                    "method brentq needs data.bracket = [a, b] with f(a), f(b) of opposite signs",
+                )),
+            };
         let xtol = opt_f64(options, "xtol", 2e-12, (|x| x > 0.0, "positive"))?;
-        let rtol = opt_f64(options, "rtol", 4.0 * EPS, (|x| x >= 4.0 * EPS, "at least 4ε = 8.9e-16"))?;
+        let rtol = opt_f64(
+            options,
+            "rtol",
+            4.0 * EPS,
+            (|x| x >= 4.0 * EPS, "at least 4ε = 8.9e-16"),
+        )?;
         brentq(&mut f, br.0, br.1, xtol, rtol, maxiter)?
     } else {
         let x0 = match get(data, "x0") {
             Some(v) => number(v, "data.x0")?,
-            None => return Err(invalid(format!("method {method} needs data.x0 (a starting point); or give data.bracket"))),
+            None => {
+                return Err(invalid(format!(
+                    "method {method} needs data.x0 (a starting point); or give data.bracket"
+                )))
+            }
         };
         let x1 = get(data, "x1").map(|v| number(v, "data.x1")).transpose()?;
         let tol = opt_f64(options, "xtol", 1.48e-8, (|x| x > 0.0, "positive"))?;
@@ -712,36 +830,70 @@ impl LeastSquaresProblem<f64, Dyn, Dyn> for Fit<'_, '_, '_> {
         if self.error.borrow().is_some() {
             return None;
         }
-        let r = self.residuals_at(&self.p).and_then(|r0| self.jacobian_at(&self.p, &r0));
+        let r = self
+            .residuals_at(&self.p)
+            .and_then(|r0| self.jacobian_at(&self.p, &r0));
         self.park(r)
     }
 }
 
 /// Runs `curve_fit`.
-pub(crate) fn curve_fit(data: &Value, options: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+pub(crate) fn curve_fit(
+    data: &Value,
+    options: &Value,
+    ctx: &CallContext,
+) -> Result<Value, ToolError> {
     let op = "curve_fit";
     let data = object(data, "data")?;
     let options = object(options, "options")?;
-    check_keys(data, &["model", "x", "y", "p0", "sigma", "parameters"], "data", op)?;
-    check_keys(options, &["absolute_sigma", "maxfev", "ftol", "xtol", "gtol"], "options", op)?;
+    check_keys(
+        data,
+        &["model", "x", "y", "p0", "sigma", "parameters"],
+        "data",
+        op,
+    )?;
+    check_keys(
+        options,
+        &["absolute_sigma", "maxfev", "ftol", "xtol", "gtol"],
+        "options",
+        op,
+    )?;
     let l = &ctx.limits;
     let expr = parse_expr(require(data, "model", op)?, "data.model", ctx)?;
     let x = vector(require(data, "x", op)?, "data.x", l)?;
     let y = vector(require(data, "y", op)?, "data.y", l)?;
     if x.len() != y.len() {
-        return Err(invalid(format!("data.x has {} values but data.y has {}", x.len(), y.len())));
+        return Err(invalid(format!(
+            "data.x has {} values but data.y has {}",
+            x.len(),
+            y.len()
+        )));
     }
     let params: Vec<String> = match get(data, "parameters") {
         Some(v) => names(v, "data.parameters")?,
-        None => expr.variables().iter().filter(|v| *v != "x").cloned().collect(),
+        None => expr
+            .variables()
+            .iter()
+            .filter(|v| *v != "x")
+            .cloned()
+            .collect(),
     };
     if params.is_empty() {
-        return Err(invalid("data.model has no parameters to fit (every name other than x is a parameter)"));
+        return Err(invalid(
+            "data.model has no parameters to fit (every name other than x is a parameter)",
+        ));
     }
     if params.iter().any(|p| p == "x") {
-        return Err(invalid("data.parameters must not contain `x`, the independent variable"));
+        return Err(invalid(
+            "data.parameters must not contain `x`, the independent variable",
+        ));
     }
-    crate::input::check_len(params.len(), l.max_matrix_dim, "the parameters", "max_matrix_dim")?;
+    crate::input::check_len(
+        params.len(),
+        l.max_matrix_dim,
+        "the parameters",
+        "max_matrix_dim",
+    )?;
     let k = params.len();
     let p0 = match get(data, "p0") {
         Some(v) => {
@@ -761,10 +913,17 @@ pub(crate) fn curve_fit(data: &Value, options: &Value, ctx: &CallContext) -> Res
         Some(v) => {
             let s = vector(v, "data.sigma", l)?;
             if s.len() != y.len() {
-                return Err(invalid(format!("data.sigma has {} values but data.y has {}", s.len(), y.len())));
+                return Err(invalid(format!(
+                    "data.sigma has {} values but data.y has {}",
+                    s.len(),
+                    y.len()
+                )));
             }
             if let Some(i) = s.iter().position(|v| !(*v > 0.0)) {
-                return Err(invalid(format!("data.sigma[{i}] = {} must be positive", s[i])));
+                return Err(invalid(format!(
+                    "data.sigma[{i}] = {} must be positive",
+                    s[i]
+                )));
             }
             Some(s)
         }
@@ -819,7 +978,10 @@ pub(crate) fn curve_fit(data: &Value, options: &Value, ctx: &CallContext) -> Res
         "evaluations": budget.used(),
     });
     if !converged {
-        out["message"] = json!(format!("Levenberg–Marquardt stopped: {:?}", report.termination));
+        out["message"] = json!(format!(
+            "Levenberg–Marquardt stopped: {:?}",
+            report.termination
+        ));
     }
     let m = x.len();
     if m <= k && !absolute_sigma {
@@ -833,7 +995,10 @@ pub(crate) fn curve_fit(data: &Value, options: &Value, ctx: &CallContext) -> Res
     let cov = svd.and_then(|s| {
         let vt = s.v_t?;
         let smax = s.singular_values.max();
-        if s.singular_values.iter().any(|v| *v <= EPS * m.max(k) as f64 * smax) {
+        if s.singular_values
+            .iter()
+            .any(|v| *v <= EPS * m.max(k) as f64 * smax)
+        {
             return None;
         }
         // (JᵀJ)⁻¹ = V S⁻² Vᵀ.
@@ -874,8 +1039,14 @@ mod tests {
     fn bound_maps_round_trip_inside_the_box() {
         for b in [
             Bound { lo: -1.0, hi: 3.0 },
-            Bound { lo: 2.0, hi: f64::INFINITY },
-            Bound { lo: f64::NEG_INFINITY, hi: -5.0 },
+            Bound {
+                lo: 2.0,
+                hi: f64::INFINITY,
+            },
+            Bound {
+                lo: f64::NEG_INFINITY,
+                hi: -5.0,
+            },
         ] {
             for x in [-0.5f64, 0.0, 2.5, 7.0, -9.0] {
                 let inside = x.clamp(b.lo, b.hi);

@@ -5,6 +5,19 @@
 //! `trapz` and `simpson` integrate samples (`simpson` is `scipy.integrate.simpson`, with Cartwright's
 //! correction of the last interval for an even number of samples).
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops mirror the published algorithms (QUADPACK, SciPy) line by line"
+)]
+#![allow(
+    clippy::excessive_precision,
+    reason = "coefficients as published; the compiler rounds each to the nearest double"
+)]
+#![allow(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(a < b)` is deliberate: it also holds for NaN, which must take the failing branch"
+)]
+
 use crate::input::{
     bound, check_keys, compile, get, invalid, number, object, opt_count, opt_f64, parse_expr,
     require, variables, vector, Budget,
@@ -98,7 +111,11 @@ fn finish_rule(resk: f64, resg: f64, hlgth: f64, resabs: f64, resasc: f64) -> Ru
 }
 
 /// The 21-point Gauss–Kronrod rule on [a, b].
-fn qk21<F: FnMut(f64) -> Result<f64, ToolError>>(f: &mut F, a: f64, b: f64) -> Result<Rule4, ToolError> {
+fn qk21<F: FnMut(f64) -> Result<f64, ToolError>>(
+    f: &mut F,
+    a: f64,
+    b: f64,
+) -> Result<Rule4, ToolError> {
     let centr = 0.5 * (a + b);
     let hlgth = 0.5 * (b - a);
     let dhlgth = hlgth.abs();
@@ -131,7 +148,13 @@ fn qk21<F: FnMut(f64) -> Result<f64, ToolError>>(f: &mut F, a: f64, b: f64) -> R
     for j in 0..10 {
         resasc += WGK21[j] * ((fv1[j] - reskh).abs() + (fv2[j] - reskh).abs());
     }
-    Ok(finish_rule(resk, resg, hlgth, resabs * dhlgth, resasc * dhlgth))
+    Ok(finish_rule(
+        resk,
+        resg,
+        hlgth,
+        resabs * dhlgth,
+        resasc * dhlgth,
+    ))
 }
 
 /// The 15-point Gauss–Kronrod rule on [a, b] ⊂ (0, 1] of the transformed integrand of an infinite range:
@@ -173,7 +196,13 @@ fn qk15i<F: FnMut(f64) -> Result<f64, ToolError>>(
     for j in 0..7 {
         resasc += WGK15[j] * ((fv1[j] - reskh).abs() + (fv2[j] - reskh).abs());
     }
-    Ok(finish_rule(resk, resg, hlgth, resabs * hlgth, resasc * hlgth))
+    Ok(finish_rule(
+        resk,
+        resg,
+        hlgth,
+        resabs * hlgth,
+        resasc * hlgth,
+    ))
 }
 
 /// QUADPACK's `dqpsrt`: keeps `iord` (1-based positions, 0-based interval indices) descending in error.
@@ -192,7 +221,8 @@ fn qpsrt(
     } else {
         let errmax = elist[*maxerr];
         if *nrmax != 1 {
-            for _ in 1..*nrmax {
+            let ido = *nrmax - 1;
+            for _ in 0..ido {
                 let isucc = iord[*nrmax - 1];
                 if errmax <= elist[isucc] {
                     break;
@@ -201,7 +231,11 @@ fn qpsrt(
                 *nrmax -= 1;
             }
         }
-        let jupbn = if last > limit / 2 + 2 { limit + 3 - last } else { last };
+        let jupbn = if last > limit / 2 + 2 {
+            limit + 3 - last
+        } else {
+            last
+        };
         let errmin = elist[last - 1];
         let jbnd = jupbn - 1;
         let ibeg = *nrmax + 1;
@@ -244,7 +278,12 @@ fn qpsrt(
 }
 
 /// QUADPACK's `dqelg`: Wynn's epsilon algorithm on the table `epstab` (1-based, `n` entries).
-fn qelg(n: &mut usize, epstab: &mut [f64; 56], res3la: &mut [f64; 4], nres: &mut usize) -> (f64, f64) {
+fn qelg(
+    n: &mut usize,
+    epstab: &mut [f64; 56],
+    res3la: &mut [f64; 4],
+    nres: &mut usize,
+) -> (f64, f64) {
     *nres += 1;
     let mut abserr = OFLOW;
     let mut result = epstab[*n];
@@ -305,17 +344,15 @@ fn qelg(n: &mut usize, epstab: &mut [f64; 56], res3la: &mut [f64; 4], nres: &mut
         ib += 2;
     }
     if num != *n {
-        let mut indx = num - *n + 1;
-        for i in 1..=*n {
-            epstab[i] = epstab[indx];
-            indx += 1;
-        }
+        let from = num - *n + 1;
+        epstab.copy_within(from..from + *n, 1);
     }
     if *nres < 4 {
         res3la[*nres] = result;
         abserr = OFLOW;
     } else {
-        abserr = (result - res3la[3]).abs() + (result - res3la[2]).abs() + (result - res3la[1]).abs();
+        abserr =
+            (result - res3la[3]).abs() + (result - res3la[2]).abs() + (result - res3la[1]).abs();
         res3la[1] = res3la[2];
         res3la[2] = res3la[3];
         res3la[3] = result;
@@ -356,7 +393,12 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
         ier = 1;
     }
     if ier != 0 || (abserr <= errbnd && abserr != resabs0) || abserr == 0.0 {
-        return Ok(Quad { value: result, abs_error: abserr, ier, last: 1 });
+        return Ok(Quad {
+            value: result,
+            abs_error: abserr,
+            ier,
+            last: 1,
+        });
     }
     let mut alist = vec![a];
     let mut blist = vec![b];
@@ -379,7 +421,11 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
     let mut extrap = false;
     let mut noext = false;
     let (mut ierro, mut iroff1, mut iroff2, mut iroff3) = (0u8, 0u32, 0u32, 0u32);
-    let ksgn = if dres >= (1.0 - 50.0 * EPMACH) * defabs { 1 } else { -1 };
+    let ksgn = if dres >= (1.0 - 50.0 * EPMACH) * defabs {
+        1
+    } else {
+        -1
+    };
     let (mut small, mut erlarg, mut ertest, mut correc) = (0.0, 0.0, 0.0, 0.0);
     let mut last = 1usize;
     // Where the main loop ends: QUADPACK's labels 100 (final checks) and 115 (sum of the intervals).
@@ -439,7 +485,15 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
             elist[maxerr] = error1;
             elist.push(error2);
         }
-        qpsrt(limit, last, &mut maxerr, &mut errmax, &elist, &mut iord, &mut nrmax);
+        qpsrt(
+            limit,
+            last,
+            &mut maxerr,
+            &mut errmax,
+            &elist,
+            &mut iord,
+            &mut nrmax,
+        );
         if errsum <= errbnd {
             sum_intervals = true;
             break 'main;
@@ -470,8 +524,13 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
         }
         if !(ierro == 3 || erlarg <= ertest) {
             // The smallest interval has the largest error: first bisect the larger intervals.
-            let jupbnd = if last > 2 + limit / 2 { limit + 3 - last } else { last };
-            for _ in nrmax..=jupbnd {
+            let jupbnd = if last > 2 + limit / 2 {
+                limit + 3 - last
+            } else {
+                last
+            };
+            let id = nrmax;
+            for _ in id..=jupbnd {
                 maxerr = iord[nrmax];
                 errmax = elist[maxerr];
                 if (blist[maxerr] - alist[maxerr]).abs() > small {
@@ -549,7 +608,12 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
     if ier > 2 {
         ier -= 1;
     }
-    Ok(Quad { value: result, abs_error: abserr, ier, last })
+    Ok(Quad {
+        value: result,
+        abs_error: abserr,
+        ier,
+        last,
+    })
 }
 
 /// ∫ₐᵇ f over a finite or infinite range (SciPy's `quad`: limits flipped when b < a).
@@ -562,7 +626,12 @@ pub(crate) fn quad<F: FnMut(f64) -> Result<f64, ToolError>>(
     limit: usize,
 ) -> Result<Quad, ToolError> {
     if a == b {
-        return Ok(Quad { value: 0.0, abs_error: 0.0, ier: 0, last: 0 });
+        return Ok(Quad {
+            value: 0.0,
+            abs_error: 0.0,
+            ier: 0,
+            last: 0,
+        });
     }
     let flip = b < a;
     let (lo, hi) = if flip { (b, a) } else { (a, b) };
@@ -574,7 +643,14 @@ pub(crate) fn quad<F: FnMut(f64) -> Result<f64, ToolError>>(
             (false, true) => (hi, -1),
             _ => (0.0, 2),
         };
-        qags_core(|x, y| qk15i(&mut f, boun, inf, x, y), 0.0, 1.0, epsabs, epsrel, limit)?
+        qags_core(
+            |x, y| qk15i(&mut f, boun, inf, x, y),
+            0.0,
+            1.0,
+            epsabs,
+            epsrel,
+            limit,
+        )?
     };
     if flip {
         q.value = -q.value;
@@ -614,10 +690,23 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
     };
     match method.as_str() {
         "quad" => {
-            check_keys(data, &["function", "a", "b", "method", "variables"], "data", op)?;
-            check_keys(options, &["epsabs", "epsrel", "limit", "method"], "options", op)?;
+            check_keys(
+                data,
+                &["function", "a", "b", "method", "variables"],
+                "data",
+                op,
+            )?;
+            check_keys(
+                options,
+                &["epsabs", "epsrel", "limit", "method"],
+                "options",
+                op,
+            )?;
             let (epsabs, epsrel, limit) = tolerances(options, ctx)?;
-            let (a, b) = (bound(require(data, "a", op)?, "data.a")?, bound(require(data, "b", op)?, "data.b")?);
+            let (a, b) = (
+                bound(require(data, "a", op)?, "data.a")?,
+                bound(require(data, "b", op)?, "data.b")?,
+            );
             let expr = parse_expr(require(data, "function", op)?, "data.function", ctx)?;
             let vars = variables(data, &expr, &["x"])?;
             if vars.len() != 1 {
@@ -629,12 +718,29 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             }
             let budget = Budget::new(ctx);
             let f = compile(&expr, &vars, "data.function", &budget)?;
-            let q = quad(|x| finite(f.eval(&[x])?, &vars[0], x), a, b, epsabs, epsrel, limit)?;
+            let q = quad(
+                |x| finite(f.eval(&[x])?, &vars[0], x),
+                a,
+                b,
+                epsabs,
+                epsrel,
+                limit,
+            )?;
             Ok(quad_result(q, budget.used(), limit))
         }
         "dblquad" => {
-            check_keys(data, &["function", "a", "b", "c", "d", "method", "variables"], "data", op)?;
-            check_keys(options, &["epsabs", "epsrel", "limit", "method"], "options", op)?;
+            check_keys(
+                data,
+                &["function", "a", "b", "c", "d", "method", "variables"],
+                "data",
+                op,
+            )?;
+            check_keys(
+                options,
+                &["epsabs", "epsrel", "limit", "method"],
+                "options",
+                op,
+            )?;
             let (epsabs, epsrel, limit) = tolerances(options, ctx)?;
             let expr = parse_expr(require(data, "function", op)?, "data.function", ctx)?;
             let vars = match get(data, "variables") {
@@ -657,7 +763,10 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             }
             let budget = Budget::new(ctx);
             let f = compile(&expr, &vars, "data.function", &budget)?;
-            let (a, b) = (bound(require(data, "a", op)?, "data.a")?, bound(require(data, "b", op)?, "data.b")?);
+            let (a, b) = (
+                bound(require(data, "a", op)?, "data.a")?,
+                bound(require(data, "b", op)?, "data.b")?,
+            );
             let outer = std::slice::from_ref(&vars[0]);
             let inner_limit = |key: &str| -> Result<Limit, ToolError> {
                 let v = require(data, key, op)?;
@@ -678,7 +787,10 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                     Limit::Expr(e) => {
                         let v = e.eval(&[x])?;
                         if v.is_nan() {
-                            Err(ToolError::domain(format!("data.{key} is NaN at {} = {x}", vars[0])))
+                            Err(ToolError::domain(format!(
+                                "data.{key} is NaN at {} = {x}",
+                                vars[0]
+                            )))
                         } else {
                             Ok(v)
                         }
@@ -690,7 +802,13 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                 |x| {
                     let (lo, hi) = (eval_limit(&c, x, "c")?, eval_limit(&d, x, "d")?);
                     let qi = quad(
-                        |y| finite(f.eval(&[x, y])?, &format!("{} = {x}, {}", vars[0], vars[1]), y),
+                        |y| {
+                            finite(
+                                f.eval(&[x, y])?,
+                                &format!("{} = {x}, {}", vars[0], vars[1]),
+                                y,
+                            )
+                        },
                         lo,
                         hi,
                         epsabs,
@@ -709,7 +827,10 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             let mut out = quad_result(q, budget.used(), limit);
             if inner_ier != 0 && q.ier == 0 {
                 out["converged"] = json!(false);
-                out["message"] = json!(format!("An inner integral did not converge: {}", message(inner_ier, limit)));
+                out["message"] = json!(format!(
+                    "An inner integral did not converge: {}",
+                    message(inner_ier, limit)
+                ));
             }
             Ok(out)
         }
@@ -718,7 +839,9 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             check_keys(options, &["method"], "options", op)?;
             let y = vector(require(data, "y", op)?, "data.y", &ctx.limits)?;
             if y.len() < 2 {
-                return Err(invalid(format!("`{method}` needs at least 2 samples in data.y")));
+                return Err(invalid(format!(
+                    "`{method}` needs at least 2 samples in data.y"
+                )));
             }
             let x = match get(data, "x") {
                 Some(v) => {
@@ -727,7 +850,11 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                     }
                     let x = vector(v, "data.x", &ctx.limits)?;
                     if x.len() != y.len() {
-                        return Err(invalid(format!("data.x has {} values but data.y has {}", x.len(), y.len())));
+                        return Err(invalid(format!(
+                            "data.x has {} values but data.y has {}",
+                            x.len(),
+                            y.len()
+                        )));
                     }
                     Some(x)
                 }
@@ -737,11 +864,17 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                 Some(v) => number(v, "data.dx")?,
                 None => 1.0,
             };
-            let value = if method == "simpson" { simpson(&y, x.as_deref(), dx) } else { trapezoid(&y, x.as_deref(), dx) };
+            let value = if method == "simpson" {
+                simpson(&y, x.as_deref(), dx)
+            } else {
+                trapezoid(&y, x.as_deref(), dx)
+            };
             if !value.is_finite() {
                 return Err(crate::input::not_finite("the integral"));
             }
-            Ok(json!({"value": value, "method": if method == "simpson" { "simpson" } else { "trapz" }}))
+            Ok(
+                json!({"value": value, "method": if method == "simpson" { "simpson" } else { "trapz" }}),
+            )
         }
         other => Err(invalid(format!(
             "data.method = {other:?} is not one of: quad, dblquad, trapz, simpson"
@@ -760,7 +893,10 @@ fn quad_result(q: Quad, evaluations: u64, limit: usize) -> Value {
     })
 }
 
-fn tolerances(options: &Map<String, Value>, ctx: &CallContext) -> Result<(f64, f64, usize), ToolError> {
+fn tolerances(
+    options: &Map<String, Value>,
+    ctx: &CallContext,
+) -> Result<(f64, f64, usize), ToolError> {
     let epsabs = opt_f64(options, "epsabs", 1.49e-8, (|x| x >= 0.0, "non-negative"))?;
     let epsrel = opt_f64(options, "epsrel", 1.49e-8, (|x| x >= 0.0, "non-negative"))?;
     if epsabs <= 0.0 && epsrel < (50.0 * EPMACH).max(5e-29) {
@@ -804,7 +940,13 @@ fn basic_simpson(y: &[f64], stop: usize, x: Option<&[f64]>, dx: f64) -> f64 {
     // Pairs of intervals starting at 0, 2, …, below `stop`.
     let starts = (0..stop).step_by(2);
     match x {
-        None => starts.map(|i| y[i] + 4.0 * y[i + 1] + y[i + 2]).sum::<f64>() * dx / 3.0,
+        None => {
+            starts
+                .map(|i| y[i] + 4.0 * y[i + 1] + y[i + 2])
+                .sum::<f64>()
+                * dx
+                / 3.0
+        }
         Some(x) => starts
             .map(|i| {
                 let (h0, h1) = (x[i + 1] - x[i], x[i + 2] - x[i + 1]);
@@ -813,7 +955,8 @@ fn basic_simpson(y: &[f64], stop: usize, x: Option<&[f64]>, dx: f64) -> f64 {
                 let h0divh1 = if h1 != 0.0 { h0 / h1 } else { 0.0 };
                 let inv = if h0divh1 != 0.0 { 1.0 / h0divh1 } else { 0.0 };
                 let mid = if hprod != 0.0 { hsum / hprod } else { 0.0 };
-                hsum / 6.0 * (y[i] * (2.0 - inv) + y[i + 1] * (hsum * mid) + y[i + 2] * (2.0 - h0divh1))
+                hsum / 6.0
+                    * (y[i] * (2.0 - inv) + y[i + 1] * (hsum * mid) + y[i + 2] * (2.0 - h0divh1))
             })
             .sum(),
     }
@@ -863,7 +1006,10 @@ mod tests {
     #[test]
     fn infinite_ranges_and_endpoint_singularities() {
         let r = q(|x| (-x * x).exp(), f64::NEG_INFINITY, f64::INFINITY);
-        assert!((r.value - std::f64::consts::PI.sqrt()).abs() < 1e-14, "{r:?}");
+        assert!(
+            (r.value - std::f64::consts::PI.sqrt()).abs() < 1e-14,
+            "{r:?}"
+        );
         let r = q(|x| (-x).exp(), 0.0, f64::INFINITY);
         assert!((r.value - 1.0).abs() < 1e-14, "{r:?}");
         let r = q(|x| x.exp(), f64::NEG_INFINITY, 0.0);

@@ -39,7 +39,8 @@ pub(crate) fn spec() -> ToolSpec {
     let num = json!({"type": "number"});
     let vec_ = json!({"type": "array", "items": {"type": "number"}});
     let matrix = json!({"type": "array", "items": {"type": "array", "items": {"type": "number"}}});
-    let bound = json!({"type": ["number", "string"], "description": "a number, or \"inf\"/\"-inf\""});
+    let bound =
+        json!({"type": ["number", "string"], "description": "a number, or \"inf\"/\"-inf\""});
     let expr = json!({"type": "string"});
     let params_schema = json!({
         "type": "object",

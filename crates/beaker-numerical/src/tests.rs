@@ -21,10 +21,15 @@ fn examples_are_what_the_tool_returns() {
 
 #[test]
 fn seed_examples() {
-    let r = call(json!({"operation": "solve_linear", "data": {"A": [[3, 1], [1, 2]], "b": [9, 8]}})).unwrap();
+    let r =
+        call(json!({"operation": "solve_linear", "data": {"A": [[3, 1], [1, 2]], "b": [9, 8]}}))
+            .unwrap();
     assert_eq!(r["x"], json!([2.0, 3.0]));
     assert_eq!(r["method"], "LU decomposition");
-    let r = call(json!({"operation": "root_find", "data": {"function": "x**3 - x - 2", "bracket": [1, 2]}})).unwrap();
+    let r = call(
+        json!({"operation": "root_find", "data": {"function": "x**3 - x - 2", "bracket": [1, 2]}}),
+    )
+    .unwrap();
     assert_eq!(r["root"].as_f64(), Some(1.5213797068045676));
     assert_eq!(r["converged"], true);
 }
@@ -103,4 +108,3 @@ proptest! {
         let _ = call(json!({"operation": op, "data": data}));
     }
 }
-
