@@ -1,17 +1,17 @@
 //! `correlation`: Pearson (with a Fisher-z confidence interval), Spearman and Kendall's tau-b, with
 //! SciPy's p-values.
 
+use crate::distributions::beta_reg;
 use crate::exact;
 use crate::input::{at_least, num, Alternative, Args};
 use crate::sums::{deviations, rank, sum};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
 use statrs::distribution::{ContinuousCDF, Normal};
-use statrs::function::beta::beta_reg;
 
 pub(crate) fn correlation(args: &Args) -> Result<Value, ToolError> {
-    let x = crate::input::numbers(args.field("x")?, "data.x", args.ctx)?;
-    let y = crate::input::numbers(args.field("y")?, "data.y", args.ctx)?;
+    let x = crate::input::sample_values(args.field("x")?, "data.x", args.ctx)?;
+    let y = crate::input::sample_values(args.field("y")?, "data.y", args.ctx)?;
     if x.len() != y.len() {
         return Err(ToolError::invalid_params(format!(
             "`data.x` and `data.y` must have the same length, got {} and {}",

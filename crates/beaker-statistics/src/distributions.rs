@@ -556,6 +556,12 @@ fn unkey(k: i64) -> f64 {
     f64::from_bits(b as u64)
 }
 
+/// statrs' `beta_reg`, but NaN instead of a panic when an argument is out of range (NaN or infinite
+/// intermediate values from extreme data must become a clear error upstream, never a crash).
+pub(crate) fn beta_reg(a: f64, b: f64, x: f64) -> f64 {
+    statrs::function::beta::checked_beta_reg(a, b, x).unwrap_or(f64::NAN)
+}
+
 /// `ln Q(a, x)`, the log of the regularised upper incomplete gamma function, for x > a + 1 where Q may
 /// underflow: `-x + a ln x - ln Γ(a) + ln CF`, the continued fraction evaluated by Lentz's method.
 fn ln_gamma_q(a: f64, x: f64) -> f64 {
@@ -646,7 +652,12 @@ pub(crate) fn norm_ppf(q: f64) -> f64 {
 /// leaves a plateau around the median; near the centre the complementary form `I_{x²/(df+x²)}(1/2, df/2)`
 /// keeps full precision.
 pub(crate) fn t_cdf(df: f64, x: f64) -> f64 {
-    use statrs::function::beta::beta_reg;
+    if x.is_nan() || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { 0.0 } else { 1.0 };
+    }
     let x2 = x * x;
     let tail = if x2 < df {
         0.5 - 0.5 * beta_reg(0.5, df / 2.0, x2 / (df + x2))

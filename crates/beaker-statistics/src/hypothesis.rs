@@ -168,7 +168,7 @@ fn table(v: &Value, what: &str, args: &Args) -> Result<Vec<Vec<f64>>, ToolError>
     let t = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| crate::input::numbers(r, &format!("{what}[{i}]"), args.ctx))
+        .map(|(i, r)| crate::input::sample_values(r, &format!("{what}[{i}]"), args.ctx))
         .collect::<Result<Vec<_>, _>>()?;
     let w = t.first().map_or(0, Vec::len);
     if t.is_empty() || w == 0 || t.iter().any(|r| r.len() != w) {
@@ -239,7 +239,7 @@ pub(crate) fn chi_square(args: &Args) -> Result<Value, ToolError> {
         m.insert("correction".into(), Value::Bool(yates));
         return finish(m);
     }
-    let o = crate::input::numbers(obs, "data.observed", args.ctx)?;
+    let o = crate::input::sample_values(obs, "data.observed", args.ctx)?;
     at_least(&o, 2, "data.observed")?;
     if o.iter().any(|&x| x < 0.0) {
         return Err(ToolError::invalid_params(
@@ -249,7 +249,7 @@ pub(crate) fn chi_square(args: &Args) -> Result<Value, ToolError> {
     let total = sum(o.iter().copied());
     let e = match args.data.get("expected") {
         Some(v) if !v.is_null() => {
-            let e = crate::input::numbers(v, "data.expected", args.ctx)?;
+            let e = crate::input::sample_values(v, "data.expected", args.ctx)?;
             if e.len() != o.len() {
                 return Err(ToolError::invalid_params(format!(
                     "`data.expected` has {} values but `data.observed` has {}",

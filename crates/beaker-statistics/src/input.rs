@@ -25,9 +25,9 @@ impl<'a> Args<'a> {
     /// A sample at `data[key]`, or `data` itself when it is an array and `key` is the main sample.
     pub fn sample(&self, key: &str) -> Result<Vec<f64>, ToolError> {
         if let (Some(_), true) = (self.data.as_array(), key == "sample1") {
-            return numbers(self.data, "data", self.ctx);
+            return sample_values(self.data, "data", self.ctx);
         }
-        numbers(self.field(key)?, &format!("data.{key}"), self.ctx)
+        sample_values(self.field(key)?, &format!("data.{key}"), self.ctx)
     }
 
     /// `options[key]` as a number, `default` when absent.
@@ -170,6 +170,27 @@ pub(crate) fn numbers(v: &Value, what: &str, ctx: &CallContext) -> Result<Vec<f6
         .collect()
 }
 
+/// Largest magnitude of a data value: beyond it sums of squares (and cubes, for skew) overflow a double.
+pub(crate) const MAX_MAGNITUDE: f64 = 1e100;
+
+/// Data values (a sample, a table, regression data): finite numbers of magnitude at most
+/// [`MAX_MAGNITUDE`], so every sum of powers the statistics take stays finite.
+pub(crate) fn sample_values(
+    v: &Value,
+    what: &str,
+    ctx: &CallContext,
+) -> Result<Vec<f64>, ToolError> {
+    let xs = numbers(v, what, ctx)?;
+    if let Some(i) = xs.iter().position(|x| x.abs() > MAX_MAGNITUDE) {
+        return Err(ToolError::limit(format!(
+            "`{what}[{i}]` = {:e} is beyond ±1e100, where sums of squares and cubes overflow a double; \
+             rescale the data",
+            xs[i]
+        )));
+    }
+    Ok(xs)
+}
+
 /// `limit_exceeded` when `n` elements are more than `max_array_len`.
 pub(crate) fn check_len(n: usize, what: &str, ctx: &CallContext) -> Result<(), ToolError> {
     if n as u64 > ctx.limits.max_array_len {
@@ -198,7 +219,7 @@ pub(crate) fn groups(args: &Args, min: usize) -> Result<Vec<Vec<f64>>, ToolError
     let out = arr
         .iter()
         .enumerate()
-        .map(|(i, g)| numbers(g, &format!("data.groups[{i}]"), args.ctx))
+        .map(|(i, g)| sample_values(g, &format!("data.groups[{i}]"), args.ctx))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(i) = out.iter().position(Vec::is_empty) {
         return Err(ToolError::invalid_params(format!(

@@ -118,3 +118,6 @@ impl Tool for Statistics {
 }
 
 mod spec;
+
+#[cfg(test)]
+mod proptests;

@@ -10,7 +10,7 @@ use statrs::distribution::{ContinuousCDF, FisherSnedecor, Normal};
 
 pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
     let kind = args.opt_choice("type", &["linear", "polynomial", "logistic"])?;
-    let y = crate::input::numbers(args.field("y")?, "data.y", args.ctx)?;
+    let y = crate::input::sample_values(args.field("y")?, "data.y", args.ctx)?;
     let xv = args.field("x")?;
     let rows = xv.as_array().ok_or_else(|| {
         ToolError::invalid_params("`data.x` must be a list of numbers or of rows")
@@ -34,7 +34,7 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
         }
         cols
     } else {
-        vec![crate::input::numbers(xv, "data.x", args.ctx)?]
+        vec![crate::input::sample_values(xv, "data.x", args.ctx)?]
     };
     if cols.iter().any(|c| c.len() != y.len()) {
         return Err(ToolError::invalid_params(format!(
@@ -63,6 +63,16 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
         for d in 2..=degree as i32 {
             cols.push(base.iter().map(|x| x.powi(d)).collect());
         }
+    }
+    if cols
+        .iter()
+        .flatten()
+        .any(|v| !(v.abs() <= crate::input::MAX_MAGNITUDE))
+    {
+        return Err(ToolError::limit(
+            "a predictor (or a power of it) is beyond ±1e100, where sums of squares overflow a double; \
+             rescale x or lower the degree",
+        ));
     }
     let p = cols.len() + 1;
     if p as u64 > args.ctx.limits.max_matrix_dim {
