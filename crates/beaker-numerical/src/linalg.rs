@@ -403,8 +403,9 @@ fn inverse_iteration(
     let phase = v[k].conj() / Complex::new(v[k].norm().max(f64::MIN_POSITIVE), 0.0);
     v.map(|c| {
         let z = c * phase;
-        // Exact zeros instead of ±1e-17 noise in the imaginary part of real eigenvectors.
-        Complex::new(z.re, if z.im.abs() < 1e-15 { 0.0 } else { z.im })
+        // Exact zeros instead of ±1e-17 rounding noise (the vector has unit norm).
+        let clean = |x: f64| if x.abs() < 1e-15 { 0.0 } else { x };
+        Complex::new(clean(z.re), clean(z.im))
     })
 }
 

@@ -108,3 +108,21 @@ proptest! {
         let _ = call(json!({"operation": op, "data": data}));
     }
 }
+
+/// Every `Example: `params` → `result`` line of numerical.md is what the tool returns.
+#[test]
+fn the_notes_examples_are_true() {
+    let notes = include_str!("numerical.md");
+    let mut n = 0;
+    for line in notes.lines().filter(|l| l.starts_with("Example: `")) {
+        let rest = &line["Example: `".len()..];
+        let (params, result) = rest.split_once("` → `").expect("an example line has params → result");
+        let result = result.strip_suffix('`').expect("a closing backquote");
+        let params: Value = serde_json::from_str(params).expect(params);
+        let want: Value = serde_json::from_str(result).expect(result);
+        assert_eq!(call(params.clone()).unwrap(), want, "numerical.md example {params}");
+        n += 1;
+    }
+    assert!(n >= 25, "only {n} examples in numerical.md");
+}
+
