@@ -75,16 +75,25 @@ pub(crate) fn require<'a>(
 
 /// A finite JSON number.
 pub(crate) fn number(v: &Value, what: &str) -> Result<f64, ToolError> {
-    match v {
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if x.is_finite() => Ok(x),
-            _ => Err(invalid(format!("{what} = {n} is not a finite double"))),
-        },
-        Value::String(s) => Err(invalid(format!(
-            "{what} must be a number, got the string {s:?} (NaN and infinities are not accepted here)"
-        ))),
-        other => Err(invalid(format!("{what} must be a number, got {}", kind(other)))),
+    number_with(v, || what.to_string())
+}
+
+/// [`number`] with the name built only for an error message (no allocation per array element).
+#[inline]
+pub(crate) fn number_with(v: &Value, what: impl FnOnce() -> String) -> Result<f64, ToolError> {
+    if let Value::Number(n) = v {
+        if let Some(x) = n.as_f64().filter(|x| x.is_finite()) {
+            return Ok(x);
+        }
     }
+    let what = what();
+    Err(match v {
+        Value::Number(n) => invalid(format!("{what} = {n} is not a finite double")),
+        Value::String(s) => invalid(format!(
+            "{what} must be a number, got the string {s:?} (NaN and infinities are not accepted here)"
+        )),
+        other => invalid(format!("{what} must be a number, got {}", kind(other))),
+    })
 }
 
 /// A number or an infinity (`"inf"`, `"-inf"`, `"+inf"`, `"infinity"`, any case), where a bound is expected.
@@ -217,7 +226,7 @@ pub(crate) fn vector(v: &Value, what: &str, limits: &Limits) -> Result<Vec<f64>,
     }
     a.iter()
         .enumerate()
-        .map(|(i, x)| number(x, &format!("{what}[{i}]")))
+        .map(|(i, x)| number_with(x, || format!("{what}[{i}]")))
         .collect()
 }
 
@@ -275,7 +284,7 @@ pub(crate) fn matrix(v: &Value, what: &str, limits: &Limits) -> Result<DMatrix<f
     for (i, r) in rows.iter().enumerate() {
         if let Value::Array(r) = r {
             for (j, x) in r.iter().enumerate() {
-                cells.push(number(x, &format!("{what}[{i}][{j}]"))?);
+                cells.push(number_with(x, || format!("{what}[{i}][{j}]"))?);
             }
         }
     }
@@ -297,14 +306,17 @@ pub(crate) fn complex_vector(
         .enumerate()
         .map(|(i, x)| match x {
             Value::Array(p) if p.len() == 2 => Ok(Complex::new(
-                number(&p[0], &format!("{what}[{i}][0]"))?,
-                number(&p[1], &format!("{what}[{i}][1]"))?,
+                number_with(&p[0], || format!("{what}[{i}][0]"))?,
+                number_with(&p[1], || format!("{what}[{i}][1]"))?,
             )),
             Value::Array(p) => Err(invalid(format!(
                 "{what}[{i}] must be a number or an [re, im] pair, got an array of {}",
                 p.len()
             ))),
-            other => Ok(Complex::new(number(other, &format!("{what}[{i}]"))?, 0.0)),
+            other => Ok(Complex::new(
+                number_with(other, || format!("{what}[{i}]"))?,
+                0.0,
+            )),
         })
         .collect()
 }
@@ -461,30 +473,19 @@ pub(crate) fn pairs(v: &[Complex<f64>]) -> Value {
     Value::Array(v.iter().map(|c| json!([c.re, c.im])).collect())
 }
 
-/// The JSON path of the first `null` in a result (a NaN or an infinity turned into JSON), if any.
-pub(crate) fn first_null(v: &Value, path: &mut String) -> bool {
+/// The JSON path (below `result`) of the first `null` in a result (a NaN or an infinity turned into JSON), if
+/// any; the path is built only for the one found.
+pub(crate) fn first_null(v: &Value) -> Option<String> {
     match v {
-        Value::Null => true,
-        Value::Array(a) => a.iter().enumerate().any(|(i, x)| {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
-            let found = first_null(x, path);
-            if !found {
-                path.truncate(len);
-            }
-            found
-        }),
-        Value::Object(m) => m.iter().any(|(k, x)| {
-            let len = path.len();
-            path.push('.');
-            path.push_str(k);
-            let found = first_null(x, path);
-            if !found {
-                path.truncate(len);
-            }
-            found
-        }),
-        _ => false,
+        Value::Null => Some(String::new()),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| first_null(x).map(|p| format!("[{i}]{p}"))),
+        Value::Object(m) => m
+            .iter()
+            .find_map(|(k, x)| first_null(x).map(|p| format!(".{k}{p}"))),
+        _ => None,
     }
 }
 

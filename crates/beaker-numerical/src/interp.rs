@@ -240,8 +240,14 @@ fn increasing(x: &[f64], what: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-fn in_range(t: f64, x: &[f64], what: &str, extrapolate: bool) -> Result<(), ToolError> {
+fn in_range(
+    t: f64,
+    x: &[f64],
+    what: impl FnOnce() -> String,
+    extrapolate: bool,
+) -> Result<(), ToolError> {
     if !extrapolate && (t < x[0] || t > x[x.len() - 1]) {
+        let what = what();
         return Err(ToolError::domain(format!(
             "{what} = {t} is outside the data range [{}, {}]; set options.extrapolate = true to extrapolate",
             x[0],
@@ -286,7 +292,7 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
                 v => vector(v, "data.x_new", l)?,
             };
             for &t in &x_new {
-                in_range(t, &x, "data.x_new", extrapolate)?;
+                in_range(t, &x, || "data.x_new".into(), extrapolate)?;
             }
             ctx.checkpoint()?;
             let bc = match opt_choice(options, "bc", &["not-a-knot", "natural"], "options")? {
@@ -349,10 +355,12 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
             for (i, p) in pts.iter().enumerate() {
                 match p {
                     Value::Array(q) if q.len() == 2 => {
-                        let px = crate::input::number(&q[0], &format!("data.points[{i}][0]"))?;
-                        let py = crate::input::number(&q[1], &format!("data.points[{i}][1]"))?;
-                        in_range(px, &x, &format!("data.points[{i}][0]"), extrapolate)?;
-                        in_range(py, &y, &format!("data.points[{i}][1]"), extrapolate)?;
+                        let px =
+                            crate::input::number_with(&q[0], || format!("data.points[{i}][0]"))?;
+                        let py =
+                            crate::input::number_with(&q[1], || format!("data.points[{i}][1]"))?;
+                        in_range(px, &x, || format!("data.points[{i}][0]"), extrapolate)?;
+                        in_range(py, &y, || format!("data.points[{i}][1]"), extrapolate)?;
                         points.push((px, py));
                     }
                     other => {

@@ -128,10 +128,9 @@ impl Tool for Numerical {
                 OPERATIONS.join(", ")
             ))),
         }?;
-        let mut path = String::from("result");
-        if input::first_null(&result, &mut path) {
+        if let Some(path) = input::first_null(&result) {
             return Err(input::not_finite(format!(
-                "`{path}` (the computation overflowed or hit an undefined value)"
+                "`result{path}` (the computation overflowed or hit an undefined value)"
             )));
         }
         Ok(result)

@@ -404,7 +404,8 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
     let mut blist = vec![b];
     let mut rlist = vec![result];
     let mut elist = vec![abserr];
-    let mut iord = vec![0usize; limit + 2];
+    // Grown with the subdivisions (a large `limit` costs nothing until it is used).
+    let mut iord = vec![0usize; 4];
     iord[1] = 0;
     let mut rlist2 = [0.0f64; 56];
     let mut res3la = [0.0f64; 4];
@@ -484,6 +485,9 @@ fn qags_core<R: FnMut(f64, f64) -> Result<Rule4, ToolError>>(
             blist.push(b2);
             elist[maxerr] = error1;
             elist.push(error2);
+        }
+        if iord.len() < last + 2 {
+            iord.resize(last + 2, 0);
         }
         qpsrt(
             limit,

@@ -83,11 +83,12 @@ proptest! {
         match call(json!({"operation": "solve_linear", "data": {"A": a, "b": b}})) {
             Ok(r) => {
                 let x: Vec<f64> = r["x"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-                let cond = r["condition_number"].as_f64().unwrap();
+                // LU with partial pivoting is backward stable: the residual is small next to |A||x| + |b|,
+                // whatever the condition number.
                 for i in 0..n {
                     let ax: f64 = (0..n).map(|j| a[i][j] * x[j]).sum();
                     let scale: f64 = (0..n).map(|j| (a[i][j] * x[j]).abs()).sum::<f64>() + b[i].abs();
-                    prop_assert!((ax - b[i]).abs() <= 1e-12 * cond.max(1.0) * scale.max(1.0), "row {i}: {ax} vs {}", b[i]);
+                    prop_assert!((ax - b[i]).abs() <= 1e-10 * scale, "row {i}: {ax} vs {}", b[i]);
                 }
             }
             Err(e) => prop_assert_eq!(e.kind, ErrorKind::DomainError),
@@ -116,13 +117,18 @@ fn the_notes_examples_are_true() {
     let mut n = 0;
     for line in notes.lines().filter(|l| l.starts_with("Example: `")) {
         let rest = &line["Example: `".len()..];
-        let (params, result) = rest.split_once("` → `").expect("an example line has params → result");
+        let (params, result) = rest
+            .split_once("` → `")
+            .expect("an example line has params → result");
         let result = result.strip_suffix('`').expect("a closing backquote");
         let params: Value = serde_json::from_str(params).expect(params);
         let want: Value = serde_json::from_str(result).expect(result);
-        assert_eq!(call(params.clone()).unwrap(), want, "numerical.md example {params}");
+        assert_eq!(
+            call(params.clone()).unwrap(),
+            want,
+            "numerical.md example {params}"
+        );
         n += 1;
     }
     assert!(n >= 25, "only {n} examples in numerical.md");
 }
-
