@@ -36,6 +36,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("descriptive_1e6", |b| {
         b.iter(|| tool.call(black_box(&p), &ctx))
     });
+    // The share of that spent reading the JSON numbers (stored as text: serde_json's arbitrary_precision).
+    g.bench_function("read_1e6_json_numbers", |b| {
+        b.iter(|| {
+            black_box(&p)["data"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).sum::<f64>())
+        })
+    });
 
     let a: Vec<f64> = uniforms(2, 50);
     let bb: Vec<f64> = uniforms(3, 50).iter().map(|u| u + 0.1).collect();

@@ -164,9 +164,13 @@ pub(crate) fn numbers(v: &Value, what: &str, ctx: &CallContext) -> Result<Vec<f6
         ))
     })?;
     check_len(arr.len(), what, ctx)?;
+    // The element's name is formatted only on error: a million `format!`s would cost more than the statistics.
     arr.iter()
         .enumerate()
-        .map(|(i, x)| finite(x, &format!("{what}[{i}]")))
+        .map(|(i, x)| match x.as_f64() {
+            Some(v) if v.is_finite() => Ok(v),
+            _ => finite(x, &format!("{what}[{i}]")),
+        })
         .collect()
 }
 

@@ -29,7 +29,11 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
                 ))
             })?;
             for (j, v) in r.iter().enumerate() {
-                cols[j].push(finite(v, &format!("data.x[{i}][{j}]"))?);
+                let x = match v.as_f64() {
+                    Some(x) if x.is_finite() => x,
+                    _ => finite(v, &format!("data.x[{i}][{j}]"))?,
+                };
+                cols[j].push(x);
             }
         }
         cols
@@ -67,7 +71,7 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
     if cols
         .iter()
         .flatten()
-        .any(|v| !(v.abs() <= crate::input::MAX_MAGNITUDE))
+        .any(|v| !v.is_finite() || v.abs() > crate::input::MAX_MAGNITUDE)
     {
         return Err(ToolError::limit(
             "a predictor (or a power of it) is beyond ±1e100, where sums of squares overflow a double; \

@@ -53,7 +53,7 @@ pub(crate) fn central_moment(dev: &[f64], k: i32) -> f64 {
 /// the tie groups (length > 1) for tie corrections.
 pub(crate) fn rank(xs: &[f64]) -> (Vec<f64>, Vec<usize>) {
     let mut idx: Vec<usize> = (0..xs.len()).collect();
-    idx.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+    idx.sort_unstable_by(|&a, &b| xs[a].total_cmp(&xs[b]));
     let mut ranks = vec![0.0; xs.len()];
     let mut ties = Vec::new();
     let mut i = 0;
@@ -83,7 +83,7 @@ pub(crate) fn tie_term(ties: &[usize]) -> f64 {
 /// A sorted copy (NaN cannot occur: inputs are checked finite).
 pub(crate) fn sorted(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
+    v.sort_unstable_by(f64::total_cmp);
     v
 }
 

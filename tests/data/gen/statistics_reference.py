@@ -1272,7 +1272,7 @@ def correlation():
             r = st.spearmanr(x, y, alternative=alt)
             exp = {"coefficient": r.statistic, "p_value": r.pvalue}
         else:
-            r = st.kendalltau(x, y, alternative=alt, method="auto")
+            r = st.kendalltau(x, y, alternative=alt, method=opts.get("kendall_method", "auto"))
             exp = {"coefficient": r.statistic, "p_value": r.pvalue}
         exp.update(method=method, n=len(x), significant=sig(r.pvalue, opts.get("alpha", 0.05)))
         case(f"correlation_{name}", "correlation", {"x": x, "y": y}, opts, exp, rtol=rtol, atol=atol,
@@ -1303,8 +1303,12 @@ def correlation():
         one(f"kendall_small_exact_{alt.replace('-', '_')}", a[:12], b[:12], {"method": "kendall", "alternative": alt},
             note="no ties, n <= 33: auto -> exact")
     one("kendall_n30_exact", a, b, {"method": "kendall"})
+    one("kendall_n30_forced_asymptotic", a, b, {"method": "kendall", "kendall_method": "asymptotic"},
+        note="options.kendall_method is SciPy's kendalltau(method=...)")
     a40 = sample(1003, "normal", 40, 0, 1)
     b40 = [round(0.3 * u + v, 6) for u, v in zip(a40, sample(1004, "normal", 40, 0, 1))]
+    one("kendall_n40_forced_exact", a40, b40, {"method": "kendall", "kendall_method": "exact"},
+        note="options.kendall_method = exact above SciPy's auto threshold")
     one("kendall_n40_asymptotic", a40, b40, {"method": "kendall"},
         note="no ties, n > 33: auto -> asymptotic")
     one("kendall_n40_perfect_order", list(range(40)), list(range(40)), {"method": "kendall"},
