@@ -356,30 +356,27 @@ impl Dist {
 
     /// The quantile function: the smallest x with `cdf(x) >= q`.
     pub fn ppf(&self, q: f64) -> f64 {
-        if q == 0.5 {
-            if let Some(m) = self.symmetric_centre() {
-                return m;
-            }
-        }
-        if q <= 0.5 {
-            self.invert(|x| self.cdf(x), q, true)
-        } else {
-            // 1 - q is exact for q > 0.5 (Sterbenz), so the upper tail is found through the sf.
-            self.invert(|x| self.sf(x), 1.0 - q, false)
-        }
+        self.quantile(q, 1.0 - q)
     }
 
     /// The inverse survival function: the smallest x with `sf(x) <= q`.
     pub fn isf(&self, q: f64) -> f64 {
-        if q == 0.5 {
+        self.quantile(1.0 - q, q)
+    }
+
+    /// The x with lower-tail probability `lower` and upper-tail probability `upper` (`lower + upper = 1`,
+    /// one of them given exactly): the smaller tail is inverted, through the cdf or the sf, so both tails
+    /// keep their relative precision (1 - q is exact for q > 0.5 by Sterbenz's lemma, not for small q).
+    fn quantile(&self, lower: f64, upper: f64) -> f64 {
+        if lower == 0.5 {
             if let Some(m) = self.symmetric_centre() {
                 return m;
             }
         }
-        if q <= 0.5 {
-            self.invert(|x| self.sf(x), q, false)
+        if lower <= upper {
+            self.invert(|x| self.cdf(x), lower, true)
         } else {
-            self.invert(|x| self.cdf(x), 1.0 - q, true)
+            self.invert(|x| self.sf(x), upper, false)
         }
     }
 
