@@ -181,6 +181,23 @@ pub(crate) fn opt_choice<'a>(
     }
 }
 
+/// `data.method`, or `options.method` when data has none (DESIGN §7 puts it in data; models put it in either),
+/// lower-cased; `default` when neither is given.
+pub(crate) fn method(
+    data: &Map<String, Value>,
+    options: &Map<String, Value>,
+    default: &str,
+) -> Result<String, ToolError> {
+    match get(data, "method").or_else(|| get(options, "method")) {
+        None => Ok(default.into()),
+        Some(Value::String(s)) => Ok(s.to_ascii_lowercase()),
+        Some(v) => Err(invalid(format!(
+            "data.method must be a string, got {}",
+            kind(v)
+        ))),
+    }
+}
+
 /// An optional boolean option.
 pub(crate) fn opt_bool(
     m: &Map<String, Value>,

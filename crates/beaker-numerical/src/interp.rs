@@ -263,11 +263,7 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
     let data = object(data, "data")?;
     let options = object(options, "options")?;
     let l = &ctx.limits;
-    let method = match (get(data, "method"), get(options, "method")) {
-        (Some(Value::String(s)), _) | (None, Some(Value::String(s))) => s.to_ascii_lowercase(),
-        (None, None) => "linear".into(),
-        _ => return Err(invalid("data.method must be a string")),
-    };
+    let method = crate::input::method(data, options, "linear")?;
     let extrapolate = opt_bool(options, "extrapolate", false)?;
     match method.as_str() {
         "linear" | "cubic" | "pchip" => {

@@ -503,7 +503,6 @@ struct Radau {
     newton_tol: f64,
     /// Dense output of the last step: `Q` (n×3) with `y = y_old + Q [x, x², x³]`.
     q: Option<DMatrix<f64>>,
-    z: DMatrix<f64>,
     njev: u64,
     nlu: u64,
 }
@@ -763,7 +762,6 @@ impl Radau {
             self.q = Some(DMatrix::from_fn(n, 3, |c, j| {
                 (0..3).map(|i| z[(i, c)] * RADAU_P[i][j]).sum()
             }));
-            self.z = z;
             return Ok(true);
         }
     }
@@ -1013,7 +1011,6 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
                 error_norm_old: None,
                 newton_tol: (10.0 * EPS / rtol).max(0.03f64.min(rtol.sqrt())),
                 q: None,
-                z: DMatrix::zeros(3, n),
                 njev: 1,
                 nlu: 0,
             })
@@ -1095,7 +1092,6 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         }
     }
     let (njev, nlu) = radau.as_ref().map_or((0, 0), |r| (r.njev, r.nlu));
-    let _ = budget.used();
     Ok(json!({
         "t": arr(&ts),
         "y": Value::Array(ys.iter().map(|v| arr(v)).collect()),

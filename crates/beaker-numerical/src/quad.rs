@@ -685,13 +685,7 @@ pub(crate) fn run(data: &Value, options: &Value, ctx: &CallContext) -> Result<Va
     let op = "integrate_numeric";
     let data = object(data, "data")?;
     let options = object(options, "options")?;
-    let method = match (get(data, "method"), get(options, "method")) {
-        (Some(v), _) | (None, Some(v)) => v
-            .as_str()
-            .ok_or_else(|| invalid("data.method must be a string"))?
-            .to_ascii_lowercase(),
-        (None, None) => "quad".into(),
-    };
+    let method = crate::input::method(data, options, "quad")?;
     match method.as_str() {
         "quad" => {
             check_keys(
