@@ -15,7 +15,10 @@ fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
 fn compare(got: &Value, want: &Value, rtol: f64, atol: f64, path: &str) -> Result<(), String> {
     match (got, want) {
         (Value::Number(g), Value::Number(w)) => {
-            let (g, w) = (g.as_f64().unwrap_or(f64::NAN), w.as_f64().unwrap_or(f64::NAN));
+            let (g, w) = (
+                g.as_f64().unwrap_or(f64::NAN),
+                w.as_f64().unwrap_or(f64::NAN),
+            );
             if close(g, w, rtol, atol) {
                 Ok(())
             } else {
@@ -78,7 +81,11 @@ fn align_phase(got: &Value, want: &Value) -> Value {
         im += gr * wi - gi * wr;
     }
     let n = (re * re + im * im).sqrt();
-    let (cr, ci) = if n > 0.0 { (re / n, im / n) } else { (1.0, 0.0) };
+    let (cr, ci) = if n > 0.0 {
+        (re / n, im / n)
+    } else {
+        (1.0, 0.0)
+    };
     Value::Array(
         g.iter()
             .map(|(a, b)| json!([a * cr - b * ci, a * ci + b * cr]))
@@ -188,12 +195,7 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
             .as_array()
             .map(|r| r.iter().map(floats).collect())
             .unwrap_or_default();
-        let anorm = a
-            .iter()
-            .flatten()
-            .map(|x| x * x)
-            .sum::<f64>()
-            .sqrt();
+        let anorm = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
         let vals = got["eigenvalues"].as_array().cloned().unwrap_or_default();
         let vecs = got["eigenvectors"].as_array().cloned().unwrap_or_default();
         for (k, (l, v)) in vals.iter().zip(&vecs).enumerate() {
@@ -316,7 +318,9 @@ fn determinism() -> Outcome {
         let (a, b) = (run(), run());
         ensure(a == b, || format!("{} is not deterministic", c["name"]))?;
     }
-    ensure(seen.len() >= 15, || format!("only {} operations covered", seen.len()))
+    ensure(seen.len() >= 15, || {
+        format!("only {} operations covered", seen.len())
+    })
 }
 
 /// Every operation of the tool appears in the reference data.
@@ -326,10 +330,9 @@ fn every_operation_is_covered() -> Outcome {
         if op == "stats" {
             continue;
         }
-        ensure(
-            cases.iter().any(|c| c["params"]["operation"] == op),
-            || format!("no reference case for `{op}`"),
-        )?;
+        ensure(cases.iter().any(|c| c["params"]["operation"] == op), || {
+            format!("no reference case for `{op}`")
+        })?;
     }
     Ok(())
 }
@@ -353,7 +356,10 @@ pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
         Trial::test("numerical::examples", examples),
         Trial::test("numerical::determinism", determinism),
-        Trial::test("numerical::every_operation_is_covered", every_operation_is_covered),
+        Trial::test(
+            "numerical::every_operation_is_covered",
+            every_operation_is_covered,
+        ),
     ];
     for case in jsonl("tests/data/numerical/reference.jsonl") {
         let name = format!("numerical::scipy::{}", case["name"].as_str().unwrap_or("?"));
