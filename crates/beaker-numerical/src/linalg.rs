@@ -402,16 +402,22 @@ fn eigen(a: DMatrix<f64>) -> Result<Value, ToolError> {
         let same: Vec<usize> = (0..k)
             .filter(|&j| (values[j] - lambda).norm() <= 1e-8 * scale)
             .collect();
-        vectors.push(inverse_iteration(
-            &ac,
-            lambda,
-            scale,
-            &same.iter().map(|&j| &vectors[j]).collect::<Vec<_>>(),
-            k,
-        ));
+        let against: Vec<&DVector<Complex<f64>>> = same.iter().map(|&j| &vectors[j]).collect();
+        let mut v = inverse_iteration(&ac, lambda, scale, &against, k);
+        // A defective eigenvalue has fewer independent eigenvectors than its multiplicity: then the
+        // orthogonalised vector is no eigenvector, and (as LAPACK does) a parallel one is returned instead.
+        if !same.is_empty() && residual(&ac, &v, lambda) > 1e-6 * scale {
+            v = inverse_iteration(&ac, lambda, scale, &[], k);
+        }
+        vectors.push(v);
     }
     let vecs: Vec<Value> = vectors.iter().map(|v| pairs(v.as_slice())).collect();
     Ok(json!({"eigenvalues": pairs(&values), "eigenvectors": vecs, "symmetric": false}))
+}
+
+/// ‖A v − λ v‖₂.
+fn residual(a: &DMatrix<Complex<f64>>, v: &DVector<Complex<f64>>, lambda: Complex<f64>) -> f64 {
+    (a * v - v * lambda).norm()
 }
 
 /// The eigenvector of `a` for `lambda` by inverse iteration on A − (λ + δ)I, unit 2-norm, its
@@ -540,6 +546,22 @@ fn mat_norm_by(a: &DMatrix<f64>, ord: &str) -> Result<f64, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_defective_matrix_gets_true_eigenvectors() {
+        // [[1, 1], [0, 1]] has one eigenvector (e1) for its double eigenvalue 1; NumPy returns it twice.
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, 1.0, 0.0, 1.0]);
+        let r = eigen(a).unwrap();
+        for v in r["eigenvectors"].as_array().unwrap() {
+            let x: Vec<f64> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[0].as_f64().unwrap())
+                .collect();
+            assert!(x[0] > 0.999_999 && x[1].abs() < 1e-6, "{x:?}");
+        }
+    }
 
     #[test]
     fn inverse_iteration_finds_independent_vectors_for_a_repeated_eigenvalue() {

@@ -197,6 +197,12 @@ for name, a in [("3x3", A3), ("rotation", ROT), ("4x4", A4), ("random6", R6)]:
           "symmetric": False},
          rtol=1e-9, atol=1e-10, up_to_phase=["eigenvectors"], residual=1e-10)
 
+# Defective: one eigenvector for a double eigenvalue; NumPy (LAPACK) returns it twice, so do we.
+w, v = general_eig([[1.0, 1.0], [0.0, 1.0]])
+case("eigenvalues_general_defective", "eigenvalues", {"A": [[1.0, 1.0], [0.0, 1.0]]},
+     {"eigenvalues": cpairs(w), "eigenvectors": [cpairs(v[:, i]) for i in range(len(w))]},
+     rtol=1e-9, atol=1e-8, up_to_phase=["eigenvectors"], residual=1e-8)
+
 # SVD (thin, descending), QR (reduced, R with a non-negative diagonal), Cholesky, rank, norm, matmul.
 for name, a in [("square", A3), ("tall", RECT), ("wide", WIDE), ("hilbert6", hilbert(6))]:
     u, s, vt = np.linalg.svd(np.asarray(a), full_matrices=False)
