@@ -1033,8 +1033,15 @@ pub(crate) fn solve(data: &Value, options: &Value, ctx: &CallContext) -> Result<
         steps += 1;
         if steps > l.max_iterations {
             return Err(ToolError::limit(format!(
-                "the integration needs more than {} steps (reached t = {}); the limit is max_iterations = {}",
-                l.max_iterations, st.t, l.max_iterations
+                "the integration needs more than {} steps (reached t = {}); the limit is max_iterations = {}{}",
+                l.max_iterations,
+                st.t,
+                l.max_iterations,
+                if radau.is_none() {
+                    "; the problem may be stiff: try options.method = \"Radau\""
+                } else {
+                    ""
+                }
             )));
         }
         let ok = match &mut radau {
