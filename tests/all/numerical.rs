@@ -252,7 +252,6 @@ fn check_adversarial(engine: &Engine, case: &Value) -> Outcome {
     let limits: LimitsRequest =
         serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
             .map_err(|e| format!("bad limits in case: {e}"))?;
-    let started = std::time::Instant::now();
     let env = engine.call(ToolCall::new("numerical", params).with_limits(limits));
     let env = serde_json::to_value(env).map_err(|e| e.to_string())?;
     match (case.get("error_kind"), case.get("expected")) {
@@ -270,10 +269,6 @@ fn check_adversarial(engine: &Engine, case: &Value) -> Outcome {
         ensure(msg.contains(needle), || {
             format!("message {msg:?} lacks {needle:?}")
         })?;
-    }
-    if let Some(ms) = case.get("within_ms").and_then(Value::as_u64) {
-        let took = started.elapsed().as_millis() as u64;
-        ensure(took <= ms, || format!("took {took} ms, more than {ms}"))?;
     }
     // The engine still answers.
     let ok = engine.call(ToolCall::new(
