@@ -1,7 +1,6 @@
 //! `correlation`: Pearson (with a Fisher-z confidence interval), Spearman and Kendall's tau-b, with
 //! SciPy's p-values.
 
-use crate::distributions::beta_reg;
 use crate::exact;
 use crate::input::{at_least, num, Alternative, Args};
 use crate::sums::{deviations, rank, sum};
@@ -81,8 +80,12 @@ fn pearson(x: &[f64], y: &[f64], alt: Alternative, args: &Args) -> Result<Value,
         1.0
     } else {
         let ab = n / 2.0 - 1.0;
-        let cdf = beta_reg(ab, ab, ((1.0 + r) / 2.0).clamp(0.0, 1.0));
-        let sf = beta_reg(ab, ab, ((1.0 - r) / 2.0).clamp(0.0, 1.0));
+        let (cdf, sf) = crate::special::beta_reg_pair(
+            ab,
+            ab,
+            ((1.0 + r) / 2.0).clamp(0.0, 1.0),
+            ((1.0 - r) / 2.0).clamp(0.0, 1.0),
+        );
         alt.p_value(cdf, sf)
     };
     let mut out = json!({"coefficient": num(r), "p_value": num(p)});

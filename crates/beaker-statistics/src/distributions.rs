@@ -384,13 +384,15 @@ impl Dist {
     /// distributions and to the exact integer (shifted by `loc`) for discrete ones.
     fn invert(&self, f: impl Fn(f64) -> f64, target: f64, up: bool) -> f64 {
         let (lo, hi) = self.support();
-        // `hit(x)`: x is at or past the quantile.
+        // `hit(x)`: x is at or past the quantile. A discrete cdf that equals q exactly (nbinom(5, ½) at 4
+        // is exactly ½) may come out an ulp or two low: a relative slack of 1e-14 keeps such steps.
+        let slack = if self.is_discrete() { 1e-14 } else { 0.0 };
         let hit = |x: f64| {
             let v = f(x);
             if up {
-                v >= target
+                v >= target * (1.0 - slack)
             } else {
-                v <= target
+                v <= target * (1.0 + slack)
             }
         };
         // SciPy's conventions at the ends: ppf(0) and isf(1) are the bottom of the support (one below it
@@ -553,12 +555,6 @@ fn unkey(k: i64) -> f64 {
     f64::from_bits(b as u64)
 }
 
-/// statrs' `beta_reg`, but NaN instead of a panic when an argument is out of range (NaN or infinite
-/// intermediate values from extreme data must become a clear error upstream, never a crash).
-pub(crate) fn beta_reg(a: f64, b: f64, x: f64) -> f64 {
-    statrs::function::beta::checked_beta_reg(a, b, x).unwrap_or(f64::NAN)
-}
-
 /// `ln Q(a, x)`, the log of the regularised upper incomplete gamma function, for x > a + 1 where Q may
 /// underflow: `-x + a ln x - ln Γ(a) + ln CF`, the continued fraction evaluated by Lentz's method.
 fn ln_gamma_q(a: f64, x: f64) -> f64 {
@@ -655,16 +651,56 @@ pub(crate) fn t_cdf(df: f64, x: f64) -> f64 {
     if x.is_infinite() {
         return if x < 0.0 { 0.0 } else { 1.0 };
     }
-    let x2 = x * x;
-    let tail = if x2 < df {
-        0.5 - 0.5 * beta_reg(0.5, df / 2.0, x2 / (df + x2))
-    } else {
-        0.5 * beta_reg(df / 2.0, 0.5, df / (df + x2))
-    };
+    if df > 1e7 {
+        return crate::special::t_cdf_large_df(x, df);
+    }
+    if x == 0.0 {
+        return 0.5;
+    }
+    // The lower tail at -|x|: ½·I_{df/(df+x²)}(df/2, ½), both beta arguments formed from r = df/x² so
+    // nothing overflows for |x| up to 1e308.
+    let r = (df.sqrt() / x.abs()).powi(2);
+    let (lower, _) = crate::special::beta_reg_pair(df / 2.0, 0.5, r / (1.0 + r), 1.0 / (1.0 + r));
+    let tail = 0.5 * lower;
     if x <= 0.0 {
         tail
     } else {
         1.0 - tail
+    }
+}
+
+/// `(cdf, sf)` of F(dfn, dfd) at z ≥ 0.
+pub(crate) fn f_cdf_sf(dfn: f64, dfd: f64, z: f64) -> (f64, f64) {
+    if z <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let den = dfn * z + dfd;
+    crate::special::beta_reg_pair(dfn / 2.0, dfd / 2.0, dfn * z / den, dfd / den)
+}
+
+/// The F density (R's `df`, through the binomial density, so large degrees of freedom do not overflow).
+fn f_pdf(m: f64, n: f64, x: f64) -> f64 {
+    if x < 0.0 {
+        return 0.0;
+    }
+    if x == 0.0 {
+        return if m > 2.0 {
+            0.0
+        } else if m == 2.0 {
+            1.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    let f = 1.0 / (n + x * m);
+    let q = n * f;
+    let p = x * m * f;
+    if m >= 2.0 {
+        let fac = m * q / 2.0;
+        fac * crate::special::ln_dbinom((m - 2.0) / 2.0, (m + n - 2.0) / 2.0, p, q).exp()
+    } else {
+        let fac = m * m * q / (2.0 * p * (m + n));
+        fac * crate::special::ln_dbinom(m / 2.0, (m + n) / 2.0, p, q).exp()
     }
 }
 
@@ -674,7 +710,7 @@ impl Cont {
             Cont::Normal(d) => d.pdf(z),
             Cont::T(d) => d.pdf(z),
             Cont::Chi2(d) => d.pdf(z),
-            Cont::F(d) => d.pdf(z),
+            Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z),
             Cont::Uniform(d) => d.pdf(z),
             Cont::Exponential(d) => d.pdf(z),
             Cont::Gamma(d) => d.pdf(z),
@@ -689,7 +725,7 @@ impl Cont {
             Cont::Normal(d) => d.ln_pdf(z),
             Cont::T(d) => d.ln_pdf(z),
             Cont::Chi2(d) => d.ln_pdf(z),
-            Cont::F(d) => d.ln_pdf(z),
+            Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z).ln(),
             Cont::Uniform(d) => d.ln_pdf(z),
             Cont::Exponential(d) => d.ln_pdf(z),
             Cont::Gamma(d) => d.ln_pdf(z),
@@ -704,7 +740,7 @@ impl Cont {
             Cont::Normal(d) => d.cdf(z),
             Cont::T(d) => t_cdf(d.freedom(), z),
             Cont::Chi2(d) => d.cdf(z),
-            Cont::F(d) => d.cdf(z),
+            Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).0,
             Cont::Uniform(d) => d.cdf(z),
             Cont::Exponential(_) => {
                 if z <= 0.0 {
@@ -714,7 +750,13 @@ impl Cont {
                 }
             }
             Cont::Gamma(d) => d.cdf(z),
-            Cont::Beta(d) => d.cdf(z),
+            Cont::Beta(d) => {
+                if z <= 0.0 {
+                    0.0
+                } else {
+                    crate::special::beta_reg_pair(d.shape_a(), d.shape_b(), z, 1.0 - z).0
+                }
+            }
             Cont::LogNormal(d, _) => d.cdf(z),
             Cont::Weibull(_, c) => {
                 if z <= 0.0 {
@@ -732,7 +774,7 @@ impl Cont {
             Cont::Normal(d) => d.sf(z),
             Cont::T(d) => t_cdf(d.freedom(), -z),
             Cont::Chi2(d) => d.sf(z),
-            Cont::F(d) => d.sf(z),
+            Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).1,
             Cont::Uniform(d) => d.sf(z),
             Cont::Exponential(_) => {
                 if z <= 0.0 {
@@ -742,7 +784,13 @@ impl Cont {
                 }
             }
             Cont::Gamma(d) => d.sf(z),
-            Cont::Beta(d) => d.sf(z),
+            Cont::Beta(d) => {
+                if z <= 0.0 {
+                    1.0
+                } else {
+                    crate::special::beta_reg_pair(d.shape_a(), d.shape_b(), z, 1.0 - z).1
+                }
+            }
             Cont::LogNormal(d, _) => d.sf(z),
             Cont::Weibull(_, c) => {
                 if z <= 0.0 {
@@ -835,41 +883,81 @@ impl Cont {
     }
 }
 
+/// `(P(X ≤ k), P(X > k))` for X ~ Binomial(n, p): `(I_q(n-k, k+1), I_p(k+1, n-k))`.
+fn binomial_cdf_sf(d: &Binomial, k: u64) -> (f64, f64) {
+    let n = d.n();
+    if k >= n {
+        return (1.0, 0.0);
+    }
+    let p = d.p();
+    crate::special::beta_reg_pair((n - k) as f64, k as f64 + 1.0, 1.0 - p, p)
+}
+
 impl Disc {
     fn pmf(&self, k: u64) -> f64 {
         match self {
-            Disc::Binomial(d) => d.pmf(k),
-            Disc::Poisson(d) => d.pmf(k),
             Disc::Geometric(d) => d.pmf(k),
-            Disc::Hypergeometric(d) => d.pmf(k),
-            Disc::NegativeBinomial(d) => d.pmf(k),
+            _ => self.ln_pmf(k).exp(),
         }
     }
+    /// The log mass, by Loader's saddle-point densities (R's `dbinom_raw`, `dpois_raw`, `dnbinom`,
+    /// `dhyper`): full precision for any n, where ln Γ differences lose (n·ε) and statrs' hypergeometric
+    /// pmf overflows.
     fn ln_pmf(&self, k: u64) -> f64 {
+        use crate::special::{bd0, ln_dbinom, stirlerr};
+        let (lo, hi) = self.support();
+        let kf = k as f64;
+        if kf < lo || kf > hi {
+            return f64::NEG_INFINITY;
+        }
         match self {
-            Disc::Binomial(d) => d.ln_pmf(k),
-            Disc::Poisson(d) => d.ln_pmf(k),
+            Disc::Binomial(d) => ln_dbinom(kf, d.n() as f64, d.p(), 1.0 - d.p()),
+            Disc::Poisson(d) => {
+                let lambda = d.lambda();
+                if k == 0 {
+                    -lambda
+                } else {
+                    -stirlerr(kf) - bd0(kf, lambda) - 0.5 * (2.0 * std::f64::consts::PI * kf).ln()
+                }
+            }
             Disc::Geometric(d) => d.ln_pmf(k),
-            Disc::Hypergeometric(d) => d.ln_pmf(k),
-            Disc::NegativeBinomial(d) => d.ln_pmf(k),
+            Disc::Hypergeometric(d) => {
+                let (m, r, n) = (
+                    d.population() as f64,
+                    d.successes() as f64,
+                    d.draws() as f64,
+                );
+                let b = m - r;
+                let p = n / m;
+                let q = (m - n) / m;
+                ln_dbinom(kf, r, p, q) + ln_dbinom(n - kf, b, p, q) - ln_dbinom(n, m, p, q)
+            }
+            Disc::NegativeBinomial(d) => {
+                let (r, p) = (d.r(), d.p());
+                (r / (r + kf)).ln() + ln_dbinom(r, r + kf, p, 1.0 - p)
+            }
         }
     }
     fn cdf(&self, k: u64) -> f64 {
         match self {
-            Disc::Binomial(d) => d.cdf(k),
+            Disc::Binomial(d) => binomial_cdf_sf(d, k).0,
             Disc::Poisson(d) => statrs::function::gamma::gamma_ur(k as f64 + 1.0, d.lambda()),
             Disc::Geometric(d) => d.cdf(k),
             Disc::Hypergeometric(d) => d.cdf(k),
-            Disc::NegativeBinomial(d) => d.cdf(k),
+            Disc::NegativeBinomial(d) => {
+                crate::special::beta_reg_pair(d.r(), k as f64 + 1.0, d.p(), 1.0 - d.p()).0
+            }
         }
     }
     fn sf(&self, k: u64) -> f64 {
         match self {
-            Disc::Binomial(d) => d.sf(k),
+            Disc::Binomial(d) => binomial_cdf_sf(d, k).1,
             Disc::Poisson(d) => d.sf(k),
             Disc::Geometric(d) => d.sf(k),
             Disc::Hypergeometric(d) => d.sf(k),
-            Disc::NegativeBinomial(d) => d.sf(k),
+            Disc::NegativeBinomial(d) => {
+                crate::special::beta_reg_pair(d.r(), k as f64 + 1.0, d.p(), 1.0 - d.p()).1
+            }
         }
     }
     fn support(&self) -> (f64, f64) {
@@ -964,10 +1052,11 @@ pub(crate) fn distribution(args: &Args) -> Result<Value, ToolError> {
         "logsf" => Box::new(|x| Ok(d.ln_sf(x))),
         "ppf" | "isf" => {
             let is_ppf = function == "ppf";
+            let name = function.clone();
             Box::new(move |q| {
                 if !(0.0..=1.0).contains(&q) {
                     return Err(ToolError::domain(format!(
-                        "{function} needs a probability in [0, 1], got {q}"
+                        "{name} needs a probability in [0, 1], got {q}"
                     )));
                 }
                 Ok(if is_ppf { d.ppf(q) } else { d.isf(q) })
@@ -980,6 +1069,21 @@ pub(crate) fn distribution(args: &Args) -> Result<Value, ToolError> {
             )))
         }
     };
+    // A value no probability can have means a series did not converge for these parameters: an error,
+    // never a number.
+    let is_prob = matches!(function.as_str(), "cdf" | "sf" | "pmf");
+    let is_density = matches!(function.as_str(), "pdf" | "pmf");
+    let checked = |x: f64| -> Result<f64, ToolError> {
+        let v = f(x)?;
+        let bad = v.is_nan() || (is_prob && !(0.0..=1.0).contains(&v)) || (is_density && v < 0.0);
+        if bad {
+            return Err(ToolError::domain(format!(
+                "{function} at x = {x} cannot be computed accurately for these parameters (an internal \
+                 series did not converge); the parameters may be too large"
+            )));
+        }
+        Ok(v)
+    };
     let x = args.field("x")?;
     match x {
         Value::Array(_) => {
@@ -989,11 +1093,11 @@ pub(crate) fn distribution(args: &Args) -> Result<Value, ToolError> {
                 if i % 1024 == 0 {
                     args.ctx.checkpoint()?;
                 }
-                out.push(f(x)?);
+                out.push(checked(x)?);
             }
             Ok(json!({"value": nums(&out)}))
         }
-        _ => Ok(json!({"value": num(f(finite(x, "data.x")?)?)})),
+        _ => Ok(json!({"value": num(checked(finite(x, "data.x")?)?)})),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::input::{at_least, count, groups, num, nums, test_result, Alternative,
 use crate::sums::{mean, rank, ss, sum, tie_term, var};
 use beaker_core::ToolError;
 use serde_json::{json, Map, Value};
-use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor, Normal, StudentsT};
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
 use statrs::function::gamma::ln_gamma;
 
 fn t_dist(df: f64) -> Result<StudentsT, ToolError> {
@@ -48,7 +48,9 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
         _ => None,
     };
     let mu = match args.data.get("mu") {
-        Some(v) if !v.is_null() => crate::input::finite(v, "data.mu")?,
+        Some(v) if !v.is_null() => {
+            crate::input::sample_values(&json!([v]), "data.mu", args.ctx)?[0]
+        }
         _ => args.opt_f64("mu", 0.0)?,
     };
     let (test, t, df, diff, se, extra) = match (y, paired) {
@@ -328,9 +330,7 @@ pub(crate) fn anova(args: &Args) -> Result<Value, ToolError> {
         return Err(zero_variance("every group"));
     }
     let f = (ss_between / dfb) / (ss_within / dfw);
-    let p = FisherSnedecor::new(dfb, dfw)
-        .map_err(|e| ToolError::domain(e.to_string()))?
-        .sf(f);
+    let p = crate::distributions::f_cdf_sf(dfb, dfw, f).1;
     let mut m = test_result("one-way ANOVA", f, p, alpha, None);
     m.insert("df".into(), json!([num(dfb), num(dfw)]));
     m.insert("df_between".into(), num(dfb));

@@ -273,10 +273,15 @@ impl Alternative {
     }
 }
 
-/// A JSON number, or `null` where the value is undefined (NaN) or infinite: JSON has no such numbers,
-/// and the docs say which keys may be null.
+/// A JSON number; JSON has no infinities or NaN, so an infinite value is the string `"inf"` or `"-inf"`
+/// (as DESIGN.md §7 lets callers write bounds) and an undefined one is `null` (the docs say which keys).
 pub(crate) fn num(x: f64) -> Value {
-    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    match serde_json::Number::from_f64(x) {
+        Some(n) => Value::Number(n),
+        None if x == f64::INFINITY => Value::String("inf".into()),
+        None if x == f64::NEG_INFINITY => Value::String("-inf".into()),
+        None => Value::Null,
+    }
 }
 
 /// A JSON array of numbers (see [`num`]).

@@ -28,6 +28,7 @@ mod intervals;
 mod ks;
 mod regression;
 mod shapiro;
+mod special;
 mod sums;
 
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};

@@ -6,7 +6,7 @@ use crate::sums::{mean, sum};
 use beaker_core::ToolError;
 use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Value};
-use statrs::distribution::{ContinuousCDF, FisherSnedecor, Normal};
+use statrs::distribution::{ContinuousCDF, Normal};
 
 pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
     let kind = args.opt_choice("type", &["linear", "polynomial", "logistic"])?;
@@ -168,9 +168,7 @@ fn ols(x: &DMatrix<f64>, yv: &[f64], kind: &str) -> Result<Value, ToolError> {
     let r2 = 1.0 - ssr / sst;
     let adj = 1.0 - (1.0 - r2) * (n as f64 - 1.0) / df_resid;
     let f = ((sst - ssr) / df_model) / sigma2;
-    let fp = FisherSnedecor::new(df_model, df_resid)
-        .map_err(|e| ToolError::domain(e.to_string()))?
-        .sf(f);
+    let fp = crate::distributions::f_cdf_sf(df_model, df_resid, f).1;
     let coef: Vec<f64> = beta.iter().copied().collect();
     Ok(json!({
         "type": kind,

@@ -51,11 +51,11 @@ pub(crate) fn spec() -> ToolSpec {
             },
             Example {
                 params: json!({"operation": "t_test", "data": {"sample1": [23, 25, 28, 24, 26], "sample2": [30, 32, 29, 31, 33]}}),
-                result: json!({"test": "two-sample t-test (pooled variance)", "statistic": -5.208553758776472, "p_value": 0.0008138621117322179, "significant": true, "conclusion": "Reject the null hypothesis at alpha = 0.05 (p = 0.0008)", "alternative": "two-sided", "alpha": 0.05, "t_statistic": -5.208553758776472, "df": 8.0, "mean_difference": -5.8, "std_error": 1.1135528725660044, "confidence_interval": [-8.36785752890569, -3.23214247109431], "mean1": 25.2, "mean2": 31.0, "n1": 5, "n2": 5}),
+                result: json!({"test": "two-sample t-test (pooled variance)", "statistic": -5.208553758776472, "p_value": 0.000813862111732207, "significant": true, "conclusion": "Reject the null hypothesis at alpha = 0.05 (p = 0.0008)", "alternative": "two-sided", "alpha": 0.05, "t_statistic": -5.208553758776472, "df": 8.0, "mean_difference": -5.8, "std_error": 1.1135528725660044, "confidence_interval": [-8.367857528905681, -3.232142471094319], "mean1": 25.2, "mean2": 31.0, "n1": 5, "n2": 5}),
             },
             Example {
                 params: json!({"operation": "correlation", "data": {"x": [1, 2, 3, 4, 5], "y": [2, 4, 5, 4, 5]}, "options": {"method": "spearman"}}),
-                result: json!({"coefficient": 0.7378647873726218, "p_value": 0.15461852312844895, "significant": false, "alpha": 0.05, "method": "spearman", "n": 5, "alternative": "two-sided"}),
+                result: json!({"coefficient": 0.7378647873726218, "p_value": 0.15461852312844884, "significant": false, "alpha": 0.05, "method": "spearman", "n": 5, "alternative": "two-sided"}),
             },
         ],
         notes: include_str!("statistics.md").into(),
