@@ -1089,8 +1089,14 @@ pub(crate) fn distribution(args: &Args) -> Result<Value, ToolError> {
         Value::Array(_) => {
             let xs = crate::input::numbers(x, "data.x", args.ctx)?;
             let mut out = Vec::with_capacity(xs.len());
+            // Quantiles take ~100 cdf evaluations each: poll the deadline at every element for them.
+            let every = if matches!(function.as_str(), "ppf" | "isf") {
+                1
+            } else {
+                1024
+            };
             for (i, &x) in xs.iter().enumerate() {
-                if i % 1024 == 0 {
+                if i % every == 0 {
                     args.ctx.checkpoint()?;
                 }
                 out.push(checked(x)?);
