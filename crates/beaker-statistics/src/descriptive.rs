@@ -43,18 +43,18 @@ pub(crate) fn descriptive(args: &Args) -> Result<Value, ToolError> {
         if bias {
             (g1, g2)
         } else {
-            // The adjusted Fisher–Pearson estimators, as scipy.stats.skew/kurtosis(bias=False): undefined
-            // (null) below 3 and 4 values.
+            // The adjusted Fisher–Pearson estimators, as scipy.stats.skew/kurtosis(bias=False); below 3
+            // and 4 values SciPy keeps the biased value, and so do we.
             let skew = if n > 2 {
                 (nf * (nf - 1.0)).sqrt() / (nf - 2.0) * g1
             } else {
-                f64::NAN
+                g1
             };
             let kurt = if n > 3 {
                 ((nf * nf - 1.0) * m4 / (m2 * m2) - 3.0 * (nf - 1.0).powi(2))
                     / ((nf - 2.0) * (nf - 3.0))
             } else {
-                f64::NAN
+                g2
             };
             (skew, kurt)
         }

@@ -122,6 +122,78 @@ impl Params<'_> {
     }
 }
 
+/// SciPy's name or ours → our canonical name.
+pub(crate) fn canonical_name(name: &str) -> Result<&'static str, ToolError> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "norm" | "normal" | "gaussian" => "normal",
+        "t" | "student_t" | "students_t" => "t",
+        "chi2" | "chisquare" | "chi_square" | "chi_squared" => "chi2",
+        "f" => "f",
+        "binom" | "binomial" => "binomial",
+        "poisson" => "poisson",
+        "uniform" => "uniform",
+        "expon" | "exponential" => "exponential",
+        "gamma" => "gamma",
+        "beta" => "beta",
+        "lognorm" | "lognormal" => "lognormal",
+        "geom" | "geometric" => "geometric",
+        "hypergeom" | "hypergeometric" => "hypergeometric",
+        "nbinom" | "negative_binomial" | "negbinom" => "negative_binomial",
+        "weibull" | "weibull_min" => "weibull",
+        "cauchy" => "cauchy",
+        _ => {
+            return Err(ToolError::invalid_params(format!(
+                "unknown distribution \"{name}\"; known: {}",
+                NAMES.join(", ")
+            )))
+        }
+    })
+}
+
+/// The parameter keys a distribution takes (SciPy's names), and a hint for the keys models often try.
+pub(crate) fn param_keys(canonical: &str) -> (&'static [&'static str], &'static str) {
+    match canonical {
+        "normal" => (
+            &["loc", "scale"],
+            "loc is the mean and scale the standard deviation",
+        ),
+        "t" => (&["df", "loc", "scale"], "df is the degrees of freedom"),
+        "chi2" => (&["df", "loc", "scale"], "df is the degrees of freedom"),
+        "f" => (
+            &["dfn", "dfd", "loc", "scale"],
+            "dfn and dfd are the numerator and denominator degrees of freedom",
+        ),
+        "uniform" => (&["loc", "scale"], "the support is [loc, loc + scale]"),
+        "exponential" => (&["loc", "scale"], "scale is 1/rate (the mean)"),
+        "gamma" => (&["a", "loc", "scale"], "a is the shape and scale is 1/rate"),
+        "beta" => (&["a", "b", "loc", "scale"], "a and b are the shapes"),
+        "lognormal" => (
+            &["s", "loc", "scale"],
+            "s is sigma of the logarithm and scale is exp(mu)",
+        ),
+        "weibull" => (&["c", "loc", "scale"], "c is the shape"),
+        "cauchy" => (
+            &["loc", "scale"],
+            "loc is the median and scale the half-width",
+        ),
+        "binomial" => (&["n", "p", "loc"], "n trials with success probability p"),
+        "poisson" => (&["mu", "loc"], "mu is the mean (the rate)"),
+        "geometric" => (
+            &["p", "loc"],
+            "p is the success probability; the support starts at 1",
+        ),
+        "hypergeometric" => (
+            &["M", "n", "N", "loc"],
+            "M is the population, n its successes, N the draws",
+        ),
+        "negative_binomial" => (
+            &["n", "p", "loc"],
+            "n successes with probability p; counts failures",
+        ),
+        _ => (&[], ""),
+    }
+}
+
 impl Dist {
     /// The distribution `data.distribution` with its parameters from `data`.
     pub fn from_data(data: &Value) -> Result<Dist, ToolError> {
@@ -135,30 +207,7 @@ impl Dist {
             }
             None => return Err(ToolError::invalid_params("`data.distribution` is required")),
         };
-        let canonical = match name.to_ascii_lowercase().as_str() {
-            "norm" | "normal" | "gaussian" => "normal",
-            "t" | "student_t" | "students_t" => "t",
-            "chi2" | "chisquare" | "chi_square" | "chi_squared" => "chi2",
-            "f" => "f",
-            "binom" | "binomial" => "binomial",
-            "poisson" => "poisson",
-            "uniform" => "uniform",
-            "expon" | "exponential" => "exponential",
-            "gamma" => "gamma",
-            "beta" => "beta",
-            "lognorm" | "lognormal" => "lognormal",
-            "geom" | "geometric" => "geometric",
-            "hypergeom" | "hypergeometric" => "hypergeometric",
-            "nbinom" | "negative_binomial" | "negbinom" => "negative_binomial",
-            "weibull" | "weibull_min" => "weibull",
-            "cauchy" => "cauchy",
-            _ => {
-                return Err(ToolError::invalid_params(format!(
-                    "unknown distribution \"{name}\"; known: {}",
-                    NAMES.join(", ")
-                )))
-            }
-        };
+        let canonical = canonical_name(name)?;
         let p = Params {
             data,
             name: canonical,

@@ -99,12 +99,28 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
             )
         }
         (Some(y), false) => {
-            at_least(&x, 2, "data.sample1")?;
-            at_least(&y, 2, "data.sample2")?;
+            if args.data.get("mu").is_some_and(|v| !v.is_null()) || args.options.get("mu").is_some()
+            {
+                return Err(ToolError::invalid_params(
+                    "`mu` applies to one-sample and paired t-tests; a two-sample test compares the means \
+                     (set `options.paired` for paired differences)",
+                ));
+            }
             let equal_var = args.opt_bool("equal_var", true)?;
+            // Pooled: one value in a sample is enough when the other has two (df = n1 + n2 - 2 > 0), as
+            // in SciPy; Welch needs a variance from each.
+            let need = if equal_var { 1 } else { 2 };
+            at_least(&x, need, "data.sample1")?;
+            at_least(&y, need, "data.sample2")?;
+            if x.len() + y.len() < 3 {
+                return Err(ToolError::invalid_params(
+                    "a two-sample t-test needs at least three values in all",
+                ));
+            }
             let (n1, n2) = (x.len() as f64, y.len() as f64);
             let (m1, m2) = (mean(&x), mean(&y));
-            let (v1, v2) = (ss(&x) / (n1 - 1.0), ss(&y) / (n2 - 1.0));
+            let v = |z: &[f64], n: f64| if n > 1.0 { ss(z) / (n - 1.0) } else { 0.0 };
+            let (v1, v2) = (v(&x, n1), v(&y, n2));
             // The difference of means on data shifted by a common point keeps its digits for offset data.
             let c = x[0];
             let diff = mean(&x.iter().map(|v| v - c).collect::<Vec<_>>())
@@ -195,6 +211,12 @@ pub(crate) fn chi_square(args: &Args) -> Result<Value, ToolError> {
         .and_then(|a| a.first())
         .is_some_and(Value::is_array);
     if is_2d {
+        if args.data.get("expected").is_some() || args.options.get("ddof").is_some() {
+            return Err(ToolError::invalid_params(
+                "a 2-D `data.observed` is a contingency table: its expected counts come from the margins, so \
+                 `data.expected` and `options.ddof` apply only to a 1-D goodness-of-fit test",
+            ));
+        }
         let t = table(obs, "data.observed", args)?;
         let correction = args.opt_bool("correction", true)?;
         let (r, c) = (t.len(), t[0].len());
@@ -379,7 +401,8 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
         let s =
             ((n1 * n2) as f64 / 12.0 * ((nf + 1.0) - tie_term(&ties) / (nf * (nf - 1.0)))).sqrt();
         if s == 0.0 {
-            return Err(zero_variance("the combined sample"));
+            // Every value tied: z is -inf in SciPy (after the continuity correction) and p is 1.
+            return finish_mw(args, alpha, alt, u1, u2, 1.0, method, n1, n2);
         }
         let mut numer = u - (n1 * n2) as f64 / 2.0;
         if continuity {
@@ -387,13 +410,35 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
         }
         Normal::standard().sf(numer / s)
     };
-    let mut m = test_result(
-        "Mann-Whitney U test",
-        u1,
-        (p * factor).min(1.0),
+    finish_mw(
+        args,
         alpha,
-        Some(alt),
-    );
+        alt,
+        u1,
+        u2,
+        (p * factor).min(1.0),
+        method,
+        n1,
+        n2,
+    )
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the fields of one result, named at the call sites"
+)]
+fn finish_mw(
+    _args: &Args,
+    alpha: f64,
+    alt: Alternative,
+    u1: f64,
+    u2: f64,
+    p: f64,
+    method: &str,
+    n1: usize,
+    n2: usize,
+) -> Result<Value, ToolError> {
+    let mut m = test_result("Mann-Whitney U test", u1, p, alpha, Some(alt));
     m.insert("u_statistic".into(), num(u1));
     m.insert("u2".into(), num(u2));
     m.insert("method".into(), Value::String(method.into()));
@@ -431,9 +476,13 @@ pub(crate) fn wilcoxon(args: &Args) -> Result<Value, ToolError> {
     let nz: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
     let zeros = n_all - nz.len();
     if nz.is_empty() {
-        return Err(ToolError::domain(
-            "every difference is zero: the signed-rank statistic is undefined",
-        ));
+        // Every difference is zero: no evidence either way; SciPy reports statistic 0 and p = 1.
+        let mut m = test_result("Wilcoxon signed-rank test", 0.0, 1.0, alpha, Some(alt));
+        m.insert("r_plus".into(), num(0.0));
+        m.insert("r_minus".into(), num(0.0));
+        m.insert("n".into(), json!(0));
+        m.insert("zeros_dropped".into(), json!(n_all));
+        return finish(m);
     }
     let abs: Vec<f64> = nz.iter().map(|v| v.abs()).collect();
     let (r, ties) = rank(&abs);
@@ -608,8 +657,5 @@ pub(crate) fn fisher_exact(args: &Args) -> Result<Value, ToolError> {
     };
     let mut m = test_result("Fisher's exact test", odds, p.min(1.0), alpha, Some(alt));
     m.insert("odds_ratio".into(), num(odds));
-    if odds.is_infinite() {
-        m.insert("odds_ratio_infinite".into(), Value::Bool(true));
-    }
     finish(m)
 }

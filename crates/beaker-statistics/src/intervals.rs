@@ -12,7 +12,15 @@ fn t_quantile(p: f64, df: f64) -> Result<f64, ToolError> {
 
 pub(crate) fn confidence_interval(args: &Args) -> Result<Value, ToolError> {
     let level = args.level()?;
-    let kind = args.opt_choice("type", &["mean", "proportion", "difference"])?;
+    // Without `options.type` the data says which interval is meant.
+    let kind = match args.options.get("type") {
+        Some(v) if !v.is_null() => {
+            args.opt_choice("type", &["mean", "proportion", "difference"])?
+        }
+        _ if args.data.get("successes").is_some() => "proportion",
+        _ if args.data.get("sample2").is_some() => "difference",
+        _ => "mean",
+    };
     let tail = 1.0 - (1.0 - level) / 2.0;
     let (lo, hi, est, method) = match kind {
         "mean" => {

@@ -24,6 +24,11 @@ pub(crate) fn ks_test(args: &Args) -> Result<Value, ToolError> {
     let x = args.sample("sample1")?;
     at_least(&x, 1, "data.sample1")?;
     let two = matches!(args.data.get("sample2"), Some(v) if !v.is_null());
+    if two && args.data.get("distribution").is_some() {
+        return Err(ToolError::invalid_params(
+            "give `data.sample2` (two-sample test) or `data.distribution` (one sample against it), not both",
+        ));
+    }
     if two {
         let y = args.sample("sample2")?;
         at_least(&y, 1, "data.sample2")?;

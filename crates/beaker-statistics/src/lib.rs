@@ -25,6 +25,7 @@ mod exact;
 mod hypothesis;
 mod input;
 mod intervals;
+mod keys;
 mod ks;
 mod regression;
 mod shapiro;
@@ -89,6 +90,12 @@ impl Tool for Statistics {
             options,
             ctx,
         };
+        if op == "descriptive" && !args.data.is_array() {
+            return Err(ToolError::invalid_params(
+                "`data` must be the sample itself (an array of numbers) for `descriptive`",
+            ));
+        }
+        keys::check(op, args.data, options)?;
         let needs_object = !matches!(op, "descriptive" | "shapiro" | "confidence_interval");
         if needs_object && !args.data.is_object() {
             return Err(ToolError::invalid_params(format!(

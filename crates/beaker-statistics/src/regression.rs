@@ -50,6 +50,11 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
     if cols.is_empty() {
         return Err(ToolError::invalid_params("`data.x` has no predictors"));
     }
+    if kind != "polynomial" && args.options.get("degree").is_some() {
+        return Err(ToolError::invalid_params(
+            "`options.degree` applies to `\"type\": \"polynomial\"`; add it, or drop the degree",
+        ));
+    }
     if kind == "polynomial" {
         if multiple {
             return Err(ToolError::invalid_params(
@@ -193,6 +198,12 @@ fn logistic(x: &DMatrix<f64>, yv: &[f64], args: &Args) -> Result<Value, ToolErro
         return Err(ToolError::invalid_params(format!(
             "logistic regression needs `data.y` of 0s and 1s; data.y[{i}] is {}",
             yv[i]
+        )));
+    }
+    if yv.iter().all(|&v| v == yv[0]) {
+        return Err(ToolError::domain(format!(
+            "every outcome in `data.y` is {}: logistic regression needs both 0s and 1s",
+            yv[0]
         )));
     }
     let (n, p) = (x.nrows(), x.ncols());

@@ -25,9 +25,15 @@ pub(crate) fn shapiro(args: &Args) -> Result<Value, ToolError> {
     let s = sorted(&x);
     let range = s[n - 1] - s[0];
     if range == 0.0 {
-        return Err(ToolError::domain(
-            "all values are identical: the Shapiro-Wilk statistic is undefined",
-        ));
+        // As SciPy: identical values give W = 1 and p = 1 (with a warning there, a note here).
+        let mut out = test_result("Shapiro-Wilk test", 1.0, 1.0, alpha, None);
+        out.insert("w_statistic".into(), num(1.0));
+        out.insert("n".into(), json!(n));
+        out.insert(
+            "warning".into(),
+            json!("all values are identical (range zero): W = 1 says nothing about normality"),
+        );
+        return Ok(Value::Object(out));
     }
     args.ctx.checkpoint()?;
     let nn2 = n / 2;

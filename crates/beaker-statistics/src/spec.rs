@@ -42,7 +42,7 @@ pub(crate) fn spec() -> ToolSpec {
         }),
         result_schema: json!({
             "type": "object",
-            "description": "Operation-specific keys (see the notes). Tests: statistic, p_value, significant, conclusion, alternative, alpha, test, and df where defined. A key whose value is undefined for the data (the skew of constant data, an infinite odds ratio) is null."
+            "description": "Operation-specific keys (see the notes). Tests: statistic, p_value, significant, conclusion, alternative, alpha, test, and df where defined. An infinite value is the string \"inf\" or \"-inf\"; a key whose value is undefined for the data (the skew of constant data) is null."
         }),
         examples: vec![
             Example {

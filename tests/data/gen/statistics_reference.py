@@ -1074,8 +1074,16 @@ def shapiro():
         note=NOTE + "; SciPy subtracts the median before swilk (gh-15777)")
     err("shapiro_n2", "shapiro", {"sample1": [1.0, 2.0]}, {}, "invalid_params", note="n >= 3 required")
     err("shapiro_empty", "shapiro", {"sample1": []}, {}, "invalid_params")
-    err("shapiro_constant", "shapiro", {"sample1": [3, 3, 3, 3]}, {}, "domain_error",
-        note="range zero (SciPy only warns and returns W = 1, p = 1)")
+    r = st.shapiro([3, 3, 3, 3])
+    case("shapiro_constant", "shapiro", {"sample1": [3, 3, 3, 3]}, {},
+         {"statistic": r.statistic, "p_value": r.pvalue},
+         note="SciPy answers identical values with W = 1, p = 1 (and a warning)")
+    r = st.mannwhitneyu([5, 5, 5], [5, 5, 5])
+    case("mann_whitney_all_tied", "mann_whitney", {"sample1": [5, 5, 5], "sample2": [5, 5, 5]}, {},
+         {"statistic": r.statistic, "p_value": r.pvalue}, note="every value tied: SciPy gives p = 1")
+    r = st.wilcoxon([1, 2, 3], [1, 2, 3])
+    case("wilcoxon_all_zero_differences", "wilcoxon", {"sample1": [1, 2, 3], "sample2": [1, 2, 3]}, {},
+         {"statistic": r.statistic, "p_value": r.pvalue}, note="every difference zero: SciPy gives p = 1")
 
 
 def fisher_exact():
