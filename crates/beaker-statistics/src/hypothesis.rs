@@ -4,8 +4,10 @@
 
 use crate::distributions::t_cdf;
 use crate::exact;
-use crate::input::{at_least, count, groups, num, nums, test_result, Alternative, Args};
-use crate::sums::{mean, rank, ss, sum, tie_term, var};
+use crate::input::{
+    at_least, count, differences, groups, num, nums, test_result, Alternative, Args,
+};
+use crate::sums::{mean, rank, ss, sum, tie_term, two_sample, var, TwoSample};
 use beaker_core::ToolError;
 use serde_json::{json, Map, Value};
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
@@ -53,29 +55,55 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
         }
         _ => args.opt_f64("mu", 0.0)?,
     };
-    let (test, t, df, diff, se, extra) = match (y, paired) {
-        (None, true) => {
+    let (test, t, df, diff, se, extra) = match y {
+        None if paired => {
             return Err(ToolError::invalid_params(
                 "a paired t-test needs `data.sample2`",
             ))
         }
-        (None, false) | (Some(_), true) => {
-            let (d, test) = match &args.data.get("sample2") {
-                Some(v) if !v.is_null() => {
-                    let y = args.sample("sample2")?;
-                    if y.len() != x.len() {
-                        return Err(ToolError::invalid_params(format!(
-                            "a paired t-test needs samples of equal length, got {} and {}",
-                            x.len(),
-                            y.len()
-                        )));
-                    }
-                    (
-                        x.iter().zip(&y).map(|(a, b)| a - b).collect::<Vec<_>>(),
-                        "paired t-test",
-                    )
-                }
-                _ => (x.clone(), "one-sample t-test"),
+        Some(y) if !paired => {
+            if args.data.get("mu").is_some_and(|v| !v.is_null()) || args.options.get("mu").is_some()
+            {
+                return Err(ToolError::invalid_params(
+                    "`mu` applies to one-sample and paired t-tests; a two-sample test compares the means \
+                     (set `options.paired` for paired differences)",
+                ));
+            }
+            let equal_var = args.opt_bool("equal_var", true)?;
+            // Pooled: one value in a sample is enough when the other has two (df = n1 + n2 - 2 > 0), as
+            // in SciPy; Welch needs a variance from each.
+            let need = if equal_var { 1 } else { 2 };
+            at_least(&x, need, "data.sample1")?;
+            at_least(&y, need, "data.sample2")?;
+            if x.len() + y.len() < 3 {
+                return Err(ToolError::invalid_params(
+                    "a two-sample t-test needs at least three values in all",
+                ));
+            }
+            let TwoSample { diff, se, df } = two_sample(&x, &y, equal_var);
+            if se == 0.0 {
+                return Err(zero_variance("both samples"));
+            }
+            let test = if equal_var {
+                "two-sample t-test (pooled variance)"
+            } else {
+                "Welch's two-sample t-test"
+            };
+            let t = diff / se;
+            let (m1, m2) = (mean(&x), mean(&y));
+            (
+                test,
+                t,
+                df,
+                diff,
+                se,
+                json!({"mean1": num(m1), "mean2": num(m2), "n1": x.len(), "n2": y.len()}),
+            )
+        }
+        y => {
+            let (d, test) = match y {
+                Some(y) => (differences(&x, &y, "a paired t-test")?, "paired t-test"),
+                None => (x, "one-sample t-test"),
             };
             at_least(&d, 2, "data.sample1")?;
             let n = d.len() as f64;
@@ -96,59 +124,6 @@ pub(crate) fn t_test(args: &Args) -> Result<Value, ToolError> {
                 diff,
                 se,
                 json!({"mean": num(m), "mu": num(mu), "n": d.len()}),
-            )
-        }
-        (Some(y), false) => {
-            if args.data.get("mu").is_some_and(|v| !v.is_null()) || args.options.get("mu").is_some()
-            {
-                return Err(ToolError::invalid_params(
-                    "`mu` applies to one-sample and paired t-tests; a two-sample test compares the means \
-                     (set `options.paired` for paired differences)",
-                ));
-            }
-            let equal_var = args.opt_bool("equal_var", true)?;
-            // Pooled: one value in a sample is enough when the other has two (df = n1 + n2 - 2 > 0), as
-            // in SciPy; Welch needs a variance from each.
-            let need = if equal_var { 1 } else { 2 };
-            at_least(&x, need, "data.sample1")?;
-            at_least(&y, need, "data.sample2")?;
-            if x.len() + y.len() < 3 {
-                return Err(ToolError::invalid_params(
-                    "a two-sample t-test needs at least three values in all",
-                ));
-            }
-            let (n1, n2) = (x.len() as f64, y.len() as f64);
-            let (m1, m2) = (mean(&x), mean(&y));
-            let v = |z: &[f64], n: f64| if n > 1.0 { ss(z) / (n - 1.0) } else { 0.0 };
-            let (v1, v2) = (v(&x, n1), v(&y, n2));
-            // The difference of means on data shifted by a common point keeps its digits for offset data.
-            let c = x[0];
-            let diff = mean(&x.iter().map(|v| v - c).collect::<Vec<_>>())
-                - mean(&y.iter().map(|v| v - c).collect::<Vec<_>>());
-            if v1 == 0.0 && v2 == 0.0 {
-                return Err(zero_variance("both samples"));
-            }
-            let (se, df, test) = if equal_var {
-                let df = n1 + n2 - 2.0;
-                let sp2 = ((n1 - 1.0) * v1 + (n2 - 1.0) * v2) / df;
-                (
-                    (sp2 * (1.0 / n1 + 1.0 / n2)).sqrt(),
-                    df,
-                    "two-sample t-test (pooled variance)",
-                )
-            } else {
-                let (a, b) = (v1 / n1, v2 / n2);
-                let df = (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
-                ((a + b).sqrt(), df, "Welch's two-sample t-test")
-            };
-            let t = diff / se;
-            (
-                test,
-                t,
-                df,
-                diff,
-                se,
-                json!({"mean1": num(m1), "mean2": num(m2), "n1": x.len(), "n2": y.len()}),
             )
         }
     };
@@ -455,17 +430,7 @@ pub(crate) fn wilcoxon(args: &Args) -> Result<Value, ToolError> {
     let alt = args.alternative()?;
     let x = args.sample("sample1")?;
     let d: Vec<f64> = match args.data.get("sample2") {
-        Some(v) if !v.is_null() => {
-            let y = args.sample("sample2")?;
-            if y.len() != x.len() {
-                return Err(ToolError::invalid_params(format!(
-                    "the Wilcoxon test needs samples of equal length, got {} and {}",
-                    x.len(),
-                    y.len()
-                )));
-            }
-            x.iter().zip(&y).map(|(a, b)| a - b).collect()
-        }
+        Some(v) if !v.is_null() => differences(&x, &args.sample("sample2")?, "the Wilcoxon test")?,
         _ => x,
     };
     at_least(&d, 1, "data.sample1")?;

@@ -74,26 +74,25 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// `options.alpha`, in (0, 1), default 0.05.
-    pub fn alpha(&self) -> Result<f64, ToolError> {
-        let a = self.opt_f64("alpha", 0.05)?;
-        if a <= 0.0 || a >= 1.0 {
+    /// `options[key]` as a probability strictly inside (0, 1), `default` when absent.
+    fn opt_open_unit(&self, key: &str, default: f64) -> Result<f64, ToolError> {
+        let v = self.opt_f64(key, default)?;
+        if v <= 0.0 || v >= 1.0 {
             return Err(ToolError::invalid_params(format!(
-                "`options.alpha` must be in (0, 1), not {a}"
+                "`options.{key}` must be in (0, 1), not {v}"
             )));
         }
-        Ok(a)
+        Ok(v)
+    }
+
+    /// `options.alpha`, in (0, 1), default 0.05.
+    pub fn alpha(&self) -> Result<f64, ToolError> {
+        self.opt_open_unit("alpha", 0.05)
     }
 
     /// `options.level` (confidence level), in (0, 1), default 0.95.
     pub fn level(&self) -> Result<f64, ToolError> {
-        let l = self.opt_f64("level", 0.95)?;
-        if l <= 0.0 || l >= 1.0 {
-            return Err(ToolError::invalid_params(format!(
-                "`options.level` must be in (0, 1), not {l}"
-            )));
-        }
-        Ok(l)
+        self.opt_open_unit("level", 0.95)
     }
 
     /// `options.alternative`.
@@ -118,19 +117,24 @@ fn quoted(allowed: &[&str]) -> String {
 
 /// A finite number, or `invalid_params` naming `what`.
 pub(crate) fn finite(v: &Value, what: &str) -> Result<f64, ToolError> {
-    match v.as_f64() {
-        Some(x) if x.is_finite() => Ok(x),
-        Some(_) => Err(ToolError::invalid_params(format!(
-            "`{what}` is not a finite number (it overflows a double)"
-        ))),
-        None if v.is_number() => Err(ToolError::invalid_params(format!(
-            "`{what}` = {v} is not a finite number (it overflows a double)"
-        ))),
-        None => Err(ToolError::invalid_params(format!(
-            "`{what}` must be a number, not {}",
-            short(v)
-        ))),
+    finite_at(v, || what.to_string())
+}
+
+/// [`finite`] for elements of large arrays: the name is built only on error (a million `format!`s would
+/// cost more than the statistics).
+pub(crate) fn finite_at(v: &Value, what: impl FnOnce() -> String) -> Result<f64, ToolError> {
+    let x = v.as_f64();
+    if let Some(x) = x.filter(|x| x.is_finite()) {
+        return Ok(x);
     }
+    let what = what();
+    Err(ToolError::invalid_params(match x {
+        Some(_) => format!("`{what}` is not a finite number (it overflows a double)"),
+        None if v.is_number() => {
+            format!("`{what}` = {v} is not a finite number (it overflows a double)")
+        }
+        None => format!("`{what}` must be a number, not {}", short(v)),
+    }))
 }
 
 /// A non-negative integer-valued number (counts, sizes), or `invalid_params`.
@@ -164,13 +168,9 @@ pub(crate) fn numbers(v: &Value, what: &str, ctx: &CallContext) -> Result<Vec<f6
         ))
     })?;
     check_len(arr.len(), what, ctx)?;
-    // The element's name is formatted only on error: a million `format!`s would cost more than the statistics.
     arr.iter()
         .enumerate()
-        .map(|(i, x)| match x.as_f64() {
-            Some(v) if v.is_finite() => Ok(v),
-            _ => finite(x, &format!("{what}[{i}]")),
-        })
+        .map(|(i, x)| finite_at(x, || format!("{what}[{i}]")))
         .collect()
 }
 
@@ -231,6 +231,18 @@ pub(crate) fn groups(args: &Args, min: usize) -> Result<Vec<Vec<f64>>, ToolError
         )));
     }
     Ok(out)
+}
+
+/// Paired differences `x - y`, or `invalid_params` naming `test` when the samples differ in length.
+pub(crate) fn differences(x: &[f64], y: &[f64], test: &str) -> Result<Vec<f64>, ToolError> {
+    if x.len() != y.len() {
+        return Err(ToolError::invalid_params(format!(
+            "{test} needs samples of equal length, got {} and {}",
+            x.len(),
+            y.len()
+        )));
+    }
+    Ok(x.iter().zip(y).map(|(a, b)| a - b).collect())
 }
 
 /// A sample with at least `min` values.

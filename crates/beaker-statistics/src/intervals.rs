@@ -2,7 +2,7 @@
 //! means (Welch or pooled).
 
 use crate::input::{at_least, count, num, Args};
-use crate::sums::{mean, ss};
+use crate::sums::{mean, ss, two_sample, TwoSample};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
 
@@ -71,27 +71,20 @@ pub(crate) fn confidence_interval(args: &Args) -> Result<Value, ToolError> {
             let y = args.sample("sample2")?;
             at_least(&x, 2, "data.sample1")?;
             at_least(&y, 2, "data.sample2")?;
-            let (n1, n2) = (x.len() as f64, y.len() as f64);
-            let (v1, v2) = (ss(&x) / (n1 - 1.0), ss(&y) / (n2 - 1.0));
-            let (se, df, method) = if args.opt_bool("equal_var", false)? {
-                let df = n1 + n2 - 2.0;
-                let sp2 = ((n1 - 1.0) * v1 + (n2 - 1.0) * v2) / df;
-                ((sp2 * (1.0 / n1 + 1.0 / n2)).sqrt(), df, "pooled t")
-            } else {
-                let (a, b) = (v1 / n1, v2 / n2);
-                if a + b == 0.0 {
-                    return Err(ToolError::domain(
-                        "both samples are constant: the Welch interval is undefined",
-                    ));
-                }
-                let df = (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
-                ((a + b).sqrt(), df, "welch")
-            };
+            let equal_var = args.opt_bool("equal_var", false)?;
+            let TwoSample { diff, se, df } = two_sample(&x, &y, equal_var);
+            if !equal_var && se == 0.0 {
+                return Err(ToolError::domain(
+                    "both samples are constant: the Welch interval is undefined",
+                ));
+            }
             let h = t_quantile(tail, df)? * se;
-            let c = x[0];
-            let d = mean(&x.iter().map(|v| v - c).collect::<Vec<_>>())
-                - mean(&y.iter().map(|v| v - c).collect::<Vec<_>>());
-            (d - h, d + h, d, method)
+            (
+                diff - h,
+                diff + h,
+                diff,
+                if equal_var { "pooled t" } else { "welch" },
+            )
         }
     };
     Ok(json!({

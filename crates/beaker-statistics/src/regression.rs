@@ -1,7 +1,7 @@
 //! `regression`: ordinary least squares (simple, multiple, polynomial) by Householder QR with one step of
 //! iterative refinement, and logistic regression by Newton's method (IRLS), with statsmodels' inference.
 
-use crate::input::{check_len, finite, num, nums, Args};
+use crate::input::{check_len, finite_at, num, nums, Args};
 use crate::sums::{mean, sum};
 use beaker_core::ToolError;
 use nalgebra::{DMatrix, DVector};
@@ -29,11 +29,7 @@ pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
                 ))
             })?;
             for (j, v) in r.iter().enumerate() {
-                let x = match v.as_f64() {
-                    Some(x) if x.is_finite() => x,
-                    _ => finite(v, &format!("data.x[{i}][{j}]"))?,
-                };
-                cols[j].push(x);
+                cols[j].push(finite_at(v, || format!("data.x[{i}][{j}]"))?);
             }
         }
         cols

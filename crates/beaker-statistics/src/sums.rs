@@ -49,6 +49,38 @@ pub(crate) fn central_moment(dev: &[f64], k: i32) -> f64 {
     sum(dev.iter().map(|d| d.powi(k))) / dev.len() as f64
 }
 
+/// The pieces of a two-sample t statistic: the difference of means and its standard error and degrees of
+/// freedom, pooled or Welch's.
+pub(crate) struct TwoSample {
+    /// mean(x) - mean(y), computed on data shifted by a common point so offset data keep their digits.
+    pub diff: f64,
+    /// The standard error of `diff`; 0 when both samples are constant.
+    pub se: f64,
+    /// Degrees of freedom: n1 + n2 - 2 pooled, Welch–Satterthwaite otherwise.
+    pub df: f64,
+}
+
+/// Two non-empty samples compared by their means (a one-value sample has variance 0, which only the
+/// pooled form can use).
+pub(crate) fn two_sample(x: &[f64], y: &[f64], equal_var: bool) -> TwoSample {
+    let (n1, n2) = (x.len() as f64, y.len() as f64);
+    let v = |z: &[f64], n: f64| if n > 1.0 { ss(z) / (n - 1.0) } else { 0.0 };
+    let (v1, v2) = (v(x, n1), v(y, n2));
+    let c = x[0];
+    let shifted_mean = |z: &[f64]| mean(&z.iter().map(|v| v - c).collect::<Vec<_>>());
+    let diff = shifted_mean(x) - shifted_mean(y);
+    let (se, df) = if equal_var {
+        let df = n1 + n2 - 2.0;
+        let sp2 = ((n1 - 1.0) * v1 + (n2 - 1.0) * v2) / df;
+        ((sp2 * (1.0 / n1 + 1.0 / n2)).sqrt(), df)
+    } else {
+        let (a, b) = (v1 / n1, v2 / n2);
+        let df = (a + b).powi(2) / (a * a / (n1 - 1.0) + b * b / (n2 - 1.0));
+        ((a + b).sqrt(), df)
+    };
+    TwoSample { diff, se, df }
+}
+
 /// Ranks from 1, ties given their average rank (SciPy's `rankdata(method='average')`), and the sizes of
 /// the tie groups (length > 1) for tie corrections.
 pub(crate) fn rank(xs: &[f64]) -> (Vec<f64>, Vec<usize>) {
