@@ -29,6 +29,19 @@ pub use error::{ErrorKind, Fault, ToolError};
 pub use limits::{Limits, LimitsError, LimitsRequest};
 pub use spec::{Example, Tool, ToolSpec};
 
+/// A JSON value's type in words (`"an array"`, `"null"`), for error messages that say what was given.
+pub fn json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A 64-bit FNV-1a hash: stable across Rust versions and platforms, used to derive per-call seeds.
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -424,7 +424,7 @@ impl Engine {
         if !params.is_object() {
             return Err(ToolError::invalid_params(format!(
                 "`params` must be an object, got {}",
-                json_type(params)
+                beaker_core::json_type(params)
             )));
         }
         let errors: Vec<String> = r
@@ -446,17 +446,6 @@ impl Engine {
         } else {
             Err(ToolError::invalid_params(errors.join("; ")))
         }
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

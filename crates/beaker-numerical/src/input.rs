@@ -1,7 +1,7 @@
 //! Reading params: numbers, vectors, matrices and complex arrays checked against [`Limits`] before any
 //! work; functions compiled once; an evaluation budget shared by every function of a call; JSON output.
 
-use beaker_core::{CallContext, ErrorKind, Limits, ToolError};
+use beaker_core::{json_type, CallContext, ErrorKind, Limits, ToolError};
 use beaker_expr::{parse, CompiledF64, Expr, ParseLimits};
 use nalgebra::{Complex, DMatrix};
 use serde_json::{json, Map, Value};
@@ -20,7 +20,7 @@ pub(crate) fn object<'a>(v: &'a Value, name: &str) -> Result<&'a Map<String, Val
         Value::Object(m) => Ok(m),
         other => Err(invalid(format!(
             "`{name}` must be an object, got {}",
-            kind(other)
+            json_type(other)
         ))),
     }
 }
@@ -45,18 +45,6 @@ pub(crate) fn check_keys(
         }
     }
     Ok(())
-}
-
-/// A short name for a JSON value's type, for messages.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A present, non-null key.
@@ -92,7 +80,7 @@ pub(crate) fn number_with(v: &Value, what: impl FnOnce() -> String) -> Result<f6
         Value::String(s) => invalid(format!(
             "{what} must be a number, got the string {s:?} (NaN and infinities are not accepted here)"
         )),
-        other => invalid(format!("{what} must be a number, got {}", kind(other))),
+        other => invalid(format!("{what} must be a number, got {}", json_type(other))),
     })
 }
 
@@ -176,7 +164,7 @@ pub(crate) fn opt_choice<'a>(
             }),
         Some(v) => Err(invalid(format!(
             "{name}.{key} must be a string, got {}",
-            kind(v)
+            json_type(v)
         ))),
     }
 }
@@ -193,7 +181,7 @@ pub(crate) fn method(
         Some(Value::String(s)) => Ok(s.to_ascii_lowercase()),
         Some(v) => Err(invalid(format!(
             "data.method must be a string, got {}",
-            kind(v)
+            json_type(v)
         ))),
     }
 }
@@ -209,7 +197,7 @@ pub(crate) fn opt_bool(
         Some(Value::Bool(b)) => Ok(*b),
         Some(v) => Err(invalid(format!(
             "options.{key} must be true or false, got {}",
-            kind(v)
+            json_type(v)
         ))),
     }
 }
@@ -229,7 +217,7 @@ fn array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, ToolError> {
         Value::Array(a) => Ok(a),
         other => Err(invalid(format!(
             "{what} must be an array, got {}",
-            kind(other)
+            json_type(other)
         ))),
     }
 }
@@ -259,7 +247,7 @@ pub(crate) fn matrix(v: &Value, what: &str, limits: &Limits) -> Result<DMatrix<f
         other => {
             return Err(invalid(format!(
                 "{what} must be a list of rows (a matrix), but {what}[0] is {}",
-                kind(other)
+                json_type(other)
             )))
         }
     };
@@ -278,7 +266,7 @@ pub(crate) fn matrix(v: &Value, what: &str, limits: &Limits) -> Result<DMatrix<f
             other => {
                 return Err(invalid(format!(
                     "{what}[{i}] must be a row (an array), got {}",
-                    kind(other)
+                    json_type(other)
                 )))
             }
         }
@@ -398,7 +386,7 @@ pub(crate) fn parse_expr(v: &Value, what: &str, ctx: &CallContext) -> Result<Exp
         other => {
             return Err(invalid(format!(
                 "{what} must be an expression string such as \"x**2 - 2\", got {}",
-                kind(other)
+                json_type(other)
             )))
         }
     };
@@ -451,7 +439,7 @@ pub(crate) fn names(v: &Value, what: &str) -> Result<Vec<String>, ToolError> {
     for (i, x) in a.iter().enumerate() {
         let s = x
             .as_str()
-            .ok_or_else(|| invalid(format!("{what}[{i}] must be a name, got {}", kind(x))))?;
+            .ok_or_else(|| invalid(format!("{what}[{i}] must be a name, got {}", json_type(x))))?;
         let ident = !s.is_empty()
             && s.chars().all(|c| c.is_alphanumeric() || c == '_')
             && !s.starts_with(|c: char| c.is_ascii_digit());
