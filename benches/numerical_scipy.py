@@ -6,31 +6,12 @@ Each case is timed twice: with the NumPy arrays already in hand (SciPy's best ca
 Python lists (array conversion and `.tolist()` included), which is what a JSON call would have to do.
 """
 import math
-import statistics
-import time
 
 import numpy as np
 import scipy
 from scipy import integrate, linalg, optimize
 
-MASK = (1 << 64) - 1
-
-
-def uniforms(seed, n):
-    s, out = seed, []
-    for _ in range(n):
-        s = (s * 6364136223846793005 + 1442695040888963407) & MASK
-        out.append((s >> 11) / float(1 << 53))
-    return out
-
-
-def median_time(f, reps):
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+from bench_common import median_time, uniforms
 
 
 def main():

@@ -12,18 +12,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
 
-/// A reproducible uniform stream (the same LCG as `benches/statistics_scipy.py`).
-fn uniforms(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
-}
+#[path = "support/lcg.rs"]
+mod lcg;
+use lcg::uniforms;
 
 fn bench(c: &mut Criterion) {
     let tool = Statistics::new();

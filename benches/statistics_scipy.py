@@ -3,8 +3,6 @@
 Run: python3 benches/statistics_scipy.py   (needs scipy, statsmodels, numpy)
 """
 import math
-import statistics
-import time
 
 import numpy as np
 import scipy
@@ -12,24 +10,7 @@ import statsmodels
 import statsmodels.api as sm
 from scipy import stats
 
-MASK = (1 << 64) - 1
-
-
-def uniforms(seed, n):
-    s, out = seed, []
-    for _ in range(n):
-        s = (s * 6364136223846793005 + 1442695040888963407) & MASK
-        out.append((s >> 11) / float(1 << 53))
-    return out
-
-
-def median_time(f, reps):
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+from bench_common import median_time, uniforms
 
 
 def describe(x):
