@@ -353,9 +353,10 @@ impl Dist {
                 scale,
             } => log_ndtr((x - loc) / scale),
             _ => {
-                let (c, s) = (self.cdf(x), self.sf(x));
+                // The sf only where it is needed: above the median, ln(1 - sf) keeps the digits.
+                let c = self.cdf(x);
                 if c > 0.5 {
-                    (-s).ln_1p()
+                    (-self.sf(x)).ln_1p()
                 } else {
                     c.ln()
                 }
@@ -393,9 +394,9 @@ impl Dist {
                 scale,
             } => log_ndtr(-(x - loc) / scale),
             _ => {
-                let (c, s) = (self.cdf(x), self.sf(x));
+                let s = self.sf(x);
                 if s > 0.5 {
-                    (-c).ln_1p()
+                    (-self.cdf(x)).ln_1p()
                 } else {
                     s.ln()
                 }

@@ -377,7 +377,7 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
             ((n1 * n2) as f64 / 12.0 * ((nf + 1.0) - tie_term(&ties) / (nf * (nf - 1.0)))).sqrt();
         if s == 0.0 {
             // Every value tied: z is -inf in SciPy (after the continuity correction) and p is 1.
-            return finish_mw(args, alpha, alt, u1, u2, 1.0, method, n1, n2);
+            return finish_mw(alpha, alt, u1, u2, 1.0, method, n1, n2);
         }
         let mut numer = u - (n1 * n2) as f64 / 2.0;
         if continuity {
@@ -385,17 +385,7 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
         }
         Normal::standard().sf(numer / s)
     };
-    finish_mw(
-        args,
-        alpha,
-        alt,
-        u1,
-        u2,
-        (p * factor).min(1.0),
-        method,
-        n1,
-        n2,
-    )
+    finish_mw(alpha, alt, u1, u2, (p * factor).min(1.0), method, n1, n2)
 }
 
 #[allow(
@@ -403,7 +393,6 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
     reason = "the fields of one result, named at the call sites"
 )]
 fn finish_mw(
-    _args: &Args,
     alpha: f64,
     alt: Alternative,
     u1: f64,

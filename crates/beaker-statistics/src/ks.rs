@@ -136,9 +136,6 @@ fn kolmogorov_sf(n: usize, d: f64, ctx: &CallContext) -> Result<(f64, &'static s
     if nx2 >= 2.2 {
         return Ok(((2.0 * smirnov(n, d)).min(1.0), "exact"));
     }
-    if nx2 >= 18.0 {
-        return Ok((0.0, "exact"));
-    }
     let k = t.ceil();
     if n <= 100_000 && 2.0 * k - 1.0 <= 400.0 {
         return Ok(((1.0 - durbin_cdf(n, d, ctx)?).clamp(0.0, 1.0), "exact"));
@@ -388,9 +385,6 @@ fn lattice_sf(
             } else {
                 q[j] = v;
             }
-        }
-        if i == 0 {
-            continue;
         }
     }
     Ok(escaped.min(1.0))
