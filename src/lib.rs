@@ -41,7 +41,7 @@
 
 pub use beaker_core::{
     CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Tool,
-    ToolCall, ToolError, ToolSpec,
+    ToolCall, ToolError, ToolSpec, Usage,
 };
 pub use beaker_engine::{
     catalog, dialects, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics,

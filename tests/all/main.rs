@@ -10,6 +10,8 @@ mod api;
 mod calculator;
 mod dialects;
 mod numerical;
+mod python;
+mod sandbox;
 mod serve;
 mod statistics;
 mod support;
@@ -30,5 +32,7 @@ fn main() {
     trials.extend(units::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
+    trials.extend(sandbox::trials());
+    trials.extend(python::trials());
     libtest_mimic::run(&args, trials).exit();
 }

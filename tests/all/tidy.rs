@@ -21,9 +21,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("beaker-dialects", &["beaker-core"]),
+    ("beaker-sandbox", &["beaker-core"]),
+    ("beaker-python", &["beaker-core", "beaker-sandbox"]),
     (
         "beaker-engine",
-        &["beaker-core", "beaker-tools", "beaker-dialects"],
+        &[
+            "beaker-core",
+            "beaker-tools",
+            "beaker-dialects",
+            "beaker-sandbox",
+            "beaker-python",
+        ],
     ),
     ("beaker-cli", &["beaker-core", "beaker-engine"]),
     ("beaker", &["beaker-core", "beaker-engine", "beaker-cli"]),

@@ -27,6 +27,13 @@ pub struct EngineArgs {
     /// Also write images tools return (plots) into this directory and add `output_path` to their results.
     #[arg(long)]
     pub output_dir: Option<PathBuf>,
+    /// Also load the guest tools in this directory (`NAME.wasm` + `NAME.toml` manifests); a tool that fails
+    /// to load is reported on stderr and the others still load.
+    #[arg(long)]
+    pub guest_dir: Vec<PathBuf>,
+    /// Leave out the sandboxed Python tools (`execute_python`, `code_test`).
+    #[arg(long)]
+    pub no_python: bool,
     /// Also register testing-only tools (`_block`).
     #[arg(long, hide = true)]
     pub test_tools: bool,
@@ -54,6 +61,10 @@ struct File {
     max_queued: Option<usize>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
+    guest_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    python: Option<bool>,
+    #[serde(default)]
     limits: Option<Limits>,
     #[serde(default)]
     max_limits: Option<Limits>,
@@ -62,6 +73,8 @@ struct File {
 /// Everything a front end needs to start.
 pub struct Settings {
     pub config: Config,
+    pub guest_dirs: Vec<PathBuf>,
+    pub python: bool,
     pub test_tools: bool,
     pub max_in_flight: usize,
     pub max_line_bytes: usize,
@@ -99,8 +112,12 @@ impl Settings {
             .defaults
             .validate_against(&config.maxima)
             .context("invalid limits")?;
+        let mut guest_dirs = file.guest_dirs;
+        guest_dirs.extend(args.guest_dir.iter().cloned());
         Ok(Settings {
             config,
+            guest_dirs,
+            python: !args.no_python && file.python.unwrap_or(true),
             test_tools: args.test_tools,
             max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
@@ -120,13 +137,22 @@ impl Settings {
         Ok(s)
     }
 
+    /// Builds the engine; guest tools that fail to load are reported on stderr, naming their files.
     pub fn engine(&self) -> anyhow::Result<Engine> {
-        let b = Engine::builder().config(self.config.clone()).native_tools();
-        let b = if self.test_tools {
-            b.testing_tools()
-        } else {
-            b
-        };
-        Ok(b.build()?)
+        let mut b = Engine::builder().config(self.config.clone()).native_tools();
+        if self.test_tools {
+            b = b.testing_tools();
+        }
+        if self.python {
+            b = b.python_tools();
+        }
+        for d in &self.guest_dirs {
+            b = b.guest_dir(d.clone());
+        }
+        let engine = b.build()?;
+        for e in engine.load_errors() {
+            eprintln!("beaker: guest tool not loaded: {e}");
+        }
+        Ok(engine)
     }
 }

@@ -70,6 +70,14 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
         format: ToolsFormat,
+        #[command(flatten)]
+        engine: config::EngineArgs,
+    },
+    /// Compile the sandboxed guests (the Python interpreter's snapshot, and any `--guest-dir` tools) into
+    /// the module cache, so the first call of a server does not wait for it. Prints what it loaded.
+    Compile {
+        #[command(flatten)]
+        engine: config::EngineArgs,
     },
 }
 
@@ -178,8 +186,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::Tools { format } => {
-            let engine = beaker_engine::Engine::new()?;
+        Command::Compile { engine } => {
+            let settings = config::Settings::load_engine(&engine)?;
+            let started = std::time::Instant::now();
+            let engine = settings.engine()?;
+            let guests = engine.sandboxed_tools();
+            println!(
+                "compiled or loaded {} sandboxed tools in {:.1} s: {}",
+                guests.len(),
+                started.elapsed().as_secs_f64(),
+                guests.join(", ")
+            );
+            Ok(if engine.load_errors().is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Tools { format, engine } => {
+            let engine = config::Settings::load_engine(&engine)?.engine()?;
             let specs = engine.specs();
             let mut out = std::io::stdout().lock();
             match format {

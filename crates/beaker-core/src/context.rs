@@ -1,6 +1,7 @@
 use crate::{ErrorKind, Limits, ToolError};
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Why a running call was asked to stop.
@@ -64,6 +65,52 @@ pub struct CallContext {
     pub seed: u64,
     /// When the call's execution time runs out (the engine enforces it; tools may read it to budget work).
     pub deadline: Option<Instant>,
+    /// Where a sandboxed tool records what it consumed; the engine copies it into the envelope.
+    pub usage: UsageSlot,
+}
+
+/// What one call consumed inside the sandbox, reported as `usage` in its envelope.
+///
+/// A call that runs several guest instances (`code_test`) reports the sum of fuel, time and output and the
+/// largest peak memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// WebAssembly fuel consumed (about one unit per guest instruction; deterministic).
+    pub fuel: u64,
+    /// The largest linear memory the guest reached, in bytes.
+    pub peak_memory_bytes: u64,
+    /// Time the guest ran, in microseconds (instantiation included, queueing excluded).
+    pub wall_us: u64,
+    /// Bytes the guest wrote to stdout and stderr (before truncation).
+    pub output_bytes: u64,
+}
+
+impl Usage {
+    /// Adds another run's consumption to this one.
+    pub fn add(&mut self, other: &Usage) {
+        self.fuel = self.fuel.saturating_add(other.fuel);
+        self.peak_memory_bytes = self.peak_memory_bytes.max(other.peak_memory_bytes);
+        self.wall_us = self.wall_us.saturating_add(other.wall_us);
+        self.output_bytes = self.output_bytes.saturating_add(other.output_bytes);
+    }
+}
+
+/// A shared cell a tool records [`Usage`] into while it runs; cloning shares it.
+#[derive(Debug, Clone, Default)]
+pub struct UsageSlot(Arc<Mutex<Option<Usage>>>);
+
+impl UsageSlot {
+    /// Adds `usage` to what the call has consumed so far.
+    pub fn record(&self, usage: Usage) {
+        if let Ok(mut slot) = self.0.lock() {
+            slot.get_or_insert_with(Usage::default).add(&usage);
+        }
+    }
+
+    /// What was recorded, if anything.
+    pub fn get(&self) -> Option<Usage> {
+        self.0.lock().ok().and_then(|s| *s)
+    }
 }
 
 impl CallContext {
@@ -74,6 +121,7 @@ impl CallContext {
             cancel: CancelToken::new(),
             seed: 0,
             deadline: None,
+            usage: UsageSlot::default(),
         }
     }
 

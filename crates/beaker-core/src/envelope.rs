@@ -1,4 +1,4 @@
-use crate::{ErrorKind, Fault, LimitsRequest, ToolError};
+use crate::{ErrorKind, Fault, LimitsRequest, ToolError, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -104,6 +104,9 @@ pub struct Envelope {
     /// Time the call waited for a worker, in microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queued_us: Option<u64>,
+    /// What a sandboxed call consumed (fuel, memory, time, output); absent for native tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     /// The call's `meta`, echoed untouched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
@@ -123,6 +126,7 @@ impl Envelope {
             retryable: None,
             elapsed_us: 0,
             queued_us: None,
+            usage: None,
             meta: None,
         }
     }
@@ -141,6 +145,7 @@ impl Envelope {
             retryable: Some(err.kind.retryable()),
             elapsed_us: 0,
             queued_us: None,
+            usage: None,
             meta: None,
         }
     }

@@ -23,7 +23,7 @@ mod error;
 mod limits;
 mod spec;
 
-pub use context::{CallContext, CancelReason, CancelToken};
+pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use limits::{Limits, LimitsError, LimitsRequest};

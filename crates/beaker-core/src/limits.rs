@@ -87,6 +87,15 @@ limits! {
     /// Evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand sides, root finding).
     /// Default 10,000,000: about a second of a compiled f64 expression.
     max_evaluations: u64 = 10_000_000, max 1_000_000_000;
+    /// WebAssembly fuel a sandboxed guest may burn (about one unit per guest instruction). Unlike the
+    /// wall-clock timeout it is deterministic: a replayed call stops at the same instruction. Default 10^10,
+    /// about 10 s of the Python guest on this machine class (see docs/PERFORMANCE.md).
+    max_fuel: u64 = 10_000_000_000, max 1_000_000_000_000;
+    /// Bytes of linear memory a sandboxed guest may use, its initial image included. Default 512 MiB.
+    max_memory_bytes: u64 = 512 << 20, max 4 << 30;
+    /// Bytes of input (the params JSON on the guest's stdin, or the stdin a Python call provides).
+    /// Default 4 MiB.
+    max_input_bytes: u64 = 4 << 20, max 256 << 20;
 }
 
 /// A configured limit that makes no sense (a default above its maximum, a zero).

@@ -1,4 +1,4 @@
-use crate::{CallContext, ToolError};
+use crate::{CallContext, LimitsRequest, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -39,4 +39,10 @@ pub trait Tool: Send + Sync {
 
     /// Runs one call with schema-valid `params`, returning the tool's structured `result`.
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError>;
+
+    /// This tool's own default limits, between the server's defaults and what a call asks for (a guest
+    /// tool's manifest sets them). The server's maxima still clamp them.
+    fn default_limits(&self) -> LimitsRequest {
+        LimitsRequest::default()
+    }
 }

@@ -1,10 +1,12 @@
 use crate::watchdog::{Expire, Watchdog};
 use beaker_core::{
     CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, LimitsError, Tool,
-    ToolCall, ToolError, ToolSpec,
+    ToolCall, ToolError, ToolSpec, UsageSlot,
 };
+use beaker_sandbox::{LoadError, Sandbox};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -67,6 +69,9 @@ pub enum EngineError {
     /// A worker thread could not be started.
     #[error("cannot start worker threads: {0}")]
     Spawn(#[from] std::io::Error),
+    /// The WebAssembly sandbox or the Python guest could not be set up.
+    #[error("sandbox: {0}")]
+    Sandbox(#[from] beaker_sandbox::SandboxError),
 }
 
 /// Counters since the engine started.
@@ -99,6 +104,8 @@ type Job = Box<dyn FnOnce() + Send>;
 type Callback = Box<dyn FnOnce(Envelope) + Send>;
 
 struct Inner {
+    load_errors: Vec<LoadError>,
+    sandboxed: Vec<String>,
     tools: HashMap<String, Registered>,
     specs: Vec<ToolSpec>,
     config: Config,
@@ -123,6 +130,9 @@ pub struct Engine {
 pub struct EngineBuilder {
     config: Config,
     tools: Vec<Arc<dyn Tool>>,
+    sandbox: Option<Sandbox>,
+    python: bool,
+    guest_dirs: Vec<PathBuf>,
 }
 
 impl EngineBuilder {
@@ -144,6 +154,27 @@ impl EngineBuilder {
         self
     }
 
+    /// Adds `execute_python` and `code_test` (the sandboxed Python guest). The guest is snapshotted and
+    /// compiled once per machine (about half a minute; `beaker compile` does it ahead of time) and loaded
+    /// from the cache afterwards.
+    pub fn python_tools(mut self) -> Self {
+        self.python = true;
+        self
+    }
+
+    /// Adds every guest tool in `dir` (`NAME.wasm` + `NAME.toml`). Tools that fail to load are skipped and
+    /// reported by [`Engine::load_errors`]; the others load.
+    pub fn guest_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.guest_dirs.push(dir.into());
+        self
+    }
+
+    /// Runs guests in this sandbox instead of the process-wide [`Sandbox::shared`] one.
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
     /// Adds the testing-only tools of `beaker-tools` (for front-end tests).
     pub fn testing_tools(mut self) -> Self {
         self.tools.extend(beaker_tools::testing_tools());
@@ -151,7 +182,31 @@ impl EngineBuilder {
     }
 
     /// Starts the worker pool and the deadline watchdog.
-    pub fn build(self) -> Result<Engine, EngineError> {
+    pub fn build(mut self) -> Result<Engine, EngineError> {
+        let mut load_errors = Vec::new();
+        let native = self.tools.len();
+        if self.python || !self.guest_dirs.is_empty() {
+            let sandbox = match self.sandbox.take() {
+                Some(s) => s,
+                None => Sandbox::shared()?,
+            };
+            if self.python {
+                self.tools.extend(beaker_python::tools(&sandbox)?);
+            }
+            for dir in &self.guest_dirs {
+                let (tools, errors) = beaker_sandbox::load_dir(&sandbox, dir);
+                for e in &errors {
+                    tracing::warn!("guest tool not loaded: {e}");
+                }
+                load_errors.extend(errors);
+                self.tools
+                    .extend(tools.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+            }
+        }
+        let sandboxed = self.tools[native..]
+            .iter()
+            .map(|t| t.spec().name.clone())
+            .collect();
         let config = self.config;
         config.defaults.validate_against(&config.maxima)?;
         if config.workers == 0 {
@@ -180,8 +235,9 @@ impl EngineBuilder {
             let rx = rx.clone();
             std::thread::Builder::new()
                 .name(format!("beaker-worker-{i}"))
-                .stack_size(8 << 20)
+                .stack_size(WORKER_STACK)
                 .spawn(move || {
+                    beaker_sandbox::declare_thread_stack(WORKER_STACK);
                     while let Ok(job) = recv_spinning(&rx) {
                         job();
                     }
@@ -189,6 +245,8 @@ impl EngineBuilder {
         }
         Ok(Engine {
             inner: Arc::new(Inner {
+                load_errors,
+                sandboxed,
                 tools,
                 specs,
                 config,
@@ -240,6 +298,7 @@ struct CallState {
     started: OnceLock<Instant>,
     callback: Mutex<Option<Callback>>,
     counters: Arc<Counters>,
+    usage: UsageSlot,
 }
 
 impl CallState {
@@ -268,6 +327,7 @@ impl CallState {
             env.queued_us =
                 Some(start.saturating_duration_since(self.submitted).as_micros() as u64);
         }
+        env.usage = self.usage.get();
         env.meta = self.meta.clone();
         cb(env);
         true
@@ -287,9 +347,9 @@ impl Expire for CallState {
 }
 
 impl Engine {
-    /// An engine with every native tool and the default configuration.
+    /// An engine with every native tool, the Python tools and the default configuration.
     pub fn new() -> Result<Engine, EngineError> {
-        Engine::builder().native_tools().build()
+        Engine::builder().native_tools().python_tools().build()
     }
 
     /// A builder with the default configuration and no tools.
@@ -297,7 +357,20 @@ impl Engine {
         EngineBuilder {
             config: Config::default(),
             tools: Vec::new(),
+            sandbox: None,
+            python: false,
+            guest_dirs: Vec::new(),
         }
+    }
+
+    /// The names of the tools that run in the WebAssembly sandbox.
+    pub fn sandboxed_tools(&self) -> Vec<&str> {
+        self.inner.sandboxed.iter().map(String::as_str).collect()
+    }
+
+    /// Guest tools that failed to load (from [`EngineBuilder::guest_dir`]), each naming its file.
+    pub fn load_errors(&self) -> &[LoadError] {
+        &self.inner.load_errors
     }
 
     /// The specs of every registered tool, in registration order.
@@ -361,10 +434,15 @@ impl Engine {
     ) -> CallHandle {
         let inner = &self.inner;
         inner.counters.submitted.fetch_add(1, Ordering::Relaxed);
-        let limits = inner
-            .config
-            .defaults
-            .narrow(&call.limits, &inner.config.maxima);
+        // Server defaults, then the tool's own defaults, then the call's request; the maxima clamp each step.
+        let limits = match inner.tools.get(&call.tool) {
+            Some(r) => inner
+                .config
+                .defaults
+                .narrow(&r.tool.default_limits(), &inner.config.maxima),
+            None => inner.config.defaults,
+        }
+        .narrow(&call.limits, &inner.config.maxima);
         let seed = call.effective_seed();
         let ToolCall {
             id,
@@ -383,6 +461,7 @@ impl Engine {
             started: OnceLock::new(),
             callback: Mutex::new(Some(Box::new(on_done))),
             counters: inner.counters.clone(),
+            usage: UsageSlot::default(),
         });
         let handle = CallHandle {
             state: state.clone(),
@@ -490,6 +569,7 @@ fn run(
             cancel: state.cancel.clone(),
             seed,
             deadline: Some(deadline),
+            usage: state.usage.clone(),
         };
         match catch_unwind(AssertUnwindSafe(|| tool.call(&params, &ctx))) {
             Ok(r) => r,
@@ -590,6 +670,10 @@ pub fn recv_spinning<T>(rx: &flume::Receiver<T>) -> Result<T, flume::RecvError> 
     }
     rx.recv()
 }
+
+/// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only
+/// touched pages cost memory.
+const WORKER_STACK: usize = 16 << 20;
 
 /// Yields before a receiver parks (each is a `sched_yield`, about a microsecond when nothing else runs).
 const SPIN_YIELDS: u32 = 50;

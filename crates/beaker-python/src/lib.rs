@@ -1,0 +1,354 @@
+//! `execute_python` and `code_test`: model-written Python run inside the WebAssembly sandbox.
+//!
+//! The interpreter is RustPython compiled to `wasm32-wasip1` (`guest-tools/python`), embedded in this
+//! crate by its build script and pre-initialised with wizer when first loaded (the interpreter and the
+//! stdlib modules models use are already imported in the snapshot). Every call, and every test of a
+//! `code_test` call, gets a fresh instance: nothing leaks from one run into the next.
+//!
+//! Invariants: Python never runs as a host process; an uncaught `MemoryError` or `RecursionError` is a
+//! `limit_exceeded` error, any other uncaught exception is a successful call whose result says what was
+//! raised (the model wrote code that raises: that is an answer, not a tool failure).
+#![deny(missing_docs)]
+
+use beaker_core::{CallContext, ErrorKind, Example, Limits, Tool, ToolError, ToolSpec};
+use beaker_sandbox::{Guest, Run, Sandbox, SandboxError};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The Python guest module (RustPython for WASI), as built by `guest-tools`.
+pub static PYTHON_WASM: &[u8] = include_bytes!(env!("BEAKER_PYTHON_WASM"));
+
+/// The directory the build script built `guest-tools` into (its `echo.wasm` serves tests and benches).
+pub const GUEST_BUILD_DIR: &str = env!("BEAKER_GUEST_BUILD_DIR");
+
+/// Loads the Python guest into `sandbox` (snapshot and compile on first use, then from the cache) and
+/// returns the two tools that run it.
+pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
+    let guest = sandbox.load("python", PYTHON_WASM, true)?;
+    Ok(vec![
+        Arc::new(ExecutePython::new(guest.clone())),
+        Arc::new(CodeTest::new(guest)),
+    ])
+}
+
+/// Runs one snippet of Python and reports its output, the value of its last expression and its exception.
+pub struct ExecutePython {
+    spec: ToolSpec,
+    guest: Guest,
+}
+
+/// Runs code against assert-style tests, each in a fresh interpreter.
+pub struct CodeTest {
+    spec: ToolSpec,
+    guest: Guest,
+}
+
+/// Most tests one `code_test` call may carry.
+pub const MAX_TESTS: usize = 256;
+
+impl ExecutePython {
+    /// The tool over a loaded Python guest.
+    pub fn new(guest: Guest) -> Self {
+        ExecutePython {
+            spec: execute_python_spec(),
+            guest,
+        }
+    }
+}
+
+impl CodeTest {
+    /// The tool over a loaded Python guest.
+    pub fn new(guest: Guest) -> Self {
+        CodeTest {
+            spec: code_test_spec(),
+            guest,
+        }
+    }
+}
+
+/// What one guest run reported (the guest's JSON, checked).
+struct Report {
+    json: serde_json::Map<String, Value>,
+}
+
+impl Report {
+    fn exception(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.json.get("exception").and_then(Value::as_object)
+    }
+
+    fn exception_type(&self) -> Option<&str> {
+        self.exception().and_then(|e| e.get("type")).and_then(Value::as_str)
+    }
+
+    /// An uncaught MemoryError or RecursionError: the program hit a resource limit.
+    fn limit_error(&self) -> Option<ToolError> {
+        let ty = self.exception_type()?;
+        let what = match ty {
+            "MemoryError" => "ran out of memory (limit max_memory_bytes)",
+            "RecursionError" => "recursed too deeply (Python's recursion limit in the sandbox)",
+            _ => return None,
+        };
+        let tb = self
+            .exception()
+            .and_then(|e| e.get("traceback"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        Some(ToolError::limit(format!("the code {what}:\n{tb}")))
+    }
+}
+
+/// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`.
+fn run_guest(
+    guest: &Guest,
+    input: &Value,
+    limits: Limits,
+    ctx: &CallContext,
+) -> Result<Report, ToolError> {
+    let bytes = serde_json::to_vec(input).map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    // The guest's own output limit is max_output_bytes for its JSON; user output is capped inside it.
+    let mut limits = limits;
+    limits.max_output_bytes = limits.max_output_bytes.saturating_mul(2).saturating_add(1 << 16);
+    limits.max_input_bytes = limits.max_input_bytes.saturating_add(1 << 16);
+    let run = Run {
+        input: &bytes,
+        limits,
+        seed: ctx.seed,
+        cancel: Some(ctx.cancel.clone()),
+        grants: Default::default(),
+    };
+    let outcome = guest.run(&run).inspect_err(|e| {
+        if let Some(u) = e.usage() {
+            ctx.usage.record(u);
+        }
+    })?;
+    ctx.usage.record(outcome.usage);
+    let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
+        ToolError::new(
+            ErrorKind::Internal,
+            format!(
+                "the Python guest answered with invalid JSON ({e}); stderr: {}",
+                String::from_utf8_lossy(&outcome.stderr)
+            ),
+        )
+    })?;
+    match json {
+        Value::Object(json) => Ok(Report { json }),
+        _ => Err(ToolError::new(ErrorKind::Internal, "the Python guest answered with a non-object")),
+    }
+}
+
+fn str_param<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, ToolError> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(ToolError::invalid_params(format!(
+            "`{key}` must be a string, got {}",
+            beaker_core::json_type(v)
+        ))),
+    }
+}
+
+fn check_len(what: &str, s: &str, limits: &Limits) -> Result<(), ToolError> {
+    if s.len() as u64 > limits.max_input_bytes {
+        return Err(ToolError::limit(format!(
+            "`{what}` is {} bytes; the limit is {} (max_input_bytes)",
+            s.len(),
+            limits.max_input_bytes
+        )));
+    }
+    Ok(())
+}
+
+impl Tool for ExecutePython {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let code = str_param(params, "code")?.ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
+        let stdin = str_param(params, "stdin")?;
+        check_len("code", code, &ctx.limits)?;
+        check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;
+        let input = json!({
+            "code": code,
+            "stdin": stdin,
+            "test": null,
+            "max_output_bytes": ctx.limits.max_output_bytes / 2,
+        });
+        let report = run_guest(&self.guest, &input, ctx.limits, ctx)?;
+        if let Some(e) = report.limit_error() {
+            return Err(e);
+        }
+        let mut out = serde_json::Map::new();
+        for key in ["stdout", "stderr", "result", "exception", "truncated"] {
+            out.insert(key.into(), report.json.get(key).cloned().unwrap_or(Value::Null));
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+impl Tool for CodeTest {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let code = str_param(params, "code")?.ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
+        check_len("code", code, &ctx.limits)?;
+        let tests = match params.get("tests") {
+            Some(Value::Array(a)) => a,
+            _ => return Err(ToolError::invalid_params("`tests` must be an array of strings")),
+        };
+        if tests.len() > MAX_TESTS {
+            return Err(ToolError::limit(format!(
+                "{} tests; at most {MAX_TESTS} run in one call",
+                tests.len()
+            )));
+        }
+        let mut results = Vec::with_capacity(tests.len());
+        let mut passed = 0usize;
+        for (i, t) in tests.iter().enumerate() {
+            let Value::String(test) = t else {
+                return Err(ToolError::invalid_params(format!(
+                    "tests[{i}] must be a string, got {}",
+                    beaker_core::json_type(t)
+                )));
+            };
+            check_len("tests[]", test, &ctx.limits)?;
+            ctx.checkpoint()?;
+            // Every test gets what is left of the call's time, so the whole call keeps its deadline.
+            let mut limits = ctx.limits;
+            if let Some(deadline) = ctx.deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                limits.timeout_ms = (left.as_millis() as u64).max(1);
+            }
+            let input = json!({
+                "code": code,
+                "stdin": null,
+                "test": test,
+                "max_output_bytes": ctx.limits.max_output_bytes / 2,
+            });
+            let report = run_guest(&self.guest, &input, limits, ctx)?;
+            let error = report.exception().map(|e| {
+                let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");
+                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+                let line = e.get("line").and_then(Value::as_u64);
+                let phase = report.json.get("phase").and_then(Value::as_str).unwrap_or("test");
+                let at = match (phase, line) {
+                    ("code", Some(l)) => format!(" (in the code, line {l})"),
+                    ("code", None) => " (in the code)".to_string(),
+                    (_, Some(l)) => format!(" (test line {l})"),
+                    _ => String::new(),
+                };
+                if msg.is_empty() {
+                    format!("{ty}{at}")
+                } else {
+                    format!("{ty}: {msg}{at}")
+                }
+            });
+            let ok = error.is_none();
+            passed += usize::from(ok);
+            results.push(json!({"test": test, "passed": ok, "error": error}));
+        }
+        Ok(json!({
+            "passed": passed,
+            "failed": tests.len() - passed,
+            "results": results,
+        }))
+    }
+}
+
+fn execute_python_spec() -> ToolSpec {
+    ToolSpec {
+        name: "execute_python".into(),
+        description: "Run Python 3 code in a sandbox (no files, no network) and return its printed output, \
+            the value of its last expression and any exception. Big integers, math, fractions, decimal, \
+            statistics, itertools, collections, classes and generators work; third-party packages \
+            (numpy, sympy) do not."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Python source; the value of a final expression is returned as `result`."},
+                "stdin": {"type": ["string", "null"], "description": "Text the program reads from standard input."}
+            },
+            "required": ["code"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "stdout": {"type": "string"},
+                "stderr": {"type": "string"},
+                "result": {"type": ["string", "null"], "description": "repr() of the last expression's value, if any and not None."},
+                "exception": {
+                    "type": ["object", "null"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "message": {"type": "string"},
+                        "line": {"type": ["integer", "null"]},
+                        "traceback": {"type": "string"}
+                    }
+                },
+                "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."}
+            },
+            "required": ["stdout", "stderr", "result", "exception", "truncated"]
+        }),
+        examples: vec![
+            Example {
+                params: json!({"code": "print(2**100)"}),
+                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false}),
+            },
+            Example {
+                params: json!({"code": "from fractions import Fraction\nFraction(1, 3) + Fraction(1, 6)"}),
+                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false}),
+            },
+        ],
+        notes: include_str!("execute_python.md").into(),
+    }
+}
+
+fn code_test_spec() -> ToolSpec {
+    ToolSpec {
+        name: "code_test".into(),
+        description: "Run Python code against assert-style tests, each test in a fresh sandboxed interpreter \
+            after the code, and report which pass."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Python source defining what the tests use."},
+                "tests": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_TESTS,
+                          "description": "Snippets such as `assert f(2) == 4`, each run after the code."}
+            },
+            "required": ["code", "tests"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "passed": {"type": "integer"},
+                "failed": {"type": "integer"},
+                "results": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "test": {"type": "string"},
+                        "passed": {"type": "boolean"},
+                        "error": {"type": ["string", "null"]}
+                    },
+                    "required": ["test", "passed", "error"]
+                }}
+            },
+            "required": ["passed", "failed", "results"]
+        }),
+        examples: vec![Example {
+            params: json!({"code": "def square(x):\n    return x * x", "tests": ["assert square(3) == 9", "assert square(-2) == 5"]}),
+            result: json!({"passed": 1, "failed": 1, "results": [
+                {"test": "assert square(3) == 9", "passed": true, "error": null},
+                {"test": "assert square(-2) == 5", "passed": false, "error": "AssertionError (test line 1)"}
+            ]}),
+        }],
+        notes: String::new(),
+    }
+}

@@ -1,0 +1,165 @@
+//! Modules compiled once: in memory per process, and on disk (`.cwasm`) across processes.
+//!
+//! The key hashes the module's bytes, whether it is snapshotted, the wasmtime version and the engine's
+//! compatibility fingerprint, so a new Beaker, a new wasmtime or a different configuration never loads a
+//! stale artifact. Files are written to a temporary name and renamed, so concurrent processes never see a
+//! half-written file; a file that fails to load is compiled again and replaced.
+
+use crate::error::{chain, SandboxError};
+use crate::sandbox::{Limiter, Sandbox, State};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use wasmtime::Module;
+
+/// The export wizer runs before it snapshots a module.
+pub(crate) const INIT_EXPORT: &str = "wizer.initialize";
+
+/// Compiled modules by key; one lock per key so two loads of one module compile it once.
+pub(crate) struct ModuleCache {
+    dir: Option<PathBuf>,
+    modules: Mutex<HashMap<u64, Arc<Mutex<Option<Module>>>>>,
+}
+
+/// FNV-1a over a `Hash` stream: stable across runs (std's `DefaultHasher` is not promised to be).
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl ModuleCache {
+    pub(crate) fn new(dir: Option<PathBuf>) -> Self {
+        ModuleCache {
+            dir,
+            modules: Mutex::default(),
+        }
+    }
+
+    /// The compiled module for `wasm`, from memory, disk, or a fresh compile (with a wizer snapshot first
+    /// when `initialize`).
+    pub(crate) fn module(
+        &self,
+        sandbox: &Sandbox,
+        name: &str,
+        wasm: &[u8],
+        initialize: bool,
+    ) -> Result<Module, SandboxError> {
+        let engine = &sandbox.inner.engine;
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        wasm.hash(&mut h);
+        initialize.hash(&mut h);
+        env!("CARGO_PKG_VERSION").hash(&mut h);
+        engine.precompile_compatibility_hash().hash(&mut h);
+        let key = h.finish();
+        let cell = {
+            let mut map = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(key).or_default().clone()
+        };
+        let mut slot = cell.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = &*slot {
+            return Ok(m.clone());
+        }
+        let load_err = |message: String| SandboxError::Load {
+            name: name.to_string(),
+            message,
+        };
+        let file = self.dir.as_ref().map(|d| d.join(format!("{}-{key:016x}.cwasm", file_stem(name))));
+        if let Some(m) = file.as_deref().and_then(|f| load_file(engine, f)) {
+            *slot = Some(m.clone());
+            return Ok(m);
+        }
+        let started = std::time::Instant::now();
+        let bytes = if initialize {
+            snapshot(sandbox, wasm).map_err(|e| load_err(format!("wizer: {}", chain(&e))))?
+        } else {
+            wasm.to_vec()
+        };
+        let module = Module::new(engine, &bytes).map_err(|e| load_err(chain(&e)))?;
+        tracing::info!(guest = name, ms = started.elapsed().as_millis() as u64, "compiled a guest module");
+        if let Some(f) = &file {
+            if let Err(e) = store_file(&module, f) {
+                tracing::warn!(guest = name, "cannot cache {}: {e}", f.display());
+            }
+        }
+        *slot = Some(module.clone());
+        Ok(module)
+    }
+}
+
+/// A name safe to use in a file name.
+fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .take(64)
+        .collect()
+}
+
+#[allow(unsafe_code, reason = "loading a precompiled module is unsafe by wasmtime's API")]
+fn load_file(engine: &wasmtime::Engine, file: &Path) -> Option<Module> {
+    if !file.is_file() {
+        return None;
+    }
+    // SAFETY: wasmtime requires that the file was produced by `Module::serialize` of a compatible engine
+    // and is not modified while mapped. We only read files we wrote into the operator's cache directory
+    // under a key that includes the engine's compatibility hash; wasmtime itself checks the header and
+    // version and refuses anything else, which we then recompile.
+    match unsafe { Module::deserialize_file(engine, file) } {
+        Ok(m) => Some(m),
+        Err(e) => {
+            tracing::warn!("ignoring cached module {}: {}", file.display(), chain(&e));
+            None
+        }
+    }
+}
+
+fn store_file(module: &Module, file: &Path) -> Result<(), String> {
+    let bytes = module.serialize().map_err(|e| chain(&e))?;
+    let dir = file.parent().ok_or("no parent directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, file).map_err(|e| e.to_string())
+}
+
+/// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random
+/// seed) and returns the snapshot: a module whose memory image is the initialised state.
+fn snapshot(sandbox: &Sandbox, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
+    use rand::SeedableRng;
+    let engine = &sandbox.inner.engine;
+    let mut wizer = wasmtime_wizer::Wizer::new();
+    wizer.init_func(INIT_EXPORT);
+    let time = crate::clock::VirtualTime::default();
+    let wasi = wasmtime_wasi::WasiCtxBuilder::new()
+        .wall_clock(crate::clock::WallClock(time.clone()))
+        .monotonic_clock(crate::clock::MonotonicClock(time))
+        .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(0))
+        .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(1))
+        .insecure_random_seed(0)
+        .build_p1();
+    let mut store = wasmtime::Store::new(
+        engine,
+        State {
+            wasi,
+            limiter: Limiter::new(sandbox.inner.config.max_memory_bytes),
+        },
+    );
+    store.limiter(|s| &mut s.limiter);
+    store.set_fuel(u64::MAX)?;
+    store.set_epoch_deadline(u64::MAX / 2);
+    let mut linker = wasmtime::Linker::<State>::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
+        linker.instantiate_async(store, module).await
+    }))
+}

@@ -1,0 +1,569 @@
+use crate::cache::ModuleCache;
+use crate::clock::{MonotonicClock, VirtualTime, WallClock};
+use crate::error::{chain, SandboxError};
+use crate::manifest::Grants;
+use crate::pipe::CappedPipe;
+use beaker_core::{CancelReason, CancelToken, Limits, Usage};
+use rand::SeedableRng;
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use wasmtime::{
+    InstanceAllocationStrategy, InstancePre, Linker, PoolingAllocationConfig, ResourceLimiter,
+    Store, Trap, UpdateDeadline,
+};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+use wasmtime_wasi::{I32Exit, WasiCtxBuilder};
+
+/// How a [`Sandbox`] is set up. The defaults suit a server answering many short calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxConfig {
+    /// Guest instances alive at once (the pool's size). Runs beyond it wait for a slot. Default: twice the
+    /// number of cores, at least 4.
+    pub pool_size: u32,
+    /// The largest linear memory any run may be granted (`Limits::max_memory_bytes` is capped by it).
+    /// Each pool slot reserves this much address space (not memory). Default 4 GiB, the wasm32 maximum.
+    pub max_memory_bytes: u64,
+    /// The guest's native stack. Default 8 MiB: CPython-like recursion depths in the Python guest. A
+    /// thread running guests needs this much stack plus a margin; see [`declare_thread_stack`].
+    pub max_wasm_stack: usize,
+    /// Where compiled modules (`.cwasm`) are cached across processes. Default: `$BEAKER_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/beaker`, else `~/.cache/beaker`; `None` compiles in every process.
+    pub cache_dir: Option<PathBuf>,
+    /// How often the ticker thread advances the epoch, which is how often a running guest checks its
+    /// deadline and cancellation. Default 1 ms.
+    pub epoch_tick: Duration,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2) as u32;
+        SandboxConfig {
+            pool_size: (2 * cores).max(4),
+            max_memory_bytes: 4 << 30,
+            max_wasm_stack: 8 << 20,
+            cache_dir: default_cache_dir(),
+            epoch_tick: Duration::from_millis(1),
+        }
+    }
+}
+
+fn default_cache_dir() -> Option<PathBuf> {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    env("BEAKER_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("beaker")))
+}
+
+thread_local! {
+    static STACK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Declares that the current thread has `bytes` of stack, so guests may run on it directly.
+///
+/// A guest's stack lives on the thread that runs it. Threads that have not declared enough (at least
+/// `max_wasm_stack` plus 2 MiB) run each guest on a short-lived thread of the right size instead, which
+/// is safe but costs a thread spawn per call. The engine's workers declare their stacks.
+pub fn declare_thread_stack(bytes: usize) {
+    STACK.with(|s| s.set(bytes));
+}
+
+/// Host frames below and above the guest's stack (WASI calls, the trap handler).
+const STACK_MARGIN: usize = 2 << 20;
+
+/// A counting semaphore: runs wait for a free pool slot instead of failing.
+struct Slots {
+    free: Mutex<u32>,
+    freed: Condvar,
+}
+
+impl Slots {
+    /// Waits for a slot, giving up when `cancel` is set.
+    fn acquire(&self, cancel: Option<&CancelToken>) -> Option<SlotGuard<'_>> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if cancel.is_some_and(|c| c.reason().is_some()) {
+                return None;
+            }
+            if *free > 0 {
+                *free -= 1;
+                return Some(SlotGuard(self));
+            }
+            free = self
+                .freed
+                .wait_timeout(free, Duration::from_millis(5))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+}
+
+struct SlotGuard<'a>(&'a Slots);
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        let mut free = self.0.free.lock().unwrap_or_else(|p| p.into_inner());
+        *free += 1;
+        self.0.freed.notify_one();
+    }
+}
+
+/// The per-run state a store carries: the guest's WASI context and its memory accounting.
+pub(crate) struct State {
+    pub(crate) wasi: WasiP1Ctx,
+    pub(crate) limiter: Limiter,
+}
+
+/// Caps linear memory and remembers the peak and whether a growth was refused.
+pub(crate) struct Limiter {
+    limit: usize,
+    peak: usize,
+    refused: bool,
+}
+
+impl Limiter {
+    pub(crate) fn new(limit: u64) -> Self {
+        Limiter {
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            peak: 0,
+            refused: false,
+        }
+    }
+}
+
+/// Table elements a guest may grow to (function tables of big interpreters have tens of thousands).
+const MAX_TABLE_ELEMENTS: usize = 1 << 18;
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.limit {
+            self.refused = true;
+            return Ok(false);
+        }
+        self.peak = self.peak.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+
+    fn instances(&self) -> usize {
+        1
+    }
+
+    fn tables(&self) -> usize {
+        4
+    }
+
+    fn memories(&self) -> usize {
+        1
+    }
+}
+
+/// Why the epoch callback stopped a guest.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+enum Stop {
+    #[error("deadline")]
+    Deadline,
+    #[error("cancelled")]
+    Cancelled,
+}
+
+pub(crate) struct Inner {
+    pub(crate) engine: wasmtime::Engine,
+    pub(crate) linker: Linker<State>,
+    pub(crate) config: SandboxConfig,
+    pub(crate) cache: ModuleCache,
+    slots: Slots,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The wasmtime host: one engine, one instance pool, one epoch ticker. Cheap to clone (an `Arc`).
+#[derive(Clone)]
+pub struct Sandbox {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("config", &self.inner.config)
+            .finish()
+    }
+}
+
+impl Sandbox {
+    /// A sandbox with its own engine, pool and ticker thread.
+    pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
+        let mut pool = PoolingAllocationConfig::new();
+        let n = config.pool_size.max(1);
+        let max_memory = usize::try_from(config.max_memory_bytes.min(4 << 30))
+            .map_err(|_| SandboxError::Internal("max_memory_bytes does not fit".into()))?;
+        pool.total_core_instances(n)
+            .total_memories(n)
+            .total_tables(n)
+            // Async stacks are used only while snapshotting a module with wizer.
+            .total_stacks(n)
+            .max_memory_size(max_memory)
+            .table_elements(MAX_TABLE_ELEMENTS)
+            .max_core_instance_size(4 << 20);
+        let mut cfg = wasmtime::Config::new();
+        cfg.consume_fuel(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(config.max_wasm_stack)
+            .async_stack_size(config.max_wasm_stack + STACK_MARGIN)
+            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = wasmtime::Engine::new(&cfg).map_err(|e| {
+            SandboxError::Internal(format!("cannot create the engine: {}", chain(&e)))
+        })?;
+        let mut linker = Linker::<State>::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)
+            .map_err(|e| SandboxError::Internal(format!("cannot link WASI: {}", chain(&e))))?;
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        {
+            let engine = engine.weak();
+            let stop = ticker_stop.clone();
+            let tick = config.epoch_tick;
+            std::thread::Builder::new()
+                .name("beaker-epoch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(tick);
+                        match engine.upgrade() {
+                            Some(e) => e.increment_epoch(),
+                            None => break,
+                        }
+                    }
+                })
+                .map_err(|e| SandboxError::Internal(format!("cannot start the ticker: {e}")))?;
+        }
+        Ok(Sandbox {
+            inner: Arc::new(Inner {
+                cache: ModuleCache::new(config.cache_dir.clone()),
+                slots: Slots {
+                    free: Mutex::new(n),
+                    freed: Condvar::new(),
+                },
+                engine,
+                linker,
+                config,
+                ticker_stop,
+            }),
+        })
+    }
+
+    /// The process-wide sandbox with the default configuration, created on first use.
+    pub fn shared() -> Result<Sandbox, SandboxError> {
+        static SHARED: OnceLock<Result<Sandbox, String>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| Sandbox::new(SandboxConfig::default()).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(SandboxError::Internal)
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &SandboxConfig {
+        &self.inner.config
+    }
+
+    /// Compiles (or loads from the cache) a guest module: WebAssembly binary or text. With `initialize`,
+    /// the module is first pre-initialised with wizer: its `wizer.initialize` export runs once and the
+    /// resulting memory becomes the module's image, so each call starts from the initialised state.
+    pub fn load(&self, name: &str, wasm: &[u8], initialize: bool) -> Result<Guest, SandboxError> {
+        let module = self.inner.cache.module(self, name, wasm, initialize)?;
+        let load_err = |message: String| SandboxError::Load {
+            name: name.to_string(),
+            message,
+        };
+        match module.get_export("_start") {
+            Some(wasmtime::ExternType::Func(f))
+                if f.params().len() == 0 && f.results().len() == 0 => {}
+            Some(_) => return Err(load_err("its `_start` export is not a `[] -> []` function".into())),
+            None => {
+                return Err(load_err(
+                    "it exports no `_start` function (a guest must be a WASI command)".into(),
+                ))
+            }
+        }
+        let pre = self
+            .inner
+            .linker
+            .instantiate_pre(&module)
+            .map_err(|e| load_err(format!("it cannot be linked: {}", chain(&e))))?;
+        Ok(Guest {
+            name: name.to_string(),
+            pre,
+            sandbox: self.clone(),
+        })
+    }
+}
+
+/// One run's input and bounds.
+#[derive(Debug, Clone)]
+pub struct Run<'a> {
+    /// The bytes on the guest's stdin.
+    pub input: &'a [u8],
+    /// The call's limits: `max_fuel`, `max_memory_bytes`, `timeout_ms`, `max_output_bytes` (stdout cap),
+    /// `max_input_bytes`.
+    pub limits: Limits,
+    /// Seeds the guest's random source.
+    pub seed: u64,
+    /// Stops the guest (at its next epoch check) when set.
+    pub cancel: Option<CancelToken>,
+    /// Directories the operator allows this guest.
+    pub grants: Grants,
+}
+
+impl<'a> Run<'a> {
+    /// A run of `input` under `limits` with seed 0, no cancellation and no grants.
+    pub fn new(input: &'a [u8], limits: Limits) -> Self {
+        Run {
+            input,
+            limits,
+            seed: 0,
+            cancel: None,
+            grants: Grants::default(),
+        }
+    }
+}
+
+/// What a run that exited with status 0 produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Its stdout, up to the cap.
+    pub stdout: Vec<u8>,
+    /// Its stderr, up to the cap.
+    pub stderr: Vec<u8>,
+    /// Whether stdout or stderr was cut at its cap.
+    pub truncated: bool,
+    /// What it consumed.
+    pub usage: Usage,
+}
+
+/// The cap on a guest's stderr (also the message of a failed run).
+const STDERR_CAP: usize = 64 << 10;
+
+/// A compiled guest, pre-instantiated against WASI: running it only creates a store and an instance.
+#[derive(Clone)]
+pub struct Guest {
+    name: String,
+    pre: InstancePre<State>,
+    sandbox: Sandbox,
+}
+
+impl std::fmt::Debug for Guest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guest").field("name", &self.name).finish()
+    }
+}
+
+impl Guest {
+    /// The guest's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs the guest once in a fresh instance. Waits for a pool slot first; the deadline starts when the
+    /// guest does. Exit status 0 is an [`Outcome`]; anything else is a [`SandboxError`].
+    pub fn run(&self, run: &Run<'_>) -> Result<Outcome, SandboxError> {
+        let len = run.input.len() as u64;
+        if len > run.limits.max_input_bytes {
+            return Err(SandboxError::InputTooLarge {
+                len,
+                limit: run.limits.max_input_bytes,
+            });
+        }
+        let need = self.sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
+        if STACK.with(|s| s.get()) >= need {
+            return self.run_here(run);
+        }
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("beaker-guest".into())
+                .stack_size(need + STACK_MARGIN)
+                .spawn_scoped(s, || {
+                    declare_thread_stack(need + STACK_MARGIN);
+                    self.run_here(run)
+                })
+                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
+                .join()
+                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
+        })
+    }
+
+    fn run_here(&self, run: &Run<'_>) -> Result<Outcome, SandboxError> {
+        let inner = &self.sandbox.inner;
+        let Some(_slot) = inner.slots.acquire(run.cancel.as_ref()) else {
+            return Err(SandboxError::Cancelled {
+                usage: Usage::default(),
+            });
+        };
+        let start = Instant::now();
+        let limits = &run.limits;
+        let stdout = CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
+        let stderr = CappedPipe::new(STDERR_CAP);
+        let time = VirtualTime::default();
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdin(MemoryInputPipe::new(run.input.to_vec()))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .arg(&self.name)
+            .wall_clock(WallClock(time.clone()))
+            .monotonic_clock(MonotonicClock(time))
+            .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(run.seed))
+            .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(run.seed ^ 0x5eed))
+            .insecure_random_seed(u128::from(run.seed));
+        let scratch = run.grants.open(&mut wasi)?;
+        let mut store = Store::new(
+            &inner.engine,
+            State {
+                wasi: wasi.build_p1(),
+                limiter: Limiter::new(limits.max_memory_bytes),
+            },
+        );
+        store.limiter(|s| &mut s.limiter);
+        store
+            .set_fuel(limits.max_fuel)
+            .map_err(|e| SandboxError::Internal(chain(&e)))?;
+        let deadline = start + Duration::from_millis(limits.timeout_ms);
+        let cancel = run.cancel.clone();
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            if cancel
+                .as_ref()
+                .is_some_and(|c| c.reason() == Some(CancelReason::Cancelled))
+            {
+                return Err(wasmtime::Error::new(Stop::Cancelled));
+            }
+            if Instant::now() >= deadline
+                || cancel
+                    .as_ref()
+                    .is_some_and(|c| c.reason() == Some(CancelReason::Timeout))
+            {
+                return Err(wasmtime::Error::new(Stop::Deadline));
+            }
+            Ok(UpdateDeadline::Continue(1))
+        });
+        let result = self.pre.instantiate(&mut store).and_then(|instance| {
+            instance
+                .get_typed_func::<(), ()>(&mut store, "_start")?
+                .call(&mut store, ())
+        });
+        let fuel_left = store.get_fuel().unwrap_or(0);
+        let out = stdout.take();
+        let err = stderr.take();
+        let usage = Usage {
+            fuel: limits.max_fuel.saturating_sub(fuel_left),
+            peak_memory_bytes: store.data().limiter.peak as u64,
+            wall_us: start.elapsed().as_micros() as u64,
+            output_bytes: out.total.saturating_add(err.total),
+        };
+        let refused = store.data().limiter.refused;
+        drop(store);
+        drop(scratch);
+        let status = match result {
+            Ok(()) => 0,
+            Err(e) => match e.downcast_ref::<I32Exit>() {
+                Some(exit) => exit.0,
+                None => return Err(self.classify(&e, refused, limits, &err.bytes, usage)),
+            },
+        };
+        if status != 0 {
+            let text = stderr_text(&err.bytes);
+            let message = if text.is_empty() {
+                format!("the guest `{}` exited with status {status}", self.name)
+            } else {
+                text
+            };
+            if refused {
+                return Err(SandboxError::OutOfMemory {
+                    limit: limits.max_memory_bytes,
+                    usage,
+                });
+            }
+            return Err(SandboxError::Guest { message, usage });
+        }
+        Ok(Outcome {
+            truncated: out.truncated() || err.truncated(),
+            stdout: out.bytes,
+            stderr: err.bytes,
+            usage,
+        })
+    }
+
+    /// Turns a trap or a host error into the error the caller sees.
+    fn classify(
+        &self,
+        e: &wasmtime::Error,
+        refused: bool,
+        limits: &Limits,
+        stderr: &[u8],
+        usage: Usage,
+    ) -> SandboxError {
+        match e.downcast_ref::<Stop>() {
+            Some(Stop::Deadline) => {
+                return SandboxError::Timeout {
+                    timeout_ms: limits.timeout_ms,
+                    usage,
+                }
+            }
+            Some(Stop::Cancelled) => return SandboxError::Cancelled { usage },
+            None => {}
+        }
+        match e.downcast_ref::<Trap>() {
+            Some(Trap::OutOfFuel) => {
+                return SandboxError::OutOfFuel {
+                    fuel: limits.max_fuel,
+                    usage,
+                }
+            }
+            Some(Trap::StackOverflow) => return SandboxError::StackOverflow { usage },
+            _ => {}
+        }
+        // A guest whose allocation was refused usually aborts (a trap) rather than exiting cleanly.
+        if refused {
+            return SandboxError::OutOfMemory {
+                limit: limits.max_memory_bytes,
+                usage,
+            };
+        }
+        let text = stderr_text(stderr);
+        let trap = e
+            .downcast_ref::<Trap>()
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| chain(e));
+        let message = if text.is_empty() {
+            format!("the guest `{}` trapped: {trap}", self.name)
+        } else {
+            format!("the guest `{}` trapped: {trap}; stderr: {text}", self.name)
+        };
+        SandboxError::Guest { message, usage }
+    }
+}
+
+/// A guest's stderr as a message: lossy UTF-8, trimmed.
+fn stderr_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).trim().to_string()
+}

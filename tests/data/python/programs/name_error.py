@@ -1,0 +1,2 @@
+a = 1
+b = a + undefined_name

@@ -1,0 +1,4 @@
+x = [3, 1, 2]
+x.sort()
+print(x)
+None

@@ -1,0 +1,5 @@
+x = 1
+y = (2 +
+print(x)
+def f(:
+    pass

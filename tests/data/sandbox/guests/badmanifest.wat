@@ -1,0 +1,1 @@
+(module (func (export "_start")) (memory (export "memory") 1))

@@ -1,0 +1,2 @@
+;; A module that exports nothing: not a WASI command, refused at load.
+(module)
