@@ -1,0 +1,294 @@
+# The execute_python driver, compiled once into the interpreter (at wizer
+# pre-initialisation when the host snapshots, else lazily on the first run).
+# main.rs calls run(code, stdin, test, max_output_bytes) and serialises the
+# 9-tuple it returns; see guest-tools/README.md for the ABI.
+#
+# Nothing here may read the environment or draw random numbers at import time:
+# a snapshot would freeze them. run() reseeds `random` on every call.
+
+import sys
+import builtins
+import io
+import os
+import types
+import ast
+import linecache
+import traceback
+import random
+
+# Modules user code commonly imports, loaded now so that the snapshot holds them.
+# A module missing from this build only costs its entry here.
+_PRELOAD = (
+    "abc array base64 binascii bisect calendar cmath codecs collections "
+    "collections.abc colorsys contextlib copy copyreg csv dataclasses datetime "
+    "decimal difflib enum errno fractions functools gc hashlib heapq hmac html "
+    "inspect itertools json keyword locale math numbers operator pprint queue "
+    "re reprlib shlex statistics string struct textwrap time timeit token "
+    "tokenize typing unicodedata uuid warnings weakref zlib"
+).split()
+PRELOADED = []
+for _name in _PRELOAD:
+    try:
+        __import__(_name)
+        PRELOADED.append(_name)
+    except BaseException:
+        pass
+del _name
+
+# Keep our own references: user code may rebind module attributes.
+_ModuleType = types.ModuleType
+_StringIO = io.StringIO
+_urandom = os.urandom
+_seed = random.seed
+_extract_tb = traceback.extract_tb
+_format_list = traceback.format_list
+_format_exception_only = traceback.format_exception_only
+_parse = ast.parse
+_Expr = ast.Expr
+_Expression = ast.Expression
+_compile = builtins.compile
+_exec = builtins.exec
+_eval = builtins.eval
+_repr = builtins.repr
+_isinstance = isinstance
+_len = len
+_str = str
+_type = type
+_linecache = linecache.cache
+_sys = sys
+
+
+class _Sink:
+    """UTF-8 text kept up to a byte cap; what goes past the cap is dropped."""
+
+    def __init__(self, cap):
+        self.parts = []
+        self.left = cap
+        self.truncated = False
+
+    def add(self, s):
+        if not s:
+            return
+        left = self.left
+        if left <= 0:
+            self.truncated = True
+            return
+        if _len(s) > left:
+            # Every character is at least one byte: the first `left` ones suffice.
+            s = s[:left]
+        b = s.encode("utf-8", "replace")
+        n = _len(b)
+        if n <= left:
+            self.parts.append(b)
+            self.left = left - n
+        else:
+            self.parts.append(b[:left])
+            self.left = 0
+            self.truncated = True
+
+    def text(self):
+        # A cut inside a multi-byte character leaves a partial one at the end: drop it.
+        return b"".join(self.parts).decode("utf-8", "ignore")
+
+
+class _BinaryOut:
+    """sys.stdout.buffer: bytes are decoded as UTF-8 into the same capture."""
+
+    def __init__(self, sink):
+        self._sink = sink
+
+    def write(self, b):
+        self._sink.add(bytes(b).decode("utf-8", "replace"))
+        return _len(b)
+
+    def flush(self):
+        pass
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+
+class _TextOut:
+    """sys.stdout / sys.stderr replacement writing into a capped capture."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    newlines = None
+    line_buffering = False
+    closed = False
+
+    def __init__(self, sink, name):
+        self._sink = sink
+        self.name = name
+        self.mode = "w"
+        self.buffer = _BinaryOut(sink)
+
+    def write(self, s):
+        if not _isinstance(s, _str):
+            raise TypeError("write() argument must be str, not " + _type(s).__name__)
+        self._sink.add(s)
+        return _len(s)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _clip(s, cap, state):
+    """s as valid UTF-8 text of at most cap bytes; state[0] set when cut."""
+    if s is None:
+        return None
+    b = s.encode("utf-8", "replace")
+    if _len(b) > cap:
+        b = b[:cap]
+        state[0] = True
+    return b.decode("utf-8", "ignore")
+
+
+def _register_source(filename, source):
+    _linecache[filename] = (_len(source), None, source.splitlines(True), filename)
+
+
+def _describe(exc, cap, state):
+    """(type, message, line, traceback) of an uncaught exception."""
+    try:
+        tb = _extract_tb(exc.__traceback__)
+    except BaseException:
+        tb = []
+    frames = [f for f in tb if f.filename in ("<code>", "<test>")]
+    line = None
+    for f in reversed(tb):
+        if f.filename == "<code>":
+            line = f.lineno
+            break
+    is_syntax = _isinstance(exc, SyntaxError)
+    if line is None and is_syntax and getattr(exc, "filename", None) == "<code>":
+        line = exc.lineno
+    try:
+        if is_syntax and exc.msg is not None:
+            message = _str(exc.msg)
+        else:
+            message = _str(exc)
+    except BaseException:
+        message = "<exception str() failed>"
+    parts = []
+    try:
+        if frames:
+            parts.append("Traceback (most recent call last):\n")
+            parts.extend(_format_list(frames))
+        parts.extend(_format_exception_only(_type(exc), exc))
+        text = "".join(parts)
+    except BaseException:
+        text = _type(exc).__name__ + ": " + message + "\n"
+    name = _type(exc).__name__
+    return (name, _clip(message, cap, state), line, _clip(text, cap, state))
+
+
+def _compile_cell(code):
+    """Code objects for the cell's body and its trailing expression (or None)."""
+    tree = _parse(code, "<code>", "exec")
+    last = None
+    if tree.body and _isinstance(tree.body[-1], _Expr):
+        last = _Expression(tree.body.pop().value)
+    body = _compile(tree, "<code>", "exec")
+    value = _compile(last, "<code>", "eval") if last is not None else None
+    return body, value
+
+
+def _exit_is_success(exc):
+    return _isinstance(exc, SystemExit) and exc.code in (None, 0)
+
+
+def run(code, stdin, test, cap):
+    """Run one request; returns (stdout, stderr, result, exc_type, exc_message, exc_line, exc_traceback, phase, truncated)."""
+    # Per-call entropy: the snapshot froze the generator state.
+    _seed(int.from_bytes(_urandom(32), "big"))
+
+    out = _Sink(cap)
+    err = _Sink(cap)
+    stdout = _TextOut(out, "<stdout>")
+    stderr = _TextOut(err, "<stderr>")
+    stdin_file = _StringIO(stdin if stdin is not None else "")
+    _sys.stdout = _sys.__stdout__ = stdout
+    _sys.stderr = _sys.__stderr__ = stderr
+    _sys.stdin = _sys.__stdin__ = stdin_file
+    _sys.argv = [""]
+
+    main = _ModuleType("__main__")
+    g = main.__dict__
+    g["__builtins__"] = builtins
+    _sys.modules["__main__"] = main
+
+    state = [False]
+    result = None
+    exc_info = None
+    phase = None
+
+    _register_source("<code>", code)
+    try:
+        body, value = _compile_cell(code)
+        _exec(body, g)
+        if value is not None:
+            v = _eval(value, g)
+            if v is not None:
+                result = _repr(v)
+    except BaseException as e:
+        if not _exit_is_success(e):
+            exc_info = _describe(e, cap, state)
+            phase = "code"
+    if exc_info is None and test is not None:
+        _register_source("<test>", test)
+        try:
+            _exec(_compile(test, "<test>", "exec"), g)
+        except BaseException as e:
+            if not _exit_is_success(e):
+                exc_info = _describe(e, cap, state)
+                phase = "test"
+
+    result = _clip(result, cap, state)
+    if exc_info is None:
+        exc_info = (None, None, None, None)
+    return (
+        out.text(),
+        err.text(),
+        result,
+        exc_info[0],
+        exc_info[1],
+        exc_info[2],
+        exc_info[3],
+        phase,
+        out.truncated or err.truncated or state[0],
+    )

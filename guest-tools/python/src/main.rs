@@ -1,0 +1,228 @@
+//! The `execute_python` guest: RustPython 0.6 as a WASI command.
+//!
+//! stdin: `{"code": str, "stdin": str|null, "test": str|null, "max_output_bytes": int}`;
+//! stdout: one JSON object (see guest-tools/README.md). The export
+//! `wizer.initialize` builds the interpreter and pre-imports the stdlib so a
+//! host can snapshot it; `_start` reuses that interpreter or builds it lazily.
+
+use std::cell::OnceCell;
+use std::io::{Read, Write};
+
+use rustpython::vm::builtins::{PyInt, PyStr, PyTuple};
+use rustpython::vm::{AsObject, Interpreter, PyObjectRef, PyResult, Settings, VirtualMachine};
+use rustpython::InterpreterBuilderExt;
+use serde_json::{json, Value};
+
+/// The Python side of a run: output capture, cell splitting, exception reports.
+const DRIVER: &str = include_str!("driver.py");
+
+/// Python frames allowed before RecursionError. Measured so that deep
+/// recursion raises RecursionError, never overflows the wasm stack, under a
+/// host `max_wasm_stack` of 8 MiB (see README).
+const RECURSION_LIMIT: usize = 1000;
+
+/// Output cap used when the request does not give `max_output_bytes`.
+const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 20;
+
+/// The interpreter and the driver's `run` function.
+struct Guest {
+    interp: Interpreter,
+    run: PyObjectRef,
+}
+
+thread_local! {
+    // wasm32-wasip1 has one thread: this is a plain static the snapshot keeps.
+    static GUEST: OnceCell<Guest> = const { OnceCell::new() };
+}
+
+/// One decoded request.
+struct Request {
+    code: String,
+    stdin: Option<String>,
+    test: Option<String>,
+    max_output_bytes: u64,
+}
+
+fn build_guest() -> Result<Guest, String> {
+    let mut settings = Settings::default();
+    // A fixed hash seed: str/bytes hashes (and so set order) are the same on
+    // every call, snapshot or not, and init draws no entropy.
+    settings.hash_seed = Some(0);
+    settings.import_site = false;
+    settings.user_site_directory = false;
+    settings.safe_path = true;
+    settings.isolated = true;
+    settings.argv = vec![String::new()];
+    let interp = rustpython::InterpreterBuilder::new()
+        .settings(settings)
+        .init_stdlib()
+        .interpreter();
+    let run = interp.enter(|vm| {
+        let loaded: PyResult<PyObjectRef> = (|| {
+            let sys = vm.import("sys", 0)?;
+            sys.get_attr("setrecursionlimit", vm)?
+                .call((vm.ctx.new_int(RECURSION_LIMIT),), vm)?;
+            let scope = vm.new_scope_with_builtins();
+            vm.run_string(scope.clone(), DRIVER, "<beaker>")?;
+            scope.globals.get_item("run", vm)
+        })();
+        loaded.map_err(|exc| {
+            let mut text = String::from("python guest: driver failed to load:\n");
+            let _ = vm.write_exception(&mut text, &exc);
+            text
+        })
+    })?;
+    Ok(Guest { interp, run })
+}
+
+/// Runs `f` with the guest, building it first when no snapshot holds one.
+fn with_guest<R>(f: impl FnOnce(&Guest) -> R) -> Result<R, String> {
+    GUEST.with(|cell| {
+        if cell.get().is_none() {
+            let guest = build_guest()?;
+            let _ = cell.set(guest);
+        }
+        match cell.get() {
+            Some(guest) => Ok(f(guest)),
+            None => Err("python guest: interpreter missing".to_owned()),
+        }
+    })
+}
+
+/// Pre-initialisation for wasmtime-wizer: build the interpreter, load the driver and the stdlib.
+#[export_name = "wizer.initialize"]
+pub extern "C" fn wizer_initialize() {
+    if let Err(message) = with_guest(|_| ()) {
+        fail(&message);
+    }
+}
+
+/// The same pre-initialisation under wasmtime-wizer's default export name.
+#[export_name = "wizer-initialize"]
+pub extern "C" fn wizer_initialize_default() {
+    wizer_initialize();
+}
+
+fn fail(message: &str) -> ! {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{message}");
+    let _ = err.flush();
+    std::process::exit(1)
+}
+
+fn optional_string(params: &Value, key: &str) -> Result<Option<String>, String> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("python guest: `{key}` must be a string or null")),
+    }
+}
+
+fn parse_request(input: &[u8]) -> Result<Request, String> {
+    let params: Value = serde_json::from_slice(input)
+        .map_err(|e| format!("python guest: stdin is not valid JSON: {e}"))?;
+    if !params.is_object() {
+        return Err("python guest: stdin must be a JSON object".to_owned());
+    }
+    let code = optional_string(&params, "code")?
+        .ok_or_else(|| "python guest: `code` (a string) is required".to_owned())?;
+    let max_output_bytes = match params.get("max_output_bytes") {
+        None | Some(Value::Null) => DEFAULT_MAX_OUTPUT_BYTES,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            "python guest: `max_output_bytes` must be a non-negative integer".to_owned()
+        })?,
+    };
+    Ok(Request {
+        code,
+        stdin: optional_string(&params, "stdin")?,
+        test: optional_string(&params, "test")?,
+        max_output_bytes,
+    })
+}
+
+fn py_opt_str(vm: &VirtualMachine, s: Option<&str>) -> PyObjectRef {
+    match s {
+        Some(s) => vm.ctx.new_str(s).into(),
+        None => vm.ctx.none(),
+    }
+}
+
+/// A str (or None) from the driver's tuple, as JSON.
+fn json_str(vm: &VirtualMachine, obj: &PyObjectRef) -> Value {
+    if vm.is_none(obj) {
+        return Value::Null;
+    }
+    match obj.downcast_ref::<PyStr>() {
+        Some(s) => Value::String(s.to_string_lossy().into_owned()),
+        None => Value::Null,
+    }
+}
+
+fn execute(guest: &Guest, request: &Request) -> Result<Value, String> {
+    guest.interp.enter(|vm| {
+        let cap = request.max_output_bytes.min(i64::MAX as u64);
+        let args = (
+            vm.ctx.new_str(request.code.as_str()),
+            py_opt_str(vm, request.stdin.as_deref()),
+            py_opt_str(vm, request.test.as_deref()),
+            vm.ctx.new_int(cap),
+        );
+        let outcome = guest.run.call(args, vm).map_err(|exc| {
+            let mut text = String::from("python guest: driver failed:\n");
+            let _ = vm.write_exception(&mut text, &exc);
+            text
+        })?;
+        let tuple = outcome
+            .downcast_ref::<PyTuple>()
+            .ok_or_else(|| "python guest: driver returned a non-tuple".to_owned())?;
+        let items = tuple.as_slice();
+        if items.len() != 9 {
+            return Err("python guest: driver returned a tuple of the wrong size".to_owned());
+        }
+        let exception = if vm.is_none(&items[3]) {
+            Value::Null
+        } else {
+            let line = items[5]
+                .downcast_ref::<PyInt>()
+                .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
+                .map_or(Value::Null, Value::from);
+            json!({
+                "type": json_str(vm, &items[3]),
+                "message": json_str(vm, &items[4]),
+                "line": line,
+                "traceback": json_str(vm, &items[6]),
+            })
+        };
+        Ok(json!({
+            "stdout": json_str(vm, &items[0]),
+            "stderr": json_str(vm, &items[1]),
+            "result": json_str(vm, &items[2]),
+            "exception": exception,
+            "phase": json_str(vm, &items[7]),
+            "truncated": items[8].is(&vm.ctx.true_value),
+        }))
+    })
+}
+
+fn main() {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        fail(&format!("python guest: cannot read stdin: {e}"));
+    }
+    let request = parse_request(&input).unwrap_or_else(|m| fail(&m));
+    let response = match with_guest(|guest| execute(guest, &request)) {
+        Ok(Ok(response)) => response,
+        Ok(Err(message)) | Err(message) => fail(&message),
+    };
+    let mut out = std::io::stdout().lock();
+    let written = serde_json::to_writer(&mut out, &response)
+        .map_err(|e| e.to_string())
+        .and_then(|()| out.flush().map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        fail(&format!("python guest: cannot write the response: {e}"));
+    }
+    drop(out);
+    // No interpreter finalisation: atexit handlers and __del__ of user code must
+    // not run after the response.
+    std::process::exit(0);
+}
