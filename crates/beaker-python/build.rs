@@ -22,8 +22,10 @@ fn main() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&guests)
-        .args(["build", "--release", "--locked", "--target", "wasm32-wasip1"])
-        .args(["-p", "beaker-python-guest", "-p", "echo"])
+        // RustPython's parser crates (rustpython-ruff_* 0.16.5) declare rust-version 1.96 but build with
+        // 1.95 (guest-tools/.cargo/config.toml, alias `build-guests`).
+        .args(["build", "--release", "--locked", "--target", "wasm32-wasip1", "--ignore-rust-version"])
+        .args(["-p", "beaker-python", "-p", "echo"])
         .env("CARGO_TARGET_DIR", &target_dir)
         // The outer build's flags are for the host, not for wasm32-wasip1.
         .env_remove("RUSTFLAGS")
@@ -41,7 +43,7 @@ fn main() {
     let out = target_dir.join("wasm32-wasip1").join("release");
     println!(
         "cargo:rustc-env=BEAKER_PYTHON_WASM={}",
-        out.join("beaker-python-guest.wasm").display()
+        out.join("python.wasm").display()
     );
     println!("cargo:rustc-env=BEAKER_GUEST_BUILD_DIR={}", out.display());
 }

@@ -152,6 +152,8 @@ fn snapshot(sandbox: &Sandbox, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
         State {
             wasi,
             limiter: Limiter::new(sandbox.inner.config.max_memory_bytes),
+            output: None,
+            charged_output: 0,
         },
     );
     store.limiter(|s| &mut s.limiter);

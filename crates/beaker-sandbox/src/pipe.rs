@@ -56,6 +56,11 @@ impl CappedPipe {
         }
     }
 
+    /// Bytes written so far, kept or not.
+    pub(crate) fn total(&self) -> u64 {
+        self.buf.lock().map_or(0, |b| b.total)
+    }
+
     /// Takes what was captured, leaving the pipe empty.
     pub(crate) fn take(&self) -> Captured {
         match self.buf.lock() {

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use wasmtime::{
-    InstanceAllocationStrategy, InstancePre, Linker, PoolingAllocationConfig, ResourceLimiter,
-    Store, Trap, UpdateDeadline,
+    CallHook, InstanceAllocationStrategy, InstancePre, Linker, PoolingAllocationConfig,
+    ResourceLimiter, Store, Trap, UpdateDeadline,
 };
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
@@ -117,6 +117,37 @@ impl Drop for SlotGuard<'_> {
 pub(crate) struct State {
     pub(crate) wasi: WasiP1Ctx,
     pub(crate) limiter: Limiter,
+    /// The run's stdout and stderr and how many of their bytes have been charged as fuel.
+    pub(crate) output: Option<(CappedPipe, CappedPipe)>,
+    pub(crate) charged_output: u64,
+}
+
+/// Fuel charged for each call from the guest into the host (a WASI function): host work burns no guest
+/// instructions, so without it a guest looping on cheap host calls would run until the wall-clock deadline
+/// instead of its deterministic fuel budget.
+const HOST_CALL_FUEL: u64 = 1_000;
+/// Fuel charged per byte the guest writes to stdout or stderr (kept or dropped at the cap).
+const OUTPUT_BYTE_FUEL: u64 = 1;
+
+/// Charges a host call and the output it wrote against the store's fuel; out of fuel is a trap.
+fn charge_host_call(mut ctx: wasmtime::StoreContextMut<'_, State>, hook: CallHook) -> wasmtime::Result<()> {
+    if !matches!(hook, CallHook::ReturningFromHost) {
+        return Ok(());
+    }
+    let state = ctx.data_mut();
+    let written = state
+        .output
+        .as_ref()
+        .map_or(0, |(o, e)| o.total().saturating_add(e.total()));
+    let new_bytes = written.saturating_sub(state.charged_output);
+    state.charged_output = written;
+    let cost = HOST_CALL_FUEL.saturating_add(new_bytes.saturating_mul(OUTPUT_BYTE_FUEL));
+    let fuel = ctx.get_fuel()?;
+    if fuel < cost {
+        ctx.set_fuel(0)?;
+        return Err(wasmtime::Error::new(Trap::OutOfFuel));
+    }
+    ctx.set_fuel(fuel - cost)
 }
 
 /// Caps linear memory and remembers the peak and whether a growth was refused.
@@ -441,9 +472,12 @@ impl Guest {
             State {
                 wasi: wasi.build_p1(),
                 limiter: Limiter::new(limits.max_memory_bytes),
+                output: Some((stdout.clone(), stderr.clone())),
+                charged_output: 0,
             },
         );
         store.limiter(|s| &mut s.limiter);
+        store.call_hook(charge_host_call);
         store
             .set_fuel(limits.max_fuel)
             .map_err(|e| SandboxError::Internal(chain(&e)))?;
