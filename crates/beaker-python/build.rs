@@ -24,7 +24,14 @@ fn main() {
         .current_dir(&guests)
         // RustPython's parser crates (rustpython-ruff_* 0.16.5) declare rust-version 1.96 but build with
         // 1.95 (guest-tools/.cargo/config.toml, alias `build-guests`).
-        .args(["build", "--release", "--locked", "--target", "wasm32-wasip1", "--ignore-rust-version"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--target",
+            "wasm32-wasip1",
+            "--ignore-rust-version",
+        ])
         .args(["-p", "beaker-python", "-p", "echo"])
         .env("CARGO_TARGET_DIR", &target_dir)
         // The outer build's flags are for the host, not for wasm32-wasip1.

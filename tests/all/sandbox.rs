@@ -59,9 +59,13 @@ fn still_serves() -> Outcome {
 
 fn expect_kind(tool: &str, limits: Value, kind: &str, needle: &str) -> Outcome {
     let env = call(tool, limits)?;
-    ensure(env["error_kind"] == kind, || format!("expected {kind}, got {env}"))?;
+    ensure(env["error_kind"] == kind, || {
+        format!("expected {kind}, got {env}")
+    })?;
     let msg = env["error"].as_str().unwrap_or("");
-    ensure(msg.contains(needle), || format!("message {msg:?} lacks {needle:?}"))?;
+    ensure(msg.contains(needle), || {
+        format!("message {msg:?} lacks {needle:?}")
+    })?;
     still_serves()
 }
 
@@ -74,7 +78,9 @@ fn bad_modules_are_reported_and_the_rest_load() -> Outcome {
         ("badmanifest.toml", "unknown field `timeout`"),
     ] {
         ensure(
-            errors.iter().any(|m| m.contains(file) && m.contains(needle)),
+            errors
+                .iter()
+                .any(|m| m.contains(file) && m.contains(needle)),
             || format!("no error naming {file} ({needle}) in {errors:#?}"),
         )?;
     }
@@ -82,7 +88,10 @@ fn bad_modules_are_reported_and_the_rest_load() -> Outcome {
     let mut names = e.sandboxed_tools();
     names.sort();
     ensure(
-        names == ["echo", "envprobe", "exit3", "flood", "grow", "recurse", "spin", "trap"],
+        names
+            == [
+                "echo", "envprobe", "exit3", "flood", "grow", "recurse", "spin", "trap",
+            ],
         || format!("{names:?}"),
     )
 }
@@ -92,11 +101,14 @@ fn echo_round_trips_with_usage_and_identical_fuel() -> Outcome {
     let params = json!({"text": "héllo", "n": [1, 2.5, null], "deep": {"a": {"b": true}}});
     let a = e.call(ToolCall::new("echo", params.clone()));
     let b = e.call(ToolCall::new("echo", params.clone()));
-    ensure(a.result == Some(json!({ "echo": params })), || format!("{a:?}"))?;
-    let (ua, ub) = (a.usage.unwrap_or_default(), b.usage.unwrap_or_default());
-    ensure(ua.fuel > 0 && ua.peak_memory_bytes > 0 && ua.output_bytes > 0, || {
-        format!("{ua:?}")
+    ensure(a.result == Some(json!({ "echo": params })), || {
+        format!("{a:?}")
     })?;
+    let (ua, ub) = (a.usage.unwrap_or_default(), b.usage.unwrap_or_default());
+    ensure(
+        ua.fuel > 0 && ua.peak_memory_bytes > 0 && ua.output_bytes > 0,
+        || format!("{ua:?}"),
+    )?;
     ensure(ua.fuel == ub.fuel, || {
         format!("fuel differs between identical calls: {ua:?} {ub:?}")
     })
@@ -127,7 +139,9 @@ fn cancelling_a_running_guest_frees_its_worker() -> Outcome {
         },
     );
     std::thread::sleep(std::time::Duration::from_millis(50));
-    ensure(handle.cancel(), || "the call finished before it was cancelled".into())?;
+    ensure(handle.cancel(), || {
+        "the call finished before it was cancelled".into()
+    })?;
     let env = rx
         .recv_timeout(std::time::Duration::from_secs(5))
         .map_err(|e| e.to_string())?;
@@ -150,7 +164,9 @@ fn pool_exhaustion_queues_instead_of_failing() -> Outcome {
     .map_err(|e| e.to_string())?;
     let wasm = std::fs::read(PathBuf::from(beaker_python::GUEST_BUILD_DIR).join("echo.wasm"))
         .map_err(|e| e.to_string())?;
-    let guest = sandbox.load("echo", &wasm, false).map_err(|e| e.to_string())?;
+    let guest = sandbox
+        .load("echo", &wasm, false)
+        .map_err(|e| e.to_string())?;
     let threads: Vec<_> = (0..8)
         .map(|i| {
             let guest = guest.clone();
@@ -159,7 +175,12 @@ fn pool_exhaustion_queues_instead_of_failing() -> Outcome {
                 (0..20).all(|_| {
                     guest
                         .run(&Run::new(input.as_bytes(), beaker::Limits::default()))
-                        .is_ok_and(|o| o.stdout == format!("{{\"echo\":{input}}}").replace(' ', "").into_bytes())
+                        .is_ok_and(|o| {
+                            o.stdout
+                                == format!("{{\"echo\":{input}}}")
+                                    .replace(' ', "")
+                                    .into_bytes()
+                        })
                 })
             })
         })
@@ -185,7 +206,10 @@ fn thousand_calls_do_not_grow_memory() -> Outcome {
     let e = engine()?;
     let run = |n: usize| -> Outcome {
         for i in 0..n {
-            let env = e.call(ToolCall::new("echo", json!({"i": i, "pad": "x".repeat(4096)})));
+            let env = e.call(ToolCall::new(
+                "echo",
+                json!({"i": i, "pad": "x".repeat(4096)}),
+            ));
             ensure(env.success, || format!("{env:?}"))?;
         }
         Ok(())
@@ -208,8 +232,20 @@ fn usage_is_reported_on_failure() -> Outcome {
 pub fn trials() -> Vec<Trial> {
     let kinds: Vec<(&str, &str, Value, &str, &str)> = vec![
         ("trap", "trap", json!({}), "tool_error", "unreachable"),
-        ("exit_status_and_stderr", "exit3", json!({}), "tool_error", "bad request"),
-        ("infinite_loop_on_fuel", "spin", json!({"max_fuel": 1_000_000}), "limit_exceeded", "max_fuel"),
+        (
+            "exit_status_and_stderr",
+            "exit3",
+            json!({}),
+            "tool_error",
+            "bad request",
+        ),
+        (
+            "infinite_loop_on_fuel",
+            "spin",
+            json!({"max_fuel": 1_000_000}),
+            "limit_exceeded",
+            "max_fuel",
+        ),
         (
             "infinite_loop_on_deadline",
             "spin",
@@ -217,9 +253,27 @@ pub fn trials() -> Vec<Trial> {
             "timeout",
             "100 ms",
         ),
-        ("memory_growth", "grow", json!({"max_memory_bytes": 16 << 20}), "limit_exceeded", "max_memory_bytes"),
-        ("stack_overflow", "recurse", json!({}), "limit_exceeded", "stack"),
-        ("output_flood_is_capped_then_ends_on_fuel", "flood", json!({"max_fuel": 50_000_000}), "limit_exceeded", "fuel"),
+        (
+            "memory_growth",
+            "grow",
+            json!({"max_memory_bytes": 16 << 20}),
+            "limit_exceeded",
+            "max_memory_bytes",
+        ),
+        (
+            "stack_overflow",
+            "recurse",
+            json!({}),
+            "limit_exceeded",
+            "stack",
+        ),
+        (
+            "output_flood_is_capped_then_ends_on_fuel",
+            "flood",
+            json!({"max_fuel": 50_000_000}),
+            "limit_exceeded",
+            "fuel",
+        ),
     ];
     let mut trials: Vec<Trial> = kinds
         .into_iter()
@@ -230,13 +284,34 @@ pub fn trials() -> Vec<Trial> {
         })
         .collect();
     trials.extend([
-        Trial::test("sandbox::bad_modules_are_reported_and_the_rest_load", bad_modules_are_reported_and_the_rest_load),
-        Trial::test("sandbox::echo_round_trips_with_usage_and_identical_fuel", echo_round_trips_with_usage_and_identical_fuel),
-        Trial::test("sandbox::guest_sees_no_environment_no_files_and_a_virtual_clock", guest_sees_no_environment_no_files_and_a_virtual_clock),
-        Trial::test("sandbox::cancelling_a_running_guest_frees_its_worker", cancelling_a_running_guest_frees_its_worker),
-        Trial::test("sandbox::pool_exhaustion_queues_instead_of_failing", pool_exhaustion_queues_instead_of_failing),
-        Trial::test("sandbox::thousand_calls_do_not_grow_memory", thousand_calls_do_not_grow_memory),
-        Trial::test("sandbox::usage_is_reported_on_failure", usage_is_reported_on_failure),
+        Trial::test(
+            "sandbox::bad_modules_are_reported_and_the_rest_load",
+            bad_modules_are_reported_and_the_rest_load,
+        ),
+        Trial::test(
+            "sandbox::echo_round_trips_with_usage_and_identical_fuel",
+            echo_round_trips_with_usage_and_identical_fuel,
+        ),
+        Trial::test(
+            "sandbox::guest_sees_no_environment_no_files_and_a_virtual_clock",
+            guest_sees_no_environment_no_files_and_a_virtual_clock,
+        ),
+        Trial::test(
+            "sandbox::cancelling_a_running_guest_frees_its_worker",
+            cancelling_a_running_guest_frees_its_worker,
+        ),
+        Trial::test(
+            "sandbox::pool_exhaustion_queues_instead_of_failing",
+            pool_exhaustion_queues_instead_of_failing,
+        ),
+        Trial::test(
+            "sandbox::thousand_calls_do_not_grow_memory",
+            thousand_calls_do_not_grow_memory,
+        ),
+        Trial::test(
+            "sandbox::usage_is_reported_on_failure",
+            usage_is_reported_on_failure,
+        ),
     ]);
     trials
 }

@@ -6,8 +6,8 @@ use beaker_core::{
 use beaker_sandbox::{LoadError, Sandbox};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;

@@ -78,15 +78,26 @@ impl Report {
     }
 
     fn exception_type(&self) -> Option<&str> {
-        self.exception().and_then(|e| e.get("type")).and_then(Value::as_str)
+        self.exception()
+            .and_then(|e| e.get("type"))
+            .and_then(Value::as_str)
     }
 
     /// An uncaught MemoryError or RecursionError: the program hit a resource limit.
     fn limit_error(&self) -> Option<ToolError> {
         let ty = self.exception_type()?;
+        let message = self
+            .exception()
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let what = match ty {
             "MemoryError" => "ran out of memory (limit max_memory_bytes)",
             "RecursionError" => "recursed too deeply (Python's recursion limit in the sandbox)",
+            // A size beyond wasm32's address space (`bytearray(10 * 1024**3)`): an allocation no limit allows.
+            "OverflowError" if message.contains("index-sized integer") => {
+                "asked for an object larger than the sandbox's 32-bit address space (limit max_memory_bytes)"
+            }
             _ => return None,
         };
         let tb = self
@@ -105,10 +116,14 @@ fn run_guest(
     limits: Limits,
     ctx: &CallContext,
 ) -> Result<Report, ToolError> {
-    let bytes = serde_json::to_vec(input).map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    let bytes = serde_json::to_vec(input)
+        .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
     // The guest's own output limit is max_output_bytes for its JSON; user output is capped inside it.
     let mut limits = limits;
-    limits.max_output_bytes = limits.max_output_bytes.saturating_mul(2).saturating_add(1 << 16);
+    limits.max_output_bytes = limits
+        .max_output_bytes
+        .saturating_mul(2)
+        .saturating_add(1 << 16);
     limits.max_input_bytes = limits.max_input_bytes.saturating_add(1 << 16);
     let run = Run {
         input: &bytes,
@@ -134,7 +149,10 @@ fn run_guest(
     })?;
     match json {
         Value::Object(json) => Ok(Report { json }),
-        _ => Err(ToolError::new(ErrorKind::Internal, "the Python guest answered with a non-object")),
+        _ => Err(ToolError::new(
+            ErrorKind::Internal,
+            "the Python guest answered with a non-object",
+        )),
     }
 }
 
@@ -166,7 +184,8 @@ impl Tool for ExecutePython {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        let code = str_param(params, "code")?.ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
+        let code = str_param(params, "code")?
+            .ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
         let stdin = str_param(params, "stdin")?;
         check_len("code", code, &ctx.limits)?;
         check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;
@@ -182,7 +201,10 @@ impl Tool for ExecutePython {
         }
         let mut out = serde_json::Map::new();
         for key in ["stdout", "stderr", "result", "exception", "truncated"] {
-            out.insert(key.into(), report.json.get(key).cloned().unwrap_or(Value::Null));
+            out.insert(
+                key.into(),
+                report.json.get(key).cloned().unwrap_or(Value::Null),
+            );
         }
         Ok(Value::Object(out))
     }
@@ -194,11 +216,16 @@ impl Tool for CodeTest {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        let code = str_param(params, "code")?.ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
+        let code = str_param(params, "code")?
+            .ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
         check_len("code", code, &ctx.limits)?;
         let tests = match params.get("tests") {
             Some(Value::Array(a)) => a,
-            _ => return Err(ToolError::invalid_params("`tests` must be an array of strings")),
+            _ => {
+                return Err(ToolError::invalid_params(
+                    "`tests` must be an array of strings",
+                ))
+            }
         };
         if tests.len() > MAX_TESTS {
             return Err(ToolError::limit(format!(
@@ -229,12 +256,29 @@ impl Tool for CodeTest {
                 "test": test,
                 "max_output_bytes": ctx.limits.max_output_bytes / 2,
             });
-            let report = run_guest(&self.guest, &input, limits, ctx)?;
+            // A test that exhausts its fuel, memory or stack fails alone; running out of the call's time
+            // or being cancelled ends the call.
+            let report = match run_guest(&self.guest, &input, limits, ctx) {
+                Ok(r) => r,
+                Err(e) if e.kind == ErrorKind::LimitExceeded => {
+                    results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some(e) = report.limit_error() {
+                results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));
+                continue;
+            }
             let error = report.exception().map(|e| {
                 let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");
                 let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
                 let line = e.get("line").and_then(Value::as_u64);
-                let phase = report.json.get("phase").and_then(Value::as_str).unwrap_or("test");
+                let phase = report
+                    .json
+                    .get("phase")
+                    .and_then(Value::as_str)
+                    .unwrap_or("test");
                 let at = match (phase, line) {
                     ("code", Some(l)) => format!(" (in the code, line {l})"),
                     ("code", None) => " (in the code)".to_string(),

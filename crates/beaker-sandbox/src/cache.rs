@@ -74,7 +74,10 @@ impl ModuleCache {
             name: name.to_string(),
             message,
         };
-        let file = self.dir.as_ref().map(|d| d.join(format!("{}-{key:016x}.cwasm", file_stem(name))));
+        let file = self
+            .dir
+            .as_ref()
+            .map(|d| d.join(format!("{}-{key:016x}.cwasm", file_stem(name))));
         if let Some(m) = file.as_deref().and_then(|f| load_file(engine, f)) {
             *slot = Some(m.clone());
             return Ok(m);
@@ -86,10 +89,15 @@ impl ModuleCache {
             wasm.to_vec()
         };
         let module = Module::new(engine, &bytes).map_err(|e| load_err(chain(&e)))?;
-        tracing::info!(guest = name, ms = started.elapsed().as_millis() as u64, "compiled a guest module");
+        tracing::info!(
+            guest = name,
+            ms = started.elapsed().as_millis() as u64,
+            "compiled a guest module"
+        );
         if let Some(f) = &file {
-            if let Err(e) = store_file(&module, f) {
-                tracing::warn!(guest = name, "cannot cache {}: {e}", f.display());
+            match store_file(&module, f) {
+                Ok(()) => remove_stale(f, name),
+                Err(e) => tracing::warn!(guest = name, "cannot cache {}: {e}", f.display()),
             }
         }
         *slot = Some(module.clone());
@@ -100,12 +108,21 @@ impl ModuleCache {
 /// A name safe to use in a file name.
 fn file_stem(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(64)
         .collect()
 }
 
-#[allow(unsafe_code, reason = "loading a precompiled module is unsafe by wasmtime's API")]
+#[allow(
+    unsafe_code,
+    reason = "loading a precompiled module is unsafe by wasmtime's API"
+)]
 fn load_file(engine: &wasmtime::Engine, file: &Path) -> Option<Module> {
     if !file.is_file() {
         return None;
@@ -130,6 +147,29 @@ fn store_file(module: &Module, file: &Path) -> Result<(), String> {
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, file).map_err(|e| e.to_string())
+}
+
+/// Deletes older artifacts of the same guest (`NAME-<other key>.cwasm`): a compiled interpreter is ~90 MB,
+/// and every rebuild of the guest or of Beaker would otherwise leave one behind.
+fn remove_stale(current: &Path, name: &str) {
+    let (Some(dir), Some(keep)) = (current.parent(), current.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}-", file_stem(name));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(f) = file.to_str() else { continue };
+        let is_sibling = f
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".cwasm"))
+            .is_some_and(|key| key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()));
+        if is_sibling && file != keep {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random

@@ -114,9 +114,8 @@ impl Grants {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            SandboxError::Internal(format!("cannot create {}: {e}", dir.display()))
-        })?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| SandboxError::Internal(format!("cannot create {}: {e}", dir.display())))?;
         let scratch = Scratch(dir);
         wasi.preopened_dir(&scratch.0, "/scratch", FsPerms::ReadWrite)
             .map_err(|e| fail("the scratch directory", &scratch.0, e))?;

@@ -54,7 +54,11 @@ impl Default for SandboxConfig {
 }
 
 fn default_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     env("BEAKER_CACHE_DIR")
         .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
         .or_else(|| env("HOME").map(|d| d.join(".cache").join("beaker")))
@@ -130,7 +134,10 @@ const HOST_CALL_FUEL: u64 = 1_000;
 const OUTPUT_BYTE_FUEL: u64 = 1;
 
 /// Charges a host call and the output it wrote against the store's fuel; out of fuel is a trap.
-fn charge_host_call(mut ctx: wasmtime::StoreContextMut<'_, State>, hook: CallHook) -> wasmtime::Result<()> {
+fn charge_host_call(
+    mut ctx: wasmtime::StoreContextMut<'_, State>,
+    hook: CallHook,
+) -> wasmtime::Result<()> {
     if !matches!(hook, CallHook::ReturningFromHost) {
         return Ok(());
     }
@@ -331,7 +338,11 @@ impl Sandbox {
         match module.get_export("_start") {
             Some(wasmtime::ExternType::Func(f))
                 if f.params().len() == 0 && f.results().len() == 0 => {}
-            Some(_) => return Err(load_err("its `_start` export is not a `[] -> []` function".into())),
+            Some(_) => {
+                return Err(load_err(
+                    "its `_start` export is not a `[] -> []` function".into(),
+                ))
+            }
             None => {
                 return Err(load_err(
                     "it exports no `_start` function (a guest must be a WASI command)".into(),
@@ -453,7 +464,8 @@ impl Guest {
         };
         let start = Instant::now();
         let limits = &run.limits;
-        let stdout = CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
+        let stdout =
+            CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
         let stderr = CappedPipe::new(STDERR_CAP);
         let time = VirtualTime::default();
         let mut wasi = WasiCtxBuilder::new();

@@ -155,7 +155,8 @@ impl Tool for GuestTool {
             )));
         }
         serde_json::from_slice(&outcome.stdout).map_err(|e| {
-            let shown = String::from_utf8_lossy(&outcome.stdout[..outcome.stdout.len().min(200)]).into_owned();
+            let shown = String::from_utf8_lossy(&outcome.stdout[..outcome.stdout.len().min(200)])
+                .into_owned();
             ToolError::new(
                 ErrorKind::ToolError,
                 format!("the guest's output is not JSON ({e}): {shown:?}"),
