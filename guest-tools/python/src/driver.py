@@ -15,6 +15,7 @@ import ast
 import linecache
 import traceback
 import random
+import gc
 
 # Modules user code commonly imports, loaded now so that the snapshot holds them.
 # A module missing from this build only costs its entry here.
@@ -38,14 +39,10 @@ del _name
 # Keep our own references: user code may rebind module attributes.
 _ModuleType = types.ModuleType
 _StringIO = io.StringIO
-_urandom = os.urandom
 _seed = random.seed
 _extract_tb = traceback.extract_tb
 _format_list = traceback.format_list
 _format_exception_only = traceback.format_exception_only
-_parse = ast.parse
-_Expr = ast.Expr
-_Expression = ast.Expression
 _compile = builtins.compile
 _exec = builtins.exec
 _eval = builtins.eval
@@ -204,6 +201,9 @@ def _describe(exc, cap, state):
             message = _str(exc)
     except BaseException:
         message = "<exception str() failed>"
+    if _isinstance(exc, RecursionError):
+        # Raised by the native-stack guard, RustPython's message can be empty.
+        message = message.strip() or "maximum recursion depth exceeded"
     parts = []
     try:
         if frames:
@@ -218,24 +218,18 @@ def _describe(exc, cap, state):
 
 
 def _compile_cell(code):
-    """Code objects for the cell's body and its trailing expression (or None)."""
-    tree = _parse(code, "<code>", "exec")
-    last = None
-    if tree.body and _isinstance(tree.body[-1], _Expr):
-        last = _Expression(tree.body.pop().value)
-    body = _compile(tree, "<code>", "exec")
-    value = _compile(last, "<code>", "eval") if last is not None else None
-    return body, value
+    """(code object, returns_value) for the user's code; see compile_cell in main.rs."""
+    return _beaker_compile_cell(code)
 
 
 def _exit_is_success(exc):
     return _isinstance(exc, SystemExit) and exc.code in (None, 0)
 
 
-def run(code, stdin, test, cap):
-    """Run one request; returns (stdout, stderr, result, exc_type, exc_message, exc_line, exc_traceback, phase, truncated)."""
+def run(seed, code, stdin, test, cap):
+    """Run one request (seed: bytes from WASI random_get); returns (stdout, stderr, result, exc_type, exc_message, exc_line, exc_traceback, phase, truncated)."""
     # Per-call entropy: the snapshot froze the generator state.
-    _seed(int.from_bytes(_urandom(32), "big"))
+    _seed(int.from_bytes(seed, "big"))
 
     out = _Sink(cap)
     err = _Sink(cap)
@@ -259,12 +253,12 @@ def run(code, stdin, test, cap):
 
     _register_source("<code>", code)
     try:
-        body, value = _compile_cell(code)
-        _exec(body, g)
-        if value is not None:
-            v = _eval(value, g)
-            if v is not None:
-                result = _repr(v)
+        body, returns_value = _compile_cell(code)
+        # eval() of a code object runs it and returns what it returns: for a
+        # cell ending in an expression, that expression's value.
+        v = _eval(body, g)
+        if returns_value and v is not None:
+            result = _repr(v)
     except BaseException as e:
         if not _exit_is_success(e):
             exc_info = _describe(e, cap, state)
@@ -292,3 +286,9 @@ def run(code, stdin, test, cap):
         phase,
         out.truncated or err.truncated or state[0],
     )
+
+
+# Everything loaded so far survives every run: move it out of the collector's
+# reach so that a collection during a run only walks the run's own objects.
+gc.collect()
+gc.freeze()

@@ -8,7 +8,8 @@
 use std::cell::OnceCell;
 use std::io::{Read, Write};
 
-use rustpython::vm::builtins::{PyInt, PyStr, PyTuple};
+use rustpython::vm::builtins::{PyInt, PyStr, PyStrRef, PyTuple};
+use rustpython::vm::compiler::{ast, parser, Mode};
 use rustpython::vm::{AsObject, Interpreter, PyObjectRef, PyResult, Settings, VirtualMachine};
 use rustpython::InterpreterBuilderExt;
 use serde_json::{json, Value};
@@ -16,10 +17,13 @@ use serde_json::{json, Value};
 /// The Python side of a run: output capture, cell splitting, exception reports.
 const DRIVER: &str = include_str!("driver.py");
 
-/// Python frames allowed before RecursionError. Measured so that deep
-/// recursion raises RecursionError, never overflows the wasm stack, under a
-/// host `max_wasm_stack` of 8 MiB (see README).
-const RECURSION_LIMIT: usize = 1000;
+/// Python frames allowed before RecursionError (`sys.setrecursionlimit`).
+/// Plain Python-to-Python calls use no native stack in RustPython 0.6, so
+/// this only bounds heap use; recursion through native code (map, sorted,
+/// __init__, repr, ==, ...) is stopped earlier by RustPython's stack guard on
+/// the 2.5 MiB shadow stack (build.rs), before the host's 8 MiB wasm stack.
+/// See README.md for the measured depths.
+const RECURSION_LIMIT: usize = 5000;
 
 /// Output cap used when the request does not give `max_output_bytes`.
 const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1 << 20;
@@ -43,6 +47,34 @@ struct Request {
     max_output_bytes: u64,
 }
 
+/// Whether the last top-level statement of `source` is an expression (false when it does not parse).
+fn ends_with_expression(source: &str) -> bool {
+    parser::parse_module(source)
+        .map(|parsed| matches!(parsed.syntax().body.last(), Some(ast::Stmt::Expr(_))))
+        .unwrap_or(false)
+}
+
+/// `_beaker_compile_cell(source)` for the driver: `(code, returns_value)`.
+///
+/// A cell ending in an expression compiles in RustPython's `BlockExpr` mode,
+/// whose code object returns that expression's value (like a REPL cell);
+/// anything else compiles as a plain module. Compile errors are raised as
+/// SyntaxError with filename `<code>`.
+fn compile_cell(source: PyStrRef, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
+    let Some(source) = source.to_str() else {
+        return Err(vm.new_value_error("source code cannot contain surrogates".to_owned()));
+    };
+    let returns_value = ends_with_expression(source);
+    let mode = if returns_value { Mode::BlockExpr } else { Mode::Exec };
+    let code = vm
+        .compile(source, mode, "<code>")
+        .map_err(|err| err.into_pyexception(vm, Some(source)))?;
+    Ok(vm
+        .ctx
+        .new_tuple(vec![code.into(), vm.ctx.new_bool(returns_value).into()])
+        .into())
+}
+
 fn build_guest() -> Result<Guest, String> {
     let mut settings = Settings::default();
     // A fixed hash seed: str/bytes hashes (and so set order) are the same on
@@ -63,6 +95,11 @@ fn build_guest() -> Result<Guest, String> {
             sys.get_attr("setrecursionlimit", vm)?
                 .call((vm.ctx.new_int(RECURSION_LIMIT),), vm)?;
             let scope = vm.new_scope_with_builtins();
+            scope.globals.set_item(
+                "_beaker_compile_cell",
+                vm.new_function("_beaker_compile_cell", compile_cell).into(),
+                vm,
+            )?;
             vm.run_string(scope.clone(), DRIVER, "<beaker>")?;
             scope.globals.get_item("run", vm)
         })();
@@ -158,10 +195,11 @@ fn json_str(vm: &VirtualMachine, obj: &PyObjectRef) -> Value {
     }
 }
 
-fn execute(guest: &Guest, request: &Request) -> Result<Value, String> {
+fn execute(guest: &Guest, request: &Request, seed: &[u8]) -> Result<Value, String> {
     guest.interp.enter(|vm| {
         let cap = request.max_output_bytes.min(i64::MAX as u64);
         let args = (
+            vm.ctx.new_bytes(seed.to_vec()),
             vm.ctx.new_str(request.code.as_str()),
             py_opt_str(vm, request.stdin.as_deref()),
             py_opt_str(vm, request.test.as_deref()),
@@ -210,7 +248,14 @@ fn main() {
         fail(&format!("python guest: cannot read stdin: {e}"));
     }
     let request = parse_request(&input).unwrap_or_else(|m| fail(&m));
-    let response = match with_guest(|guest| execute(guest, &request)) {
+    // The run's entropy, drawn before a lazily built interpreter draws any:
+    // the same WASI random stream gives the same `random` numbers with or
+    // without a snapshot.
+    let mut seed = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut seed) {
+        fail(&format!("python guest: random_get failed: {e}"));
+    }
+    let response = match with_guest(|guest| execute(guest, &request, &seed)) {
         Ok(Ok(response)) => response,
         Ok(Err(message)) | Err(message) => fail(&message),
     };
