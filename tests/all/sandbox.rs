@@ -229,6 +229,64 @@ fn usage_is_reported_on_failure() -> Outcome {
     ensure(usage.fuel == 1_000_000, || format!("{env}"))
 }
 
+/// `beaker tools --guest-dir` lists the loaded guests and names the broken files on stderr (exit 0);
+/// `beaker compile` loads the same and exits 1 because some failed.
+fn cli_lists_guest_tools_and_reports_broken_ones() -> Outcome {
+    let dir = guests_dir();
+    let out = crate::support::beaker()
+        .args(["tools", "--no-python", "--guest-dir"])
+        .arg(&dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(out.status.success(), || {
+        format!("{:?} {stderr}", out.status)
+    })?;
+    ensure(stdout.lines().any(|l| l.starts_with("trap ")), || {
+        stdout.to_string()
+    })?;
+    ensure(!stdout.contains("execute_python"), || {
+        "--no-python still listed Python".into()
+    })?;
+    ensure(
+        stderr.contains("nothing.wat")
+            && stderr.contains("notwasm.wasm")
+            && stderr.contains("badmanifest.toml"),
+        || stderr.to_string(),
+    )?;
+    let out = crate::support::beaker()
+        .args(["compile", "--no-python", "--guest-dir"])
+        .arg(&dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    ensure(
+        out.status.code() == Some(1) && stdout.contains("7 sandboxed tools"),
+        || format!("{:?} {stdout}", out.status),
+    )
+}
+
+/// `beaker serve --guest-dir`: a trapping guest answers tool_error and the server keeps serving.
+fn serve_with_guest_dir() -> Outcome {
+    let dir = guests_dir();
+    let dir = dir.to_string_lossy();
+    let mut server = crate::support::Server::start(&["--no-python", "--guest-dir", &dir]);
+    server.send(&json!({"id": 1, "tool": "trap", "params": {}}));
+    let r = server.recv();
+    ensure(
+        r["error_kind"] == "tool_error" && r["usage"]["fuel"].is_u64(),
+        || format!("{r}"),
+    )?;
+    server.send(&json!({"id": 2, "tool": "envprobe", "params": {}}));
+    let r = server.recv();
+    ensure(r["result"]["env"] == 0, || format!("{r}"))?;
+    let (rest, status) = server.finish();
+    ensure(rest.is_empty() && status.success(), || {
+        format!("{rest:?} {status:?}")
+    })
+}
+
 pub fn trials() -> Vec<Trial> {
     let kinds: Vec<(&str, &str, Value, &str, &str)> = vec![
         ("trap", "trap", json!({}), "tool_error", "unreachable"),
@@ -312,6 +370,11 @@ pub fn trials() -> Vec<Trial> {
             "sandbox::usage_is_reported_on_failure",
             usage_is_reported_on_failure,
         ),
+        Trial::test(
+            "sandbox::cli_lists_guest_tools_and_reports_broken_ones",
+            cli_lists_guest_tools_and_reports_broken_ones,
+        ),
+        Trial::test("sandbox::serve_with_guest_dir", serve_with_guest_dir),
     ]);
     trials
 }

@@ -1,0 +1,136 @@
+//! Sandbox cost per call, and throughput:
+//! - `empty_guest`: instantiate + run + tear down a WebAssembly module whose `_start` returns at once;
+//! - `echo_guest`: the Rust `echo` guest from `guest-tools/` (params JSON in, result JSON out);
+//! - `execute_python_print`: `print(2**100)` through the `execute_python` tool (fresh instance of the
+//!   snapshotted interpreter), and `python3_subprocess`: `/usr/bin/python3 -c 'print(2**100)'` in a fresh
+//!   process, measured in the same run;
+//! - after criterion: calls per second of `execute_python` and of `echo` through the engine with every core
+//!   busy. Figures in docs/PERFORMANCE.md.
+
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented functions"
+)]
+use beaker::{CallContext, Engine, Limits, ToolCall};
+use beaker_sandbox::{declare_thread_stack, Run, Sandbox};
+use criterion::Criterion;
+use serde_json::json;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const EMPTY: &str = r#"(module (func (export "_start")) (memory (export "memory") 1))"#;
+
+fn bench(c: &mut Criterion) {
+    let sandbox = Sandbox::shared().expect("sandbox");
+    let limits = Limits::default();
+    let mut g = c.benchmark_group("sandbox");
+
+    let empty = sandbox
+        .load("empty", EMPTY.as_bytes(), false)
+        .expect("empty guest");
+    g.bench_function("empty_guest", |b| {
+        b.iter(|| empty.run(&Run::new(black_box(b""), limits)).expect("run"))
+    });
+
+    let wasm = std::fs::read(PathBuf::from(beaker_python::GUEST_BUILD_DIR).join("echo.wasm"))
+        .expect("echo.wasm");
+    let echo = sandbox.load("echo", &wasm, false).expect("echo guest");
+    let input = br#"{"x": 1, "text": "hello"}"#;
+    g.bench_function("echo_guest", |b| {
+        b.iter(|| echo.run(&Run::new(black_box(input), limits)).expect("run"))
+    });
+
+    let tools = beaker_python::tools(&sandbox).expect("python tools");
+    let py = &tools[0];
+    let ctx = CallContext::new(limits);
+    let params = json!({"code": "print(2**100)"});
+    g.sample_size(50);
+    g.bench_function("execute_python_print", |b| {
+        b.iter(|| py.call(black_box(&params), &ctx).expect("call"))
+    });
+    let fractions = json!({"code": "from fractions import Fraction\nsum(Fraction(1, n) for n in range(1, 30))"});
+    g.bench_function("execute_python_fractions", |b| {
+        b.iter(|| py.call(black_box(&fractions), &ctx).expect("call"))
+    });
+    g.sample_size(20);
+    g.bench_function("python3_subprocess", |b| {
+        b.iter(|| {
+            std::process::Command::new("/usr/bin/python3")
+                .args(["-c", "print(2**100)"])
+                .output()
+                .expect("python3")
+        })
+    });
+    g.finish();
+}
+
+/// Calls per second through the engine with one client thread per worker, for `secs` seconds.
+fn throughput(engine: &Engine, tool: &str, params: serde_json::Value, secs: u64) -> f64 {
+    let threads = engine.config().workers * 2;
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let started = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let engine = engine.clone();
+            let params = params.clone();
+            let tool = tool.to_string();
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while Instant::now() < deadline {
+                    let env = engine.call(ToolCall::new(tool.as_str(), params.clone()));
+                    assert!(env.success, "{env:?}");
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    let total: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+    total as f64 / started.elapsed().as_secs_f64()
+}
+
+fn main() {
+    // Guests run on the calling thread when it declares enough stack (criterion's main thread does not).
+    let runner = std::thread::Builder::new()
+        .stack_size(32 << 20)
+        .spawn(|| {
+            declare_thread_stack(32 << 20);
+            let mut c = Criterion::default().configure_from_args();
+            bench(&mut c);
+            c.final_summary();
+        })
+        .expect("thread");
+    runner.join().expect("bench thread");
+    if std::env::args().any(|a| a == "--list" || a == "--test") {
+        return;
+    }
+    let dir = std::env::temp_dir().join("beaker-bench-guests");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::copy(
+        PathBuf::from(beaker_python::GUEST_BUILD_DIR).join("echo.wasm"),
+        dir.join("echo.wasm"),
+    )
+    .expect("copy echo");
+    std::fs::copy("guest-tools/examples/echo.toml", dir.join("echo.toml")).expect("copy manifest");
+    let engine = Engine::builder()
+        .native_tools()
+        .python_tools()
+        .guest_dir(&dir)
+        .build()
+        .expect("engine");
+    let workers = engine.config().workers;
+    let py = throughput(
+        &engine,
+        "execute_python",
+        json!({"code": "print(2**100)"}),
+        5,
+    );
+    let echo = throughput(&engine, "echo", json!({"x": 1}), 5);
+    println!(
+        "throughput ({workers} workers, {} client threads, 5 s each):",
+        workers * 2
+    );
+    println!("  execute_python print(2**100): {py:.0} calls/s");
+    println!("  echo guest:                   {echo:.0} calls/s");
+}
