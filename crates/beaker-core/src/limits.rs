@@ -87,10 +87,11 @@ limits! {
     /// Evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand sides, root finding).
     /// Default 10,000,000: about a second of a compiled f64 expression.
     max_evaluations: u64 = 10_000_000, max 1_000_000_000;
-    /// WebAssembly fuel a sandboxed guest may burn (about one unit per guest instruction). Unlike the
-    /// wall-clock timeout it is deterministic: a replayed call stops at the same instruction. Default 10^10,
-    /// about 10 s of the Python guest on this machine class (see docs/PERFORMANCE.md).
-    max_fuel: u64 = 10_000_000_000, max 1_000_000_000_000;
+    /// WebAssembly fuel a sandboxed guest may burn (one unit per guest instruction, 1,000 per host call, 1 per
+    /// output byte). Unlike the wall-clock timeout it is deterministic: a replayed call stops at the same
+    /// instruction. Default 2·10^10: the Python guest burns about 5·10^9 a second on the 2-core reference
+    /// machine, so a runaway loop stops on fuel after ~4 s, inside the 10 s timeout even on a loaded machine.
+    max_fuel: u64 = 20_000_000_000, max 1_000_000_000_000;
     /// Bytes of linear memory a sandboxed guest may use, its initial image included. Default 512 MiB.
     max_memory_bytes: u64 = 512 << 20, max 4 << 30;
     /// Bytes of input (the params JSON on the guest's stdin, or the stdin a Python call provides).
