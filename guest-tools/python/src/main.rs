@@ -5,7 +5,7 @@
 //! `wizer.initialize` builds the interpreter and pre-imports the stdlib so a
 //! host can snapshot it; `_start` reuses that interpreter or builds it lazily.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::io::{Read, Write};
 
 use rustpython::vm::builtins::{PyInt, PyStr, PyStrRef, PyTuple};
@@ -37,6 +37,68 @@ struct Guest {
 thread_local! {
     // wasm32-wasip1 has one thread: this is a plain static the snapshot keeps.
     static GUEST: OnceCell<Guest> = const { OnceCell::new() };
+    /// The run's captured sys.stdout and sys.stderr.
+    static OUTPUT: RefCell<[Capture; 2]> = const { RefCell::new([Capture::new(), Capture::new()]) };
+}
+
+/// Text written by user code, capped at `cap` UTF-8 bytes; past the cap it is dropped.
+struct Capture {
+    text: String,
+    cap: usize,
+    truncated: bool,
+}
+
+impl Capture {
+    const fn new() -> Self {
+        Capture { text: String::new(), cap: 0, truncated: false }
+    }
+
+    fn reset(&mut self, cap: usize) {
+        *self = Capture { text: String::new(), cap, truncated: false };
+    }
+
+    fn add(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if self.truncated {
+            return;
+        }
+        let left = self.cap - self.text.len();
+        if s.len() <= left {
+            self.text.push_str(s);
+            return;
+        }
+        // Keep what fits, never half a character, and drop everything after.
+        let mut cut = left;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(&s[..cut]);
+        self.truncated = true;
+    }
+}
+
+fn capture_write(index: usize, s: &PyStr) -> usize {
+    OUTPUT.with(|out| {
+        let mut out = out.borrow_mut();
+        match s.to_str() {
+            Some(text) => out[index].add(text),
+            // Lone surrogates: written as U+FFFD.
+            None => out[index].add(&s.to_string_lossy()),
+        }
+    });
+    s.char_len()
+}
+
+/// `sys.stdout.write(s)` for the driver.
+fn write_stdout(s: PyStrRef) -> usize {
+    capture_write(0, &s)
+}
+
+/// `sys.stderr.write(s)` for the driver.
+fn write_stderr(s: PyStrRef) -> usize {
+    capture_write(1, &s)
 }
 
 /// One decoded request.
@@ -100,6 +162,16 @@ fn build_guest() -> Result<Guest, String> {
                 vm.new_function("_beaker_compile_cell", compile_cell).into(),
                 vm,
             )?;
+            scope.globals.set_item(
+                "_beaker_write_stdout",
+                vm.new_function("write", write_stdout).into(),
+                vm,
+            )?;
+            scope.globals.set_item(
+                "_beaker_write_stderr",
+                vm.new_function("write", write_stderr).into(),
+                vm,
+            )?;
             vm.run_string(scope.clone(), DRIVER, "<beaker>")?;
             scope.globals.get_item("run", vm)
         })();
@@ -161,8 +233,10 @@ fn parse_request(input: &[u8]) -> Result<Request, String> {
     if !params.is_object() {
         return Err("python guest: stdin must be a JSON object".to_owned());
     }
-    let code = optional_string(&params, "code")?
-        .ok_or_else(|| "python guest: `code` (a string) is required".to_owned())?;
+    let code = match params.get("code") {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err("python guest: `code` (a string) is required".to_owned()),
+    };
     let max_output_bytes = match params.get("max_output_bytes") {
         None | Some(Value::Null) => DEFAULT_MAX_OUTPUT_BYTES,
         Some(v) => v.as_u64().ok_or_else(|| {
@@ -198,6 +272,12 @@ fn json_str(vm: &VirtualMachine, obj: &PyObjectRef) -> Value {
 fn execute(guest: &Guest, request: &Request, seed: &[u8]) -> Result<Value, String> {
     guest.interp.enter(|vm| {
         let cap = request.max_output_bytes.min(i64::MAX as u64);
+        let cap_bytes = usize::try_from(cap).unwrap_or(usize::MAX);
+        OUTPUT.with(|out| {
+            for capture in out.borrow_mut().iter_mut() {
+                capture.reset(cap_bytes);
+            }
+        });
         let args = (
             vm.ctx.new_bytes(seed.to_vec()),
             vm.ctx.new_str(request.code.as_str()),
@@ -214,30 +294,36 @@ fn execute(guest: &Guest, request: &Request, seed: &[u8]) -> Result<Value, Strin
             .downcast_ref::<PyTuple>()
             .ok_or_else(|| "python guest: driver returned a non-tuple".to_owned())?;
         let items = tuple.as_slice();
-        if items.len() != 9 {
+        if items.len() != 7 {
             return Err("python guest: driver returned a tuple of the wrong size".to_owned());
         }
-        let exception = if vm.is_none(&items[3]) {
+        let exception = if vm.is_none(&items[1]) {
             Value::Null
         } else {
-            let line = items[5]
+            let line = items[3]
                 .downcast_ref::<PyInt>()
                 .and_then(|i| i.try_to_primitive::<i64>(vm).ok())
                 .map_or(Value::Null, Value::from);
             json!({
-                "type": json_str(vm, &items[3]),
-                "message": json_str(vm, &items[4]),
+                "type": json_str(vm, &items[1]),
+                "message": json_str(vm, &items[2]),
                 "line": line,
-                "traceback": json_str(vm, &items[6]),
+                "traceback": json_str(vm, &items[4]),
             })
         };
+        let (stdout, stderr, output_truncated) = OUTPUT.with(|out| {
+            let mut out = out.borrow_mut();
+            let truncated = out[0].truncated || out[1].truncated;
+            let [o, e] = &mut *out;
+            (std::mem::take(&mut o.text), std::mem::take(&mut e.text), truncated)
+        });
         Ok(json!({
-            "stdout": json_str(vm, &items[0]),
-            "stderr": json_str(vm, &items[1]),
-            "result": json_str(vm, &items[2]),
+            "stdout": stdout,
+            "stderr": stderr,
+            "result": json_str(vm, &items[0]),
             "exception": exception,
-            "phase": json_str(vm, &items[7]),
-            "truncated": items[8].is(&vm.ctx.true_value),
+            "phase": json_str(vm, &items[5]),
+            "truncated": output_truncated || items[6].is(&vm.ctx.true_value),
         }))
     })
 }
