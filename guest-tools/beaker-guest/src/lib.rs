@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 
+/// The serde_json the params and results are typed with.
 pub use serde_json;
 
 /// Exit code of a guest whose tool reported an error (or got unparseable params).
