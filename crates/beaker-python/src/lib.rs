@@ -138,12 +138,14 @@ fn run_guest(
         }
     })?;
     ctx.usage.record(outcome.usage);
+    // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
+    // can break its answer, so that is the program's doing, not Beaker's.
     let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
         ToolError::new(
-            ErrorKind::Internal,
+            ErrorKind::ToolError,
             format!(
-                "the Python guest answered with invalid JSON ({e}); stderr: {}",
-                String::from_utf8_lossy(&outcome.stderr)
+                "the program wrote to the raw standard output (file descriptor 1), which the sandbox does not \
+                 allow; use print() ({e})"
             ),
         )
     })?;
