@@ -19,6 +19,9 @@ const LIMIT_DOCS: &[(&str, &str)] = &[
     ("max_matrix_dim", "rows or columns of a matrix given to an O(n³) operation (solve, inverse, eigen, SVD, regression design); `limit_exceeded`"),
     ("max_iterations", "iterations of an iterative method (optimiser, root finder, ODE steps, IRLS); `limit_exceeded` (or `converged: false` where the result can say so)"),
     ("max_evaluations", "evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand side); `limit_exceeded`"),
+    ("max_fuel", "WebAssembly fuel of a sandboxed guest: one per instruction, 1,000 per host call, 1 per output byte; deterministic; `limit_exceeded`"),
+    ("max_memory_bytes", "linear memory of a sandboxed guest, its initial image included; `limit_exceeded`"),
+    ("max_input_bytes", "bytes of a sandboxed call's input (a guest's params JSON, Python's code or stdin); `limit_exceeded`"),
 ];
 
 /// `docs/TOOLS.md`: every tool, its params and result fields, the limits, and checked examples.
