@@ -109,7 +109,8 @@ impl Report {
     }
 }
 
-/// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`.
+/// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
+/// died of resource exhaustion (see [`Report::limit_error`]) is a `limit_exceeded` error, not a report.
 fn run_guest(
     guest: &Guest,
     input: &Value,
@@ -125,19 +126,7 @@ fn run_guest(
         .saturating_mul(2)
         .saturating_add(1 << 16);
     limits.max_input_bytes = limits.max_input_bytes.saturating_add(1 << 16);
-    let run = Run {
-        input: &bytes,
-        limits,
-        seed: ctx.seed,
-        cancel: Some(ctx.cancel.clone()),
-        grants: Default::default(),
-    };
-    let outcome = guest.run(&run).inspect_err(|e| {
-        if let Some(u) = e.usage() {
-            ctx.usage.record(u);
-        }
-    })?;
-    ctx.usage.record(outcome.usage);
+    let outcome = guest.run_recorded(&Run::for_call(&bytes, limits, ctx), &ctx.usage)?;
     // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
     // can break its answer, so that is the program's doing, not Beaker's.
     let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
@@ -149,12 +138,16 @@ fn run_guest(
             ),
         )
     })?;
-    match json {
-        Value::Object(json) => Ok(Report { json }),
-        _ => Err(ToolError::new(
+    let Value::Object(json) = json else {
+        return Err(ToolError::new(
             ErrorKind::Internal,
             "the Python guest answered with a non-object",
-        )),
+        ));
+    };
+    let report = Report { json };
+    match report.limit_error() {
+        Some(e) => Err(e),
+        None => Ok(report),
     }
 }
 
@@ -198,9 +191,6 @@ impl Tool for ExecutePython {
             "max_output_bytes": ctx.limits.max_output_bytes / 2,
         });
         let report = run_guest(&self.guest, &input, ctx.limits, ctx)?;
-        if let Some(e) = report.limit_error() {
-            return Err(e);
-        }
         let mut out = serde_json::Map::new();
         for key in ["stdout", "stderr", "result", "exception", "truncated"] {
             out.insert(
@@ -268,10 +258,6 @@ impl Tool for CodeTest {
                 }
                 Err(e) => return Err(e),
             };
-            if let Some(e) = report.limit_error() {
-                results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));
-                continue;
-            }
             let error = report.exception().map(|e| {
                 let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");
                 let msg = e.get("message").and_then(Value::as_str).unwrap_or("");

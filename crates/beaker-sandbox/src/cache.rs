@@ -175,18 +175,10 @@ fn remove_stale(current: &Path, name: &str) {
 /// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random
 /// seed) and returns the snapshot: a module whose memory image is the initialised state.
 fn snapshot(sandbox: &Sandbox, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
-    use rand::SeedableRng;
     let engine = &sandbox.inner.engine;
     let mut wizer = wasmtime_wizer::Wizer::new();
     wizer.init_func(INIT_EXPORT);
-    let time = crate::clock::VirtualTime::default();
-    let wasi = wasmtime_wasi::WasiCtxBuilder::new()
-        .wall_clock(crate::clock::WallClock(time.clone()))
-        .monotonic_clock(crate::clock::MonotonicClock(time))
-        .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(0))
-        .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(1))
-        .insecure_random_seed(0)
-        .build_p1();
+    let wasi = crate::sandbox::sealed_wasi(0).build_p1();
     let mut store = wasmtime::Store::new(
         engine,
         State {

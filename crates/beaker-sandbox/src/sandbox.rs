@@ -3,7 +3,7 @@ use crate::clock::{MonotonicClock, VirtualTime, WallClock};
 use crate::error::{chain, SandboxError};
 use crate::manifest::Grants;
 use crate::pipe::CappedPipe;
-use beaker_core::{CancelReason, CancelToken, Limits, Usage};
+use beaker_core::{CallContext, CancelReason, CancelToken, Limits, Usage, UsageSlot};
 use rand::SeedableRng;
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -391,6 +391,19 @@ impl<'a> Run<'a> {
     }
 }
 
+impl<'a> Run<'a> {
+    /// A run for a tool call under `limits`, with the call's seed and cancel token and no grants.
+    pub fn for_call(input: &'a [u8], limits: Limits, ctx: &CallContext) -> Self {
+        Run {
+            input,
+            limits,
+            seed: ctx.seed,
+            cancel: Some(ctx.cancel.clone()),
+            grants: Grants::default(),
+        }
+    }
+}
+
 /// What a run that exited with status 0 produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -402,6 +415,19 @@ pub struct Outcome {
     pub truncated: bool,
     /// What it consumed.
     pub usage: Usage,
+}
+
+/// A WASI context that sees nothing of the host: no stdio, environment, arguments or directories, virtual
+/// clocks, and random sources seeded by `seed`. Runs add their stdio and grants; snapshots use it as is.
+pub(crate) fn sealed_wasi(seed: u64) -> WasiCtxBuilder {
+    let time = VirtualTime::default();
+    let mut wasi = WasiCtxBuilder::new();
+    wasi.wall_clock(WallClock(time.clone()))
+        .monotonic_clock(MonotonicClock(time))
+        .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(seed))
+        .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x5eed))
+        .insecure_random_seed(u128::from(seed));
+    wasi
 }
 
 /// The cap on a guest's stderr (also the message of a failed run).
@@ -425,6 +451,18 @@ impl Guest {
     /// The guest's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// [`Guest::run`], adding what the run consumed to `usage` whether it succeeded or failed.
+    pub fn run_recorded(&self, run: &Run<'_>, usage: &UsageSlot) -> Result<Outcome, SandboxError> {
+        let result = self.run(run);
+        if let Some(u) = result
+            .as_ref()
+            .map_or_else(SandboxError::usage, |o| Some(o.usage))
+        {
+            usage.record(u);
+        }
+        result
     }
 
     /// Runs the guest once in a fresh instance. Waits for a pool slot first; the deadline starts when the
@@ -467,17 +505,11 @@ impl Guest {
         let stdout =
             CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
         let stderr = CappedPipe::new(STDERR_CAP);
-        let time = VirtualTime::default();
-        let mut wasi = WasiCtxBuilder::new();
+        let mut wasi = sealed_wasi(run.seed);
         wasi.stdin(MemoryInputPipe::new(run.input.to_vec()))
             .stdout(stdout.clone())
             .stderr(stderr.clone())
-            .arg(&self.name)
-            .wall_clock(WallClock(time.clone()))
-            .monotonic_clock(MonotonicClock(time))
-            .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(run.seed))
-            .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(run.seed ^ 0x5eed))
-            .insecure_random_seed(u128::from(run.seed));
+            .arg(&self.name);
         let scratch = run.grants.open(&mut wasi)?;
         let mut store = Store::new(
             &inner.engine,
@@ -537,18 +569,18 @@ impl Guest {
             },
         };
         if status != 0 {
-            let text = stderr_text(&err.bytes);
-            let message = if text.is_empty() {
-                format!("the guest `{}` exited with status {status}", self.name)
-            } else {
-                text
-            };
             if refused {
                 return Err(SandboxError::OutOfMemory {
                     limit: limits.max_memory_bytes,
                     usage,
                 });
             }
+            let text = stderr_text(&err.bytes);
+            let message = if text.is_empty() {
+                format!("the guest `{}` exited with status {status}", self.name)
+            } else {
+                text
+            };
             return Err(SandboxError::Guest { message, usage });
         }
         Ok(Outcome {

@@ -1,6 +1,5 @@
 //! Operator guest tools: a `NAME.wasm` + `NAME.toml` pair becomes a tool like any native one.
 
-use crate::error::SandboxError;
 use crate::manifest::Manifest;
 use crate::sandbox::{Guest, Run, Sandbox};
 use beaker_core::{CallContext, ErrorKind, LimitsRequest, Tool, ToolError, ToolSpec};
@@ -136,18 +135,10 @@ impl Tool for GuestTool {
         let input = serde_json::to_vec(params)
             .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
         let run = Run {
-            input: &input,
-            limits: ctx.limits,
-            seed: ctx.seed,
-            cancel: Some(ctx.cancel.clone()),
             grants: self.manifest.grants.clone(),
+            ..Run::for_call(&input, ctx.limits, ctx)
         };
-        let outcome = self.guest.run(&run).inspect_err(|e| {
-            if let Some(u) = e.usage() {
-                ctx.usage.record(u);
-            }
-        })?;
-        ctx.usage.record(outcome.usage);
+        let outcome = self.guest.run_recorded(&run, &ctx.usage)?;
         if outcome.truncated && outcome.stdout.len() as u64 >= ctx.limits.max_output_bytes {
             return Err(ToolError::limit(format!(
                 "the guest wrote more than {} bytes of output (limit max_output_bytes)",
@@ -162,14 +153,5 @@ impl Tool for GuestTool {
                 format!("the guest's output is not JSON ({e}): {shown:?}"),
             )
         })
-    }
-}
-
-impl From<LoadError> for SandboxError {
-    fn from(e: LoadError) -> Self {
-        SandboxError::Load {
-            name: e.path.display().to_string(),
-            message: e.message,
-        }
     }
 }
