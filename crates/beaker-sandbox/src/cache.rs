@@ -16,6 +16,10 @@ use wasmtime::Module;
 /// The export wizer runs before it snapshots a module.
 pub(crate) const INIT_EXPORT: &str = "wizer.initialize";
 
+/// Bumped whenever the way a snapshot is taken changes (its WASI context, the init export), so cached
+/// snapshots from an older recipe are not reused: the crate version alone does not change between commits.
+const SNAPSHOT_RECIPE: u32 = 2;
+
 /// Compiled modules by key; one lock per key so two loads of one module compile it once.
 pub(crate) struct ModuleCache {
     dir: Option<PathBuf>,
@@ -59,6 +63,7 @@ impl ModuleCache {
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
         wasm.hash(&mut h);
         initialize.hash(&mut h);
+        SNAPSHOT_RECIPE.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
         engine.precompile_compatibility_hash().hash(&mut h);
         let key = h.finish();
