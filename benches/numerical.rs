@@ -7,7 +7,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::{CallContext, Limits, Tool};
-use beaker_tools::numerical::Numerical;
+use beaker_numerical::Numerical;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;

@@ -114,9 +114,7 @@ fn main() {
     .expect("copy echo");
     std::fs::copy("guest-tools/examples/echo.toml", dir.join("echo.toml")).expect("copy manifest");
     let engine = Engine::builder()
-        .native_tools()
-        .python_tools()
-        .guest_dir(&dir)
+        .catalog(beaker::Catalog::builtin().guest_dir(&dir))
         .build()
         .expect("engine");
     let workers = engine.config().workers;

@@ -2,6 +2,8 @@
 //! embedding API; it re-exports the engine and the shared nouns.
 //!
 //! # Core concepts
+//! - [`Catalog`]: the tools an engine serves: the built-in families ([`Catalog::builtin`]), tools of your
+//!   own, directories of operator guests. Every tool enters through it.
 //! - [`Engine`]: registry of tools plus a fixed pool of worker threads and a deadline watchdog. Build one
 //!   per process ([`Engine::new`] or [`Engine::builder`]); cloning is cheap (an `Arc`) and it is `Send + Sync`.
 //!   Dropping the last handle lets queued calls finish, then the workers exit.
@@ -44,6 +46,6 @@ pub use beaker_core::{
     ToolCall, ToolError, ToolSpec, Usage,
 };
 pub use beaker_engine::{
-    catalog, dialects, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics,
-    TextCallResult, TextReply, TextRequest,
+    dialects, listing, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
+    EngineError, Metrics, TextCallResult, TextReply, TextRequest,
 };

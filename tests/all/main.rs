@@ -5,9 +5,9 @@
     reason = "a test binary: a panic is a failed test"
 )]
 
-mod adversarial;
 mod api;
 mod calculator;
+mod conformance;
 mod dialects;
 mod numerical;
 mod python;
@@ -23,7 +23,7 @@ fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
     trials.extend(calculator::trials());
-    trials.extend(adversarial::trials());
+    trials.extend(conformance::trials());
     trials.extend(dialects::trials());
     trials.extend(serve::trials());
     trials.extend(text_mode::trials());

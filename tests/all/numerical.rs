@@ -1,51 +1,14 @@
 //! `numerical` against SciPy/NumPy: `tests/data/numerical/reference.jsonl`, written by
 //! `tests/data/gen/numerical_reference.py` (its docstring explains the comparison keys), one trial per case,
-//! each through the engine. Also: hostile input (`adversarial.jsonl`), the spec's examples, and determinism.
+//! each through the engine. Also determinism; hostile input and the spec's examples are in the conformance suite.
 
-use crate::support::{ensure, jsonl, Outcome};
+use crate::support::{compare, ensure, jsonl, Outcome};
 use beaker::{Engine, LimitsRequest, ToolCall};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 
 fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
     (got - want).abs() <= atol + rtol * want.abs()
-}
-
-/// Compares `got` to `want` (numbers with tolerance, everything else exactly); `Err` names the path.
-fn compare(got: &Value, want: &Value, rtol: f64, atol: f64, path: &str) -> Result<(), String> {
-    match (got, want) {
-        (Value::Number(g), Value::Number(w)) => {
-            let (g, w) = (
-                g.as_f64().unwrap_or(f64::NAN),
-                w.as_f64().unwrap_or(f64::NAN),
-            );
-            if close(g, w, rtol, atol) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{path}: got {g:e}, want {w:e} (rtol {rtol:e}, atol {atol:e})"
-                ))
-            }
-        }
-        (Value::Array(g), Value::Array(w)) => {
-            if g.len() != w.len() {
-                return Err(format!("{path}: got {} items, want {}", g.len(), w.len()));
-            }
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                compare(a, b, rtol, atol, &format!("{path}[{i}]"))?;
-            }
-            Ok(())
-        }
-        (Value::Object(g), Value::Object(w)) => {
-            for (k, b) in w {
-                let a = g.get(k).ok_or(format!("{path}.{k}: missing"))?;
-                compare(a, b, rtol, atol, &format!("{path}.{k}"))?;
-            }
-            Ok(())
-        }
-        _ if got == want => Ok(()),
-        _ => Err(format!("{path}: got {got}, want {want}")),
-    }
 }
 
 fn negate(v: &Value) -> Value {
@@ -227,75 +190,6 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
     Ok(())
 }
 
-fn check_adversarial(engine: &Engine, case: &Value) -> Outcome {
-    let mut params = case["params"].clone();
-    // Generated data too large to keep literally: `{"path": "/data/A", "repeat": n, "item": v}`.
-    if let Some(g) = case.get("generate_array") {
-        let n = g["repeat"].as_u64().unwrap_or(0) as usize;
-        let items = Value::Array(vec![g["item"].clone(); n]);
-        let path = g["path"].as_str().unwrap_or("");
-        *params
-            .pointer_mut(path)
-            .ok_or(format!("no {path} in params"))? = items;
-    }
-    // Deep nesting: `{"path": ..., "depth": n}` puts n nested arrays around a number at path.
-    if let Some(g) = case.get("generate_nesting") {
-        let mut v = json!(1);
-        for _ in 0..g["depth"].as_u64().unwrap_or(0) {
-            v = json!([v]);
-        }
-        let path = g["path"].as_str().unwrap_or("");
-        *params
-            .pointer_mut(path)
-            .ok_or(format!("no {path} in params"))? = v;
-    }
-    let limits: LimitsRequest =
-        serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
-            .map_err(|e| format!("bad limits in case: {e}"))?;
-    let env = engine.call(ToolCall::new("numerical", params).with_limits(limits));
-    let env = serde_json::to_value(env).map_err(|e| e.to_string())?;
-    match (case.get("error_kind"), case.get("expected")) {
-        (Some(kind), _) => ensure(env["error_kind"] == *kind, || {
-            format!("expected {kind}, got {env}")
-        })?,
-        (None, Some(want)) => compare(&env["result"], want, 0.0, 0.0, "result")?,
-        (None, None) => return Err("a case needs error_kind or expected".into()),
-    }
-    if let Some(needle) = case.get("message_contains").and_then(Value::as_str) {
-        let msg = env["error"]
-            .as_str()
-            .or(env["result"]["message"].as_str())
-            .unwrap_or("");
-        ensure(msg.contains(needle), || {
-            format!("message {msg:?} lacks {needle:?}")
-        })?;
-    }
-    // The engine still answers.
-    let ok = engine.call(ToolCall::new(
-        "numerical",
-        json!({"operation": "determinant", "data": {"A": [[2, 0], [0, 3]]}}),
-    ));
-    ensure(ok.result == Some(json!({"determinant": 6.0})), || {
-        format!("the engine stopped answering: {ok:?}")
-    })
-}
-
-fn examples() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
-    let spec = engine.spec("numerical").ok_or("no numerical tool")?;
-    ensure(spec.examples.len() >= 3, || "too few examples".into())?;
-    for ex in &spec.examples {
-        let env = engine.call(ToolCall::new("numerical", ex.params.clone()));
-        ensure(env.result.as_ref() == Some(&ex.result), || {
-            format!(
-                "example {} gives {:?}, the spec says {}",
-                ex.params, env, ex.result
-            )
-        })?;
-    }
-    Ok(())
-}
-
 /// The same call twice gives the same bytes, for one call of each kind.
 fn determinism() -> Outcome {
     let engine = Engine::new().map_err(|e| e.to_string())?;
@@ -350,7 +244,6 @@ fn beaker_numerical_ops() -> Vec<String> {
 
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
-        Trial::test("numerical::examples", examples),
         Trial::test("numerical::determinism", determinism),
         Trial::test(
             "numerical::every_operation_is_covered",
@@ -362,16 +255,6 @@ pub fn trials() -> Vec<Trial> {
         trials.push(Trial::test(name, move || {
             let engine = Engine::new().map_err(|e| e.to_string())?;
             check_reference(&engine, &case)
-        }));
-    }
-    for case in jsonl("tests/data/numerical/adversarial.jsonl") {
-        let name = format!(
-            "numerical::adversarial::{}",
-            case["name"].as_str().unwrap_or("?")
-        );
-        trials.push(Trial::test(name, move || {
-            let engine = Engine::new().map_err(|e| e.to_string())?;
-            check_adversarial(&engine, &case)
         }));
     }
     trials

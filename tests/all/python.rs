@@ -1,22 +1,14 @@
 //! `execute_python` and `code_test`:
 //! - `tests/data/python/programs/*.py` against what CPython printed and returned
 //!   (`tests/data/python/expected.jsonl`, written by `tests/data/gen/python_reference.py`);
-//! - `tests/data/python/adversarial.jsonl`: hostile code, each with its error kind or the result fields it
-//!   must have, and the engine answering afterwards;
+//! - (hostile code, `tests/data/python/adversarial.jsonl`, runs in the conformance suite);
 //! - determinism: the same call gives the same bytes, a different seed different random numbers.
 
+use crate::conformance::engine;
 use crate::support::{ensure, jsonl, root, Outcome};
-use beaker::{Engine, LimitsRequest, ToolCall};
+use beaker::{LimitsRequest, ToolCall};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
-use std::sync::OnceLock;
-
-fn engine() -> Result<&'static Engine, String> {
-    static E: OnceLock<Result<Engine, String>> = OnceLock::new();
-    E.get_or_init(|| Engine::new().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(Clone::clone)
-}
 
 fn run(tool: &str, params: Value, limits: Value) -> Result<Value, String> {
     let limits: LimitsRequest = serde_json::from_value(limits).map_err(|e| e.to_string())?;
@@ -78,63 +70,6 @@ fn program(case: &Value) -> Outcome {
             })
         }
     }
-}
-
-/// A hostile or careless call: its error kind, or fields its result must have; then the engine answers.
-fn adversarial(case: &Value) -> Outcome {
-    let mut params = case["params"].clone();
-    if let Some(g) = case.get("generate") {
-        let n = g["repeat"].as_u64().unwrap_or(0) as usize;
-        let field = g["field"].as_str().unwrap_or("code");
-        params[field] = Value::String(g["text"].as_str().unwrap_or("").repeat(n));
-    }
-    if let Some(g) = case.get("generate_array") {
-        let n = g["repeat"].as_u64().unwrap_or(0) as usize;
-        let field = g["field"].as_str().unwrap_or("tests");
-        params[field] = Value::Array(vec![g["item"].clone(); n]);
-    }
-    let tool = case["tool"].as_str().unwrap_or("execute_python");
-    let env = run(
-        tool,
-        params,
-        case.get("limits").cloned().unwrap_or(json!({})),
-    )?;
-    match case.get("error_kind") {
-        Some(kind) => ensure(env["error_kind"] == *kind, || {
-            format!("expected {kind}, got {env}")
-        })?,
-        None => ensure(env["success"] == true, || {
-            format!("expected success, got {env}")
-        })?,
-    }
-    if let Some(needle) = case.get("message_contains").and_then(Value::as_str) {
-        let msg = env["error"].as_str().unwrap_or("");
-        ensure(msg.contains(needle), || {
-            format!("message {msg:?} lacks {needle:?}")
-        })?;
-    }
-    // `result`: JSON pointers into the result and the values they must have.
-    if let Some(Value::Object(want)) = case.get("result") {
-        for (ptr, v) in want {
-            let got = env["result"].pointer(ptr).cloned().unwrap_or(Value::Null);
-            ensure(got == *v, || {
-                format!("result{ptr}: expected {v}, got {got} (in {env})")
-            })?;
-        }
-    }
-    // `exception_in`: the uncaught exception's type is one of these.
-    if let Some(Value::Array(types)) = case.get("exception_in") {
-        let got = &env["result"]["exception"]["type"];
-        ensure(types.contains(got), || {
-            format!("exception {got} not in {types:?} ({env})")
-        })?;
-    }
-    let ok = run("execute_python", json!({"code": "6 * 7"}), json!({}))?;
-    ensure(ok["result"]["result"] == "42", || {
-        format!("the Python tool stopped answering: {ok}")
-    })?;
-    let calc = engine()?.call(ToolCall::new("calculator", json!({"expression": "1+1"})));
-    ensure(calc.success, || "the engine stopped answering".into())
 }
 
 fn same_call_same_bytes_and_seeds_matter() -> Outcome {
@@ -225,17 +160,6 @@ pub fn trials() -> Vec<Trial> {
             Trial::test(name, move || program(&case))
         })
         .collect();
-    trials.extend(
-        jsonl("tests/data/python/adversarial.jsonl")
-            .into_iter()
-            .map(|case| {
-                let name = format!(
-                    "python::adversarial::{}",
-                    case["name"].as_str().unwrap_or("?")
-                );
-                Trial::test(name, move || adversarial(&case))
-            }),
-    );
     trials.extend([
         Trial::test(
             "python::same_call_same_bytes_and_seeds_matter",

@@ -18,9 +18,12 @@ fn engine() -> Result<&'static Engine, String> {
     static E: OnceLock<Result<Engine, String>> = OnceLock::new();
     E.get_or_init(|| {
         Engine::builder()
-            .native_tools()
-            .guest_dir(guests_dir())
-            .guest_dir(echo_dir())
+            .catalog(
+                beaker::Catalog::builtin()
+                    .without("python")
+                    .guest_dir(guests_dir())
+                    .guest_dir(echo_dir()),
+            )
             .build()
             .map_err(|e| e.to_string())
     })

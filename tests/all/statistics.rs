@@ -4,47 +4,9 @@
 //! element; strings and booleans exactly), and error cases must fail with their `error_kind`. Also: seeded
 //! sampling is reproducible and has the right moments, and every operation is deterministic.
 
-use crate::support::{ensure, jsonl, Outcome};
+use crate::support::{compare, ensure, jsonl, Outcome};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
-
-/// Compares `got` with `want`: `None` when they agree, else where and how they differ.
-fn differ(got: &Value, want: &Value, rtol: f64, atol: f64, path: &str) -> Option<String> {
-    match (got, want) {
-        (_, Value::Number(w)) => {
-            let w = w.as_f64()?;
-            let Some(g) = got.as_f64() else {
-                return Some(format!("{path}: got {got}, want {w}"));
-            };
-            let ok = (g - w).abs() <= atol + rtol * w.abs() || g == w;
-            (!ok).then(|| {
-                format!(
-                    "{path}: got {g:e}, want {w:e} (rel err {:.1e})",
-                    ((g - w) / w).abs()
-                )
-            })
-        }
-        (Value::Array(g), Value::Array(w)) => {
-            if g.len() != w.len() {
-                return Some(format!("{path}: length {} vs {}", g.len(), w.len()));
-            }
-            g.iter()
-                .zip(w)
-                .enumerate()
-                .find_map(|(i, (g, w))| differ(g, w, rtol, atol, &format!("{path}[{i}]")))
-        }
-        (g, Value::Object(w)) => w.iter().find_map(|(k, wv)| {
-            differ(
-                g.get(k).unwrap_or(&Value::Null),
-                wv,
-                rtol,
-                atol,
-                &format!("{path}.{k}"),
-            )
-        }),
-        (g, w) => (g != w).then(|| format!("{path}: got {g}, want {w}")),
-    }
-}
 
 fn reference() -> Outcome {
     let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
@@ -72,7 +34,7 @@ fn reference() -> Outcome {
         }
         let rtol = c.get("rtol").and_then(Value::as_f64).unwrap_or(1e-9);
         let atol = c.get("atol").and_then(Value::as_f64).unwrap_or(0.0);
-        if let Some(d) = differ(&env["result"], &c["expected"], rtol, atol, "") {
+        if let Err(d) = compare(&env["result"], &c["expected"], rtol, atol, "") {
             failures.push(format!("{name}: {d}"));
         }
     }

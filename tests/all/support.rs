@@ -100,3 +100,41 @@ pub fn ensure(cond: bool, msg: impl FnOnce() -> String) -> Outcome {
         Err(msg().into())
     }
 }
+
+/// The one tolerance comparer (tests/data/README.md): numbers match when `|got − want| ≤ atol + rtol·|want|`
+/// or they are equal; arrays element by element; objects key by key over `want`'s keys (a key `want` has
+/// must be in `got`, unless `want` says `null`); anything else exactly. `Err` names the first difference.
+pub fn compare(got: &Value, want: &Value, rtol: f64, atol: f64, path: &str) -> Result<(), String> {
+    match (got, want) {
+        (_, Value::Number(w)) => {
+            let w = w.as_f64().unwrap_or(f64::NAN);
+            let Some(g) = got.as_f64() else {
+                return Err(format!("{path}: got {got}, want {w:e}"));
+            };
+            if (g - w).abs() <= atol + rtol * w.abs() || g == w {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{path}: got {g:e}, want {w:e} (rel err {:.1e}; rtol {rtol:e}, atol {atol:e})",
+                    ((g - w) / w).abs()
+                ))
+            }
+        }
+        (Value::Array(g), Value::Array(w)) => {
+            if g.len() != w.len() {
+                return Err(format!("{path}: got {} items, want {}", g.len(), w.len()));
+            }
+            g.iter()
+                .zip(w)
+                .enumerate()
+                .try_for_each(|(i, (a, b))| compare(a, b, rtol, atol, &format!("{path}[{i}]")))
+        }
+        (Value::Object(g), Value::Object(w)) => w.iter().try_for_each(|(k, b)| match g.get(k) {
+            Some(a) => compare(a, b, rtol, atol, &format!("{path}.{k}")),
+            None if b.is_null() => Ok(()),
+            None => Err(format!("{path}.{k}: missing")),
+        }),
+        _ if got == want => Ok(()),
+        _ => Err(format!("{path}: got {got}, want {want}")),
+    }
+}

@@ -1,41 +1,34 @@
-//! Tidy checks on the repository itself: the crate graph points one way, docs match the code.
+//! Tidy checks on the repository itself: the crate graph points one way, docs match the code and name
+//! everything there is, and nothing points outside the repository.
 
 use crate::support::{ensure, root, Outcome};
 use libtest_mimic::Trial;
 use std::collections::BTreeMap;
 
-/// Each crate and the crates it may depend on (DESIGN.md §1: core <- expr <- tools; engine uses them;
-/// front ends use the engine and core only).
-const ALLOWED: &[(&str, &[&str])] = &[
-    ("beaker-core", &[]),
-    ("beaker-expr", &["beaker-core"]),
-    ("beaker-statistics", &["beaker-core"]),
-    ("beaker-numerical", &["beaker-core", "beaker-expr"]),
-    (
-        "beaker-tools",
-        &[
-            "beaker-core",
-            "beaker-expr",
-            "beaker-statistics",
-            "beaker-numerical",
-        ],
-    ),
-    ("beaker-dialects", &["beaker-core"]),
-    ("beaker-sandbox", &["beaker-core"]),
-    ("beaker-python", &["beaker-core", "beaker-sandbox"]),
-    (
-        "beaker-engine",
-        &[
-            "beaker-core",
-            "beaker-tools",
-            "beaker-dialects",
-            "beaker-sandbox",
-            "beaker-python",
-        ],
-    ),
-    ("beaker-cli", &["beaker-core", "beaker-engine"]),
-    ("beaker", &["beaker-core", "beaker-engine", "beaker-cli"]),
+/// The layers of the crate graph, bottom up. A crate may depend only on crates of lower layers, and only the
+/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 2): a new tool's crate
+/// needs no entry.
+const LAYERS: &[(&str, u8)] = &[
+    ("beaker-core", 0),
+    ("beaker-expr", 1),
+    ("beaker-dialects", 1),
+    ("beaker-sandbox", 1),
+    ("beaker-catalog", 3),
+    ("beaker-engine", 4),
+    ("beaker-protocol", 5),
+    ("beaker-cli", 6),
+    ("beaker", 7),
 ];
+
+/// Where a crate sits in [`LAYERS`]: tool crates are layer 2.
+const TOOL_LAYER: u8 = 2;
+
+fn layer(name: &str) -> u8 {
+    LAYERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(TOOL_LAYER, |(_, l)| *l)
+}
 
 fn manifests() -> BTreeMap<String, toml::Table> {
     let mut out = BTreeMap::new();
@@ -59,16 +52,108 @@ fn manifests() -> BTreeMap<String, toml::Table> {
 
 fn dependency_direction() -> Outcome {
     for (name, t) in manifests() {
-        let allowed = ALLOWED
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, a)| *a)
-            .ok_or_else(|| format!("crate {name} is not in the tidy test's ALLOWED table"))?;
+        let (mine, catalog) = (layer(&name), name == "beaker-catalog");
         // Normal dependencies only: dev-dependencies (tests, benches) may reach anywhere.
         if let Some(deps) = t.get("dependencies").and_then(|d| d.as_table()) {
             for dep in deps.keys().filter(|d| d.starts_with("beaker")) {
-                ensure(allowed.contains(&dep.as_str()), || {
-                    format!("{name} must not depend on {dep}")
+                let theirs = layer(dep);
+                ensure(theirs < mine, || {
+                    format!("{name} (layer {mine}) must not depend on {dep} (layer {theirs})")
+                })?;
+                ensure(theirs != TOOL_LAYER || catalog, || {
+                    format!("{name} must not depend on the tool crate {dep}: tools enter through the catalog")
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every crate has its section in docs/ARCHITECTURE.md, every catalog family is named there, every tool has
+/// its section in docs/TOOLS.md, and every command of the binary (each a front end or a job) is documented.
+fn docs_name_every_crate_tool_and_front_end() -> Outcome {
+    let arch =
+        std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).map_err(|e| e.to_string())?;
+    let tools_md =
+        std::fs::read_to_string(root().join("docs/TOOLS.md")).map_err(|e| e.to_string())?;
+    let protocol =
+        std::fs::read_to_string(root().join("docs/PROTOCOL.md")).map_err(|e| e.to_string())?;
+    for name in manifests().keys().filter(|n| n.as_str() != "beaker") {
+        ensure(arch.contains(&format!("### `crates/{name}`")), || {
+            format!("docs/ARCHITECTURE.md has no `### `crates/{name}`` section")
+        })?;
+    }
+    for family in beaker::Catalog::builtin().families() {
+        ensure(arch.contains(&format!("`{}`", family.name)), || {
+            format!(
+                "docs/ARCHITECTURE.md does not name the catalog family `{}`",
+                family.name
+            )
+        })?;
+    }
+    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    for spec in engine.specs() {
+        ensure(tools_md.contains(&format!("## `{}`", spec.name)), || {
+            format!("docs/TOOLS.md has no section for `{}`", spec.name)
+        })?;
+    }
+    let help = crate::support::beaker()
+        .arg("--help")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    ensure(commands.len() >= 5, || {
+        format!("no commands in `beaker --help`: {help}")
+    })?;
+    for c in commands {
+        let named = format!("beaker {c}");
+        ensure(arch.contains(&named) || protocol.contains(&named), || {
+            format!("neither docs/ARCHITECTURE.md nor docs/PROTOCOL.md documents `{named}`")
+        })?;
+    }
+    Ok(())
+}
+
+/// Nothing in the repository points outside it (a clone has only itself).
+fn no_references_outside_the_repository() -> Outcome {
+    let mut stack = vec![root()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "corpus" {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("rs" | "md" | "toml" | "py" | "sh")
+            ) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for needle in ["../shared", "NOTES.md", "DESIGN.md", "DESIGN §"] {
+                if path.ends_with("tests/all/tidy.rs") {
+                    break;
+                }
+                ensure(!text.contains(needle), || {
+                    format!(
+                        "{} refers to `{needle}`, which a clone of the repository does not have",
+                        path.display()
+                    )
                 })?;
             }
         }
@@ -98,7 +183,7 @@ fn crates_say_what_they_are_for() -> Outcome {
 
 fn tools_md_matches_the_specs() -> Outcome {
     let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
-    let want = beaker::catalog::markdown(engine.specs());
+    let want = beaker::listing::markdown(engine.specs());
     let path = root().join("docs/TOOLS.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want {
@@ -155,6 +240,14 @@ fn readme_test_command_is_what_ci_runs() -> Outcome {
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("tidy::dependency_direction", dependency_direction),
+        Trial::test(
+            "tidy::docs_name_every_crate_tool_and_front_end",
+            docs_name_every_crate_tool_and_front_end,
+        ),
+        Trial::test(
+            "tidy::no_references_outside_the_repository",
+            no_references_outside_the_repository,
+        ),
         Trial::test(
             "tidy::crates_say_what_they_are_for",
             crates_say_what_they_are_for,

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use beaker_core::Limits;
-use beaker_engine::{Config, Engine};
+use beaker_engine::{Catalog, Config, Engine};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -139,16 +139,19 @@ impl Settings {
 
     /// Builds the engine; guest tools that fail to load are reported on stderr, naming their files.
     pub fn engine(&self) -> anyhow::Result<Engine> {
-        let mut b = Engine::builder().config(self.config.clone()).native_tools();
-        if self.test_tools {
-            b = b.testing_tools();
+        let mut catalog = Catalog::builtin();
+        if !self.python {
+            catalog = catalog.without("python");
         }
-        if self.python {
-            b = b.python_tools();
+        if self.test_tools {
+            catalog = catalog.with("testing")?;
         }
         for d in &self.guest_dirs {
-            b = b.guest_dir(d.clone());
+            catalog = catalog.guest_dir(d.clone());
         }
+        let b = Engine::builder()
+            .config(self.config.clone())
+            .catalog(catalog);
         let engine = b.build()?;
         for e in engine.load_errors() {
             eprintln!("beaker: guest tool not loaded: {e}");

@@ -8,8 +8,8 @@ mod serve;
 
 use anyhow::Context;
 use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
-use beaker_engine::catalog;
 use beaker_engine::dialects::Dialect;
+use beaker_engine::listing;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -218,18 +218,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ToolsFormat::Openai => writeln!(
                     out,
                     "{}",
-                    serde_json::to_string_pretty(&catalog::openai_tools(specs))?
+                    serde_json::to_string_pretty(&listing::openai_tools(specs))?
                 )?,
                 ToolsFormat::Mcp => writeln!(
                     out,
                     "{}",
-                    serde_json::to_string_pretty(&catalog::mcp_tools(specs))?
+                    serde_json::to_string_pretty(&listing::mcp_tools(specs))?
                 )?,
-                ToolsFormat::Markdown => write!(out, "{}", catalog::markdown(specs))?,
-                ToolsFormat::Svend => write!(out, "{}", catalog::prompt(Dialect::Svend, specs))?,
-                ToolsFormat::Tagged => write!(out, "{}", catalog::prompt(Dialect::Tagged, specs))?,
-                ToolsFormat::Hermes => write!(out, "{}", catalog::prompt(Dialect::Hermes, specs))?,
-                ToolsFormat::Fenced => write!(out, "{}", catalog::prompt(Dialect::Fenced, specs))?,
+                ToolsFormat::Markdown => write!(out, "{}", listing::markdown(specs))?,
+                ToolsFormat::Svend => write!(out, "{}", listing::prompt(Dialect::Svend, specs))?,
+                ToolsFormat::Tagged => write!(out, "{}", listing::prompt(Dialect::Tagged, specs))?,
+                ToolsFormat::Hermes => write!(out, "{}", listing::prompt(Dialect::Hermes, specs))?,
+                ToolsFormat::Fenced => write!(out, "{}", listing::prompt(Dialect::Fenced, specs))?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -247,18 +247,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .context("reading the text from stdin")?;
             // A generation cut off inside a multi-byte character is still a text to run.
             let input = String::from_utf8_lossy(&raw).into_owned();
-            let mut obj = serde_json::Map::new();
-            obj.insert("dialect".into(), serde_json::json!(dialect));
-            obj.insert("lenient".into(), serde_json::json!(lenient));
-            if let Some(n) = max_calls {
-                obj.insert("max_calls".into(), serde_json::json!(n));
+            let limits = match &limits {
+                Some(l) => serde_json::from_str(l).context("invalid --limits")?,
+                None => Default::default(),
+            };
+            let req = beaker_protocol::TextOptions {
+                dialect: Some(dialect.clone()),
+                lenient,
+                max_calls,
+                limits,
+                tag: None,
+                seed: None,
             }
-            if let Some(l) = &limits {
-                let l: serde_json::Value =
-                    serde_json::from_str(l).context("--limits is not JSON")?;
-                obj.insert("limits".into(), l);
-            }
-            let req = serve::text_request_fields(&obj).map_err(anyhow::Error::msg)?;
+            .into_request(String::new())
+            .map_err(anyhow::Error::msg)?;
             let engine = config::Settings::load_engine(&engine)?.engine()?;
             // An OpenAI conversation is a JSON object with `messages`; anything else is model text.
             let conversation = serde_json::from_str::<serde_json::Value>(&input)

@@ -20,27 +20,16 @@
 mod context;
 mod envelope;
 mod error;
+mod json;
 mod limits;
 mod spec;
 
 pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
+pub use json::{json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest};
 pub use spec::{Example, Tool, ToolSpec};
-
-/// A JSON value's type in words (`"an array"`, `"null"`), for error messages that say what was given.
-pub fn json_type(v: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// A 64-bit FNV-1a hash: stable across Rust versions and platforms, used to derive per-call seeds.
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {

@@ -7,8 +7,12 @@ use serde_json::Value;
 pub struct Example {
     /// The params of the call.
     pub params: Value,
-    /// The `result` the call returns.
+    /// The `result` the call returns, without the keys in `elided`.
     pub result: Value,
+    /// Result keys the call returns but the example leaves out, too long to show (a plot's image bytes).
+    /// The conformance suite checks that they are there and that everything else is `result` exactly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elided: Vec<String>,
 }
 
 /// What a tool is: its name, what it is for, and the JSON Schemas of its params and result.

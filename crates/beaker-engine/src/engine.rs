@@ -1,78 +1,21 @@
+//! Dispatch: one lookup, validation before queueing, limits narrowed, the call queued on the worker pool,
+//! its deadline armed when a worker starts it, exactly one envelope back.
+
+use crate::builder::{Config, EngineBuilder, EngineError};
+use crate::output;
 use crate::watchdog::{Expire, Watchdog};
+use beaker_catalog::Catalog;
 use beaker_core::{
-    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, LimitsError, Tool,
-    ToolCall, ToolError, ToolSpec, UsageSlot,
+    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, Tool, ToolCall, ToolError,
+    ToolSpec, UsageSlot,
 };
-use beaker_sandbox::{LoadError, Sandbox};
+use beaker_sandbox::LoadError;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
-
-/// How an [`Engine`] runs: its worker pool, queue bound and limits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    /// Worker threads running calls. Default: the number of cores.
-    pub workers: usize,
-    /// Calls waiting for a worker beyond which new calls fail at once with a retryable `internal`
-    /// ("overloaded") error. Default 65,536: a bound on memory, not a tuning knob; front ends apply
-    /// backpressure well before it.
-    pub max_queued: usize,
-    /// Limits a call gets when it asks for nothing.
-    pub defaults: Limits,
-    /// Limits no call may exceed.
-    pub maxima: Limits,
-    /// Where images a tool returns (`image` + `format` in its result, as the plotter's) are also written,
-    /// named by their content hash, with the path added to the result as `output_path`. Default: none
-    /// (images only inline). Tools never write files themselves; the engine does, after the call.
-    pub output_dir: Option<std::path::PathBuf>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            workers: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2),
-            max_queued: 65_536,
-            defaults: Limits::default(),
-            maxima: Limits::default_maxima(),
-            output_dir: None,
-        }
-    }
-}
-
-/// An engine that could not be built.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EngineError {
-    /// A configured limit is inconsistent.
-    #[error(transparent)]
-    Limits(#[from] LimitsError),
-    /// Two tools share a name.
-    #[error("two tools are named `{0}`")]
-    DuplicateTool(String),
-    /// A tool's params schema is not a valid JSON Schema.
-    #[error("tool `{tool}` has an invalid params schema: {message}")]
-    InvalidSchema {
-        /// The tool.
-        tool: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The configuration makes no sense (zero workers).
-    #[error("invalid configuration: {0}")]
-    Config(String),
-    /// A worker thread could not be started.
-    #[error("cannot start worker threads: {0}")]
-    Spawn(#[from] std::io::Error),
-    /// The WebAssembly sandbox or the Python guest could not be set up.
-    #[error("sandbox: {0}")]
-    Sandbox(#[from] beaker_sandbox::SandboxError),
-}
 
 /// Counters since the engine started.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -88,30 +31,31 @@ pub struct Metrics {
 }
 
 #[derive(Default)]
-struct Counters {
+pub(crate) struct Counters {
     submitted: AtomicU64,
     succeeded: AtomicU64,
     failed: AtomicU64,
     timed_out: AtomicU64,
 }
 
-struct Registered {
-    tool: Arc<dyn Tool>,
-    validator: jsonschema::Validator,
+/// A tool as the engine holds it: the tool and its compiled params schema.
+pub(crate) struct Registered {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) validator: jsonschema::Validator,
 }
 
-type Job = Box<dyn FnOnce() + Send>;
+pub(crate) type Job = Box<dyn FnOnce() + Send>;
 type Callback = Box<dyn FnOnce(Envelope) + Send>;
 
-struct Inner {
-    load_errors: Vec<LoadError>,
-    sandboxed: Vec<String>,
-    tools: HashMap<String, Registered>,
-    specs: Vec<ToolSpec>,
-    config: Config,
-    jobs: flume::Sender<Job>,
-    watchdog: Arc<Watchdog>,
-    counters: Arc<Counters>,
+pub(crate) struct Inner {
+    pub(crate) load_errors: Vec<LoadError>,
+    pub(crate) sandboxed: Vec<String>,
+    pub(crate) tools: HashMap<String, Arc<Registered>>,
+    pub(crate) specs: Vec<ToolSpec>,
+    pub(crate) config: Config,
+    pub(crate) jobs: flume::Sender<Job>,
+    pub(crate) watchdog: Arc<Watchdog>,
+    pub(crate) counters: Arc<Counters>,
 }
 
 impl Drop for Inner {
@@ -123,139 +67,7 @@ impl Drop for Inner {
 /// Runs tool calls. One per process is typical; it is cheap to clone (an `Arc`) and thread-safe.
 #[derive(Clone)]
 pub struct Engine {
-    inner: Arc<Inner>,
-}
-
-/// Builds an [`Engine`]; [`EngineBuilder::build`] validates the configuration.
-pub struct EngineBuilder {
-    config: Config,
-    tools: Vec<Arc<dyn Tool>>,
-    sandbox: Option<Sandbox>,
-    python: bool,
-    guest_dirs: Vec<PathBuf>,
-}
-
-impl EngineBuilder {
-    /// Replaces the configuration.
-    pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
-        self
-    }
-
-    /// Adds a tool.
-    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
-        self.tools.push(tool);
-        self
-    }
-
-    /// Adds every native tool of `beaker-tools`.
-    pub fn native_tools(mut self) -> Self {
-        self.tools.extend(beaker_tools::all());
-        self
-    }
-
-    /// Adds `execute_python` and `code_test` (the sandboxed Python guest). The guest is snapshotted and
-    /// compiled once per machine (about half a minute; `beaker compile` does it ahead of time) and loaded
-    /// from the cache afterwards.
-    pub fn python_tools(mut self) -> Self {
-        self.python = true;
-        self
-    }
-
-    /// Adds every guest tool in `dir` (`NAME.wasm` + `NAME.toml`). Tools that fail to load are skipped and
-    /// reported by [`Engine::load_errors`]; the others load.
-    pub fn guest_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.guest_dirs.push(dir.into());
-        self
-    }
-
-    /// Runs guests in this sandbox instead of the process-wide [`Sandbox::shared`] one.
-    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
-        self.sandbox = Some(sandbox);
-        self
-    }
-
-    /// Adds the testing-only tools of `beaker-tools` (for front-end tests).
-    pub fn testing_tools(mut self) -> Self {
-        self.tools.extend(beaker_tools::testing_tools());
-        self
-    }
-
-    /// Starts the worker pool and the deadline watchdog.
-    pub fn build(mut self) -> Result<Engine, EngineError> {
-        let mut load_errors = Vec::new();
-        let native = self.tools.len();
-        if self.python || !self.guest_dirs.is_empty() {
-            let sandbox = match self.sandbox.take() {
-                Some(s) => s,
-                None => Sandbox::shared()?,
-            };
-            if self.python {
-                self.tools.extend(beaker_python::tools(&sandbox)?);
-            }
-            for dir in &self.guest_dirs {
-                let (tools, errors) = beaker_sandbox::load_dir(&sandbox, dir);
-                for e in &errors {
-                    tracing::warn!("guest tool not loaded: {e}");
-                }
-                load_errors.extend(errors);
-                self.tools
-                    .extend(tools.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
-            }
-        }
-        let sandboxed = self.tools[native..]
-            .iter()
-            .map(|t| t.spec().name.clone())
-            .collect();
-        let config = self.config;
-        config.defaults.validate_against(&config.maxima)?;
-        if config.workers == 0 {
-            return Err(EngineError::Config("workers must be at least 1".into()));
-        }
-        let mut tools = HashMap::new();
-        let mut specs = Vec::new();
-        for tool in self.tools {
-            let spec = tool.spec().clone();
-            let validator = jsonschema::validator_for(&spec.params_schema).map_err(|e| {
-                EngineError::InvalidSchema {
-                    tool: spec.name.clone(),
-                    message: e.to_string(),
-                }
-            })?;
-            if tools
-                .insert(spec.name.clone(), Registered { tool, validator })
-                .is_some()
-            {
-                return Err(EngineError::DuplicateTool(spec.name));
-            }
-            specs.push(spec);
-        }
-        let (tx, rx) = flume::unbounded::<Job>();
-        for i in 0..config.workers {
-            let rx = rx.clone();
-            std::thread::Builder::new()
-                .name(format!("beaker-worker-{i}"))
-                .stack_size(WORKER_STACK)
-                .spawn(move || {
-                    beaker_sandbox::declare_thread_stack(WORKER_STACK);
-                    while let Ok(job) = recv_spinning(&rx) {
-                        job();
-                    }
-                })?;
-        }
-        Ok(Engine {
-            inner: Arc::new(Inner {
-                load_errors,
-                sandboxed,
-                tools,
-                specs,
-                config,
-                jobs: tx,
-                watchdog: Watchdog::start(),
-                counters: Arc::new(Counters::default()),
-            }),
-        })
-    }
+    pub(crate) inner: Arc<Inner>,
 }
 
 /// One submitted call; lets its owner cancel it.
@@ -347,20 +159,14 @@ impl Expire for CallState {
 }
 
 impl Engine {
-    /// An engine with every native tool, the Python tools and the default configuration.
+    /// An engine with every built-in tool ([`Catalog::builtin`]) and the default configuration.
     pub fn new() -> Result<Engine, EngineError> {
-        Engine::builder().native_tools().python_tools().build()
+        Engine::builder().catalog(Catalog::builtin()).build()
     }
 
-    /// A builder with the default configuration and no tools.
+    /// A builder with the default configuration and an empty catalog.
     pub fn builder() -> EngineBuilder {
-        EngineBuilder {
-            config: Config::default(),
-            tools: Vec::new(),
-            sandbox: None,
-            python: false,
-            guest_dirs: Vec::new(),
-        }
+        EngineBuilder::new()
     }
 
     /// The names of the tools that run in the WebAssembly sandbox.
@@ -426,7 +232,8 @@ impl Engine {
     }
 
     /// Queues a call; `on_done` receives its envelope exactly once, on a worker or watchdog thread (or on
-    /// this thread when the call fails before it is queued). `on_done` must not block for long.
+    /// this thread when the call fails before it is queued: unknown tool, invalid params, overload).
+    /// `on_done` must not block for long.
     pub fn submit(
         &self,
         call: ToolCall,
@@ -434,8 +241,9 @@ impl Engine {
     ) -> CallHandle {
         let inner = &self.inner;
         inner.counters.submitted.fetch_add(1, Ordering::Relaxed);
+        let registered = inner.tools.get(&call.tool).cloned();
         // Server defaults, then the tool's own defaults, then the call's request; the maxima clamp each step.
-        let limits = match inner.tools.get(&call.tool) {
+        let limits = match &registered {
             Some(r) => inner
                 .config
                 .defaults
@@ -466,11 +274,16 @@ impl Engine {
         let handle = CallHandle {
             state: state.clone(),
         };
-        let Some(registered) = inner.tools.get(&state.tool) else {
+        let Some(registered) = registered else {
             let msg = unknown_tool_message(&state.tool, inner.tools.keys());
             state.finish(Err(ToolError::new(ErrorKind::UnknownTool, msg)), None);
             return handle;
         };
+        // Checked here, before the call waits for a worker: a bad call never takes a slot or a deadline.
+        if let Err(e) = validate(&registered.validator, &params) {
+            state.finish(Err(e), None);
+            return handle;
+        }
         if inner.jobs.len() >= inner.config.max_queued {
             let msg = format!(
                 "overloaded: {} calls are already queued; retry later",
@@ -479,11 +292,11 @@ impl Engine {
             state.finish(Err(ToolError::new(ErrorKind::Internal, msg)), None);
             return handle;
         }
-        let tool = registered.tool.clone();
         // The job holds the engine alive: calls already queued finish even if every `Engine` handle is dropped.
         let engine = self.inner.clone();
         let job_state = state.clone();
-        let job: Job = Box::new(move || run(engine, job_state, tool, params, limits, seed));
+        let job: Job =
+            Box::new(move || run(&engine, &job_state, &registered.tool, &params, limits, seed));
         if inner.jobs.send(job).is_err() {
             state.finish(
                 Err(ToolError::new(
@@ -495,36 +308,33 @@ impl Engine {
         }
         handle
     }
+}
 
-    fn validate(&self, tool: &str, params: &Value) -> Result<(), ToolError> {
-        let Some(r) = self.inner.tools.get(tool) else {
-            return Ok(());
-        };
-        if !params.is_object() {
-            return Err(ToolError::invalid_params(format!(
-                "`params` must be an object, got {}",
-                beaker_core::json_type(params)
-            )));
-        }
-        let errors: Vec<String> = r
-            .validator
-            .iter_errors(params)
-            .take(3)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let at = if path.is_empty() {
-                    "params".to_string()
-                } else {
-                    format!("params{}", path.replace('/', "."))
-                };
-                format!("{at}: {e}")
-            })
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(ToolError::invalid_params(errors.join("; ")))
-        }
+/// Checks params against a tool's schema; the error names up to three paths.
+fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), ToolError> {
+    if !params.is_object() {
+        return Err(ToolError::invalid_params(format!(
+            "`params` must be an object, got {}",
+            beaker_core::json_type(params)
+        )));
+    }
+    let errors: Vec<String> = validator
+        .iter_errors(params)
+        .take(3)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() {
+                "params".to_string()
+            } else {
+                format!("params{}", path.replace('/', "."))
+            };
+            format!("{at}: {e}")
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(errors.join("; ")))
     }
 }
 
@@ -546,11 +356,13 @@ fn unknown_tool_message<'a>(name: &str, known: impl Iterator<Item = &'a String>)
     )
 }
 
+/// Runs one call on a worker: arms its deadline, calls the tool (a panic becomes `internal`), checks and
+/// stores its output, answers.
 fn run(
-    inner: Arc<Inner>,
-    state: Arc<CallState>,
-    tool: Arc<dyn Tool>,
-    params: Value,
+    inner: &Inner,
+    state: &Arc<CallState>,
+    tool: &Arc<dyn Tool>,
+    params: &Value,
     limits: Limits,
     seed: u64,
 ) {
@@ -562,100 +374,35 @@ fn run(
     let deadline = start + std::time::Duration::from_millis(limits.timeout_ms);
     let target: Arc<dyn Expire> = state.clone();
     inner.watchdog.arm(deadline, Arc::downgrade(&target));
-    let engine = Engine { inner };
-    let outcome = engine.validate(&state.tool, &params).and_then(|()| {
-        let ctx = CallContext {
-            limits,
-            cancel: state.cancel.clone(),
-            seed,
-            deadline: Some(deadline),
-            usage: state.usage.clone(),
-        };
-        match catch_unwind(AssertUnwindSafe(|| tool.call(&params, &ctx))) {
-            Ok(r) => r,
-            Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                tracing::error!(tool = %state.tool, "tool panicked: {msg}");
-                Err(ToolError::new(
-                    ErrorKind::Internal,
-                    format!("the tool failed unexpectedly: {msg}"),
-                ))
-            }
+    let ctx = CallContext {
+        limits,
+        cancel: state.cancel.clone(),
+        seed,
+        deadline: Some(deadline),
+        usage: state.usage.clone(),
+    };
+    let outcome = match catch_unwind(AssertUnwindSafe(|| tool.call(params, &ctx))) {
+        Ok(r) => r,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            tracing::error!(tool = %state.tool, "tool panicked: {msg}");
+            Err(ToolError::new(
+                ErrorKind::Internal,
+                format!("the tool failed unexpectedly: {msg}"),
+            ))
         }
-    });
+    };
     let done = Instant::now();
-    let outcome = outcome.and_then(|v| check_output(v, limits.max_output_bytes));
-    let outcome = match &engine.inner.config.output_dir {
-        Some(dir) => outcome.and_then(|v| save_image(v, &state.tool, dir)),
+    let outcome = outcome.and_then(|v| output::check_size(v, limits.max_output_bytes));
+    let outcome = match &inner.config.output_dir {
+        Some(dir) => outcome.and_then(|v| output::save_image(v, &state.tool, dir)),
         None => outcome,
     };
     state.finish(outcome, Some(done));
-}
-
-/// Writes a result's image (`image` + `format`) to `dir` as `TOOL-HASH.EXT` and adds `output_path`. The
-/// name is the content's stable hash, so the same image is one file however often it is drawn.
-fn save_image(mut v: Value, tool: &str, dir: &std::path::Path) -> Result<Value, ToolError> {
-    use base64::Engine as _;
-    let (Some(image), Some(format)) = (v["image"].as_str(), v["format"].as_str()) else {
-        return Ok(v);
-    };
-    let bytes = match format {
-        "svg" => image.as_bytes().to_vec(),
-        _ => base64::engine::general_purpose::STANDARD
-            .decode(image)
-            .map_err(|e| {
-                ToolError::new(ErrorKind::Internal, format!("the image is not base64: {e}"))
-            })?,
-    };
-    let ext: String = format
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(8)
-        .collect();
-    let name = format!("{tool}-{:016x}.{ext}", beaker_core::stable_hash(&[&bytes]));
-    let path = dir.join(name);
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&path, &bytes))
-        .map_err(|e| {
-            ToolError::new(
-                ErrorKind::Internal,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })?;
-    if let Value::Object(m) = &mut v {
-        m.insert(
-            "output_path".into(),
-            Value::String(path.display().to_string()),
-        );
-    }
-    Ok(v)
-}
-
-fn check_output(v: Value, max: u64) -> Result<Value, ToolError> {
-    struct Counter(u64);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Counter(0);
-    serde_json::to_writer(&mut c, &v)
-        .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
-    if c.0 > max {
-        return Err(ToolError::limit(format!(
-            "the result is {} bytes; the limit is {max}",
-            c.0
-        )));
-    }
-    Ok(v)
 }
 
 /// Receives, yielding the CPU a few times before parking: a parked thread takes tens of microseconds to
@@ -670,10 +417,6 @@ pub fn recv_spinning<T>(rx: &flume::Receiver<T>) -> Result<T, flume::RecvError> 
     }
     rx.recv()
 }
-
-/// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only
-/// touched pages cost memory.
-const WORKER_STACK: usize = 16 << 20;
 
 /// Yields before a receiver parks (each is a `sched_yield`, about a microsecond when nothing else runs).
 const SPIN_YIELDS: u32 = 50;

@@ -1,4 +1,4 @@
-//! The Beaker [`Engine`]: a registry of tools, params validation against each tool's JSON Schema,
+//! The Beaker [`Engine`]: a [`Catalog`] of tools loaded into a registry, params validation against each tool's JSON Schema,
 //! per-call [`Limits`], and dispatch onto a fixed pool of worker threads.
 //!
 //! Every call submitted gets exactly one [`Envelope`], whatever happens: unknown tool, invalid params,
@@ -22,16 +22,21 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod catalog;
+mod builder;
 mod engine;
+pub mod listing;
+mod output;
 mod text;
 mod watchdog;
 
 /// The dialects crate, for front ends (which depend on the engine only).
 pub use beaker_dialects as dialects;
 
+pub use beaker_catalog::{Catalog, CatalogError};
+
 pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
-pub use engine::{recv_spinning, CallHandle, Config, Engine, EngineBuilder, EngineError, Metrics};
+pub use builder::{Config, EngineBuilder, EngineError};
+pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use text::{TextCallResult, TextReply, TextRequest};
 
 #[cfg(test)]

@@ -246,7 +246,7 @@ fn a_full_queue_fails_fast_and_retryably() {
 
 #[test]
 fn the_catalog_documents_every_limit() {
-    let md = crate::catalog::markdown(&[]);
+    let md = crate::listing::markdown(&[]);
     for name in Limits::NAMES {
         assert!(
             md.contains(&format!("| `{name}` |")),

@@ -169,7 +169,7 @@ pub(crate) fn opt_choice<'a>(
     }
 }
 
-/// `data.method`, or `options.method` when data has none (DESIGN §7 puts it in data; models put it in either),
+/// `data.method`, or `options.method` when data has none (the documented place is data; models put it in either),
 /// lower-cased; `default` when neither is given.
 pub(crate) fn method(
     data: &Map<String, Value>,
@@ -417,7 +417,7 @@ pub(crate) fn compile<'b, 'c>(
 }
 
 /// The variables of a function: `data.variables` if given (checked: distinct identifiers), otherwise the
-/// free names in alphabetical order (DESIGN §7); `fallback` when the expression has none.
+/// free names in alphabetical order (the documented convention); `fallback` when the expression has none.
 pub(crate) fn variables(
     data: &Map<String, Value>,
     expr: &Expr,

@@ -6,7 +6,11 @@ use serde_json::json;
 
 /// The worked examples (each is exactly what the tool returns; `tests.rs` checks them).
 pub(crate) fn examples() -> Vec<Example> {
-    let ex = |params: serde_json::Value, result: serde_json::Value| Example { params, result };
+    let ex = |params: serde_json::Value, result: serde_json::Value| Example {
+        params,
+        result,
+        elided: Vec::new(),
+    };
     vec![
         ex(
             json!({"operation": "solve_linear", "data": {"A": [[3, 1], [1, 2]], "b": [9, 8]}}),

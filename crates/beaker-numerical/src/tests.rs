@@ -1,4 +1,4 @@
-//! Unit tests over the whole tool: the spec's examples, error kinds, determinism, and properties.
+//! Unit tests over the whole tool: error kinds, determinism, and properties.
 
 use crate::Numerical;
 use beaker_core::{CallContext, ErrorKind, Limits, Tool};
@@ -10,13 +10,9 @@ fn call(params: Value) -> Result<Value, beaker_core::ToolError> {
 }
 
 #[test]
-fn examples_are_what_the_tool_returns() {
-    let t = Numerical::new();
-    assert!(t.spec().examples.len() >= 4);
-    for ex in &t.spec().examples {
-        let got = call(ex.params.clone()).unwrap();
-        assert_eq!(got, ex.result, "example {}", ex.params);
-    }
+fn the_spec_shows_several_operations() {
+    // Each example is checked against the tool by the conformance suite (tests/all/conformance.rs).
+    assert!(Numerical::new().spec().examples.len() >= 4);
 }
 
 #[test]

@@ -109,6 +109,16 @@ impl Report {
     }
 }
 
+/// The innermost user frame of a traceback the guest formatted (`File "<test>", line 3, in <module>`): the
+/// source it is in (`<code>` or `<test>`) and the line, so a failing test names where it failed.
+fn innermost_frame(traceback: &str) -> Option<(&str, u64)> {
+    let at = traceback.rfind("File \"<")?;
+    let rest = &traceback[at + 6..];
+    let (file, rest) = rest.split_once("\", line ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((file, digits.parse().ok()?))
+}
+
 /// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
 /// died of resource exhaustion (see [`Report::limit_error`]) is a `limit_exceeded` error, not a report.
 fn run_guest(
@@ -267,10 +277,13 @@ impl Tool for CodeTest {
                     .get("phase")
                     .and_then(Value::as_str)
                     .unwrap_or("test");
-                let at = match (phase, line) {
-                    ("code", Some(l)) => format!(" (in the code, line {l})"),
-                    ("code", None) => " (in the code)".to_string(),
-                    (_, Some(l)) => format!(" (test line {l})"),
+                let tb = e.get("traceback").and_then(Value::as_str).unwrap_or("");
+                let at = match (innermost_frame(tb), phase, line) {
+                    (Some(("<test>", l)), _, _) => format!(" (test line {l})"),
+                    (Some((_, l)), _, _) | (None, "code", Some(l)) => {
+                        format!(" (in the code, line {l})")
+                    }
+                    (None, "code", None) => " (in the code)".to_string(),
                     _ => String::new(),
                 };
                 if msg.is_empty() {
@@ -330,12 +343,10 @@ fn execute_python_spec() -> ToolSpec {
         examples: vec![
             Example {
                 params: json!({"code": "print(2**100)"}),
-                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false}),
-            },
+                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false}), elided: Vec::new() },
             Example {
                 params: json!({"code": "from fractions import Fraction\nFraction(1, 3) + Fraction(1, 6)"}),
-                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false}),
-            },
+                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false}), elided: Vec::new() },
         ],
         notes: include_str!("execute_python.md").into(),
     }
@@ -379,8 +390,21 @@ fn code_test_spec() -> ToolSpec {
             result: json!({"passed": 1, "failed": 1, "results": [
                 {"test": "assert square(3) == 9", "passed": true, "error": null},
                 {"test": "assert square(-2) == 5", "passed": false, "error": "AssertionError (test line 1)"}
-            ]}),
-        }],
+            ]}), elided: Vec::new() }],
         notes: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::innermost_frame;
+
+    #[test]
+    fn the_innermost_frame_names_its_source_and_line() {
+        let tb = "Traceback (most recent call last):\n  File \"<test>\", line 2, in <module>\n  File \"<code>\", line 14, in f\nValueError: boom\n";
+        assert_eq!(innermost_frame(tb), Some(("<code>", 14)));
+        let tb = "Traceback (most recent call last):\n  File \"<test>\", line 1, in <module>\nAssertionError\n";
+        assert_eq!(innermost_frame(tb), Some(("<test>", 1)));
+        assert_eq!(innermost_frame("AssertionError\n"), None);
     }
 }

@@ -6,15 +6,11 @@
 //! half-written file; a file that fails to load is compiled again and replaced.
 
 use crate::error::{chain, SandboxError};
-use crate::sandbox::{Limiter, Sandbox, State};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use wasmtime::Module;
-
-/// The export wizer runs before it snapshots a module.
-pub(crate) const INIT_EXPORT: &str = "wizer.initialize";
 
 /// Bumped whenever the way a snapshot is taken changes (its WASI context, the init export), so cached
 /// snapshots from an older recipe are not reused: the crate version alone does not change between commits.
@@ -50,16 +46,16 @@ impl ModuleCache {
         }
     }
 
-    /// The compiled module for `wasm`, from memory, disk, or a fresh compile (with a wizer snapshot first
-    /// when `initialize`).
+    /// The compiled module for `wasm`, from memory, disk, or a fresh compile (of `snapshot()`'s bytes when
+    /// `initialize`: the cache keys them by the original module, so a snapshot is taken once).
     pub(crate) fn module(
         &self,
-        sandbox: &Sandbox,
+        engine: &wasmtime::Engine,
         name: &str,
         wasm: &[u8],
         initialize: bool,
+        snapshot: impl FnOnce() -> wasmtime::Result<Vec<u8>>,
     ) -> Result<Module, SandboxError> {
-        let engine = &sandbox.inner.engine;
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
         wasm.hash(&mut h);
         initialize.hash(&mut h);
@@ -89,7 +85,7 @@ impl ModuleCache {
         }
         let started = std::time::Instant::now();
         let bytes = if initialize {
-            snapshot(sandbox, wasm).map_err(|e| load_err(format!("wizer: {}", chain(&e))))?
+            snapshot().map_err(|e| load_err(format!("wizer: {}", chain(&e))))?
         } else {
             wasm.to_vec()
         };
@@ -175,30 +171,4 @@ fn remove_stale(current: &Path, name: &str) {
             let _ = std::fs::remove_file(e.path());
         }
     }
-}
-
-/// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random
-/// seed) and returns the snapshot: a module whose memory image is the initialised state.
-fn snapshot(sandbox: &Sandbox, wasm: &[u8]) -> wasmtime::Result<Vec<u8>> {
-    let engine = &sandbox.inner.engine;
-    let mut wizer = wasmtime_wizer::Wizer::new();
-    wizer.init_func(INIT_EXPORT);
-    let wasi = crate::sandbox::sealed_wasi(0).build_p1();
-    let mut store = wasmtime::Store::new(
-        engine,
-        State {
-            wasi,
-            limiter: Limiter::new(sandbox.inner.config.max_memory_bytes),
-            output: None,
-            charged_output: 0,
-        },
-    );
-    store.limiter(|s| &mut s.limiter);
-    store.set_fuel(u64::MAX)?;
-    store.set_epoch_deadline(u64::MAX / 2);
-    let mut linker = wasmtime::Linker::<State>::new(engine);
-    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
-    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
-        linker.instantiate_async(store, module).await
-    }))
 }

@@ -25,6 +25,8 @@ mod error;
 mod manifest;
 mod pipe;
 mod sandbox;
+mod snapshot;
+mod store;
 mod tool;
 
 pub use error::SandboxError;

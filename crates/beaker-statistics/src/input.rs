@@ -286,7 +286,7 @@ impl Alternative {
 }
 
 /// A JSON number; JSON has no infinities or NaN, so an infinite value is the string `"inf"` or `"-inf"`
-/// (as DESIGN.md §7 lets callers write bounds) and an undefined one is `null` (the docs say which keys).
+/// (as the parameter conventions in docs/TOOLS.md let callers write bounds) and an undefined one is `null` (the docs say which keys).
 pub(crate) fn num(x: f64) -> Value {
     match serde_json::Number::from_f64(x) {
         Some(n) => Value::Number(n),

@@ -14,31 +14,5 @@
 
 pub mod calculator;
 pub mod plotter;
-pub mod units;
-
-/// The `numerical` tool (its own crate, re-exported here beside the other native tools).
-pub use beaker_numerical as numerical;
-/// The `statistics` tool (its own crate, re-exported here beside the other native tools).
-pub use beaker_statistics as statistics;
-
-use beaker_core::Tool;
-use std::sync::Arc;
-
-/// Every native tool, ready to register.
-pub fn all() -> Vec<Arc<dyn Tool>> {
-    let statistics: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
-    vec![
-        Arc::new(calculator::Calculator::new()),
-        Arc::new(units::UnitConverter::new()),
-        Arc::new(plotter::Plotter::new()),
-        Arc::new(beaker_numerical::Numerical::new().with_stats(statistics.clone())),
-        statistics,
-    ]
-}
-
 pub mod testing;
-
-/// Tools that exist only to test front ends (see [`testing`]).
-pub fn testing_tools() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(testing::Block::new())]
-}
+pub mod units;

@@ -4,7 +4,7 @@
 //! (no system fonts, no fontconfig), PNG encoded with fixed settings: the same call gives the same bytes.
 
 use base64::Engine as _;
-use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
+use beaker_core::{CallContext, Example, Tool, ToolError, ToolSpec};
 use beaker_expr::{parse, CompiledF64, ParseLimits};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -165,7 +165,11 @@ impl Plotter {
                 "required": ["image", "format", "width", "height", "description"],
                 "additionalProperties": false
             }),
-            examples: Vec::new(),
+            examples: vec![Example {
+                params: json!({"plot_type": "function", "data": {"functions": ["sin(x)", "cos(x)"], "x_range": [0, std::f64::consts::TAU]}, "options": {"title": "sin and cos", "width": 400, "height": 300}}),
+                result: json!({"format": "png", "width": 400, "height": 300, "description": "Function plot for x in [0, 6.2832]: y = sin(x): 801 samples, y from -1 to 1; y = cos(x): 801 samples, y from -1 to 1. Axes: x from -0.3142 to 6.5973, y from -1.1 to 1.1. Title: sin and cos."}),
+                elided: vec!["image".into()],
+            }],
             notes: include_str!("plotter.md").into(),
         };
         Plotter { spec }

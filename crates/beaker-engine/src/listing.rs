@@ -1,4 +1,4 @@
-//! Tool catalogs rendered from [`ToolSpec`]s: the Markdown of `docs/TOOLS.md` here; OpenAI and MCP tool
+//! Tool listings rendered from [`ToolSpec`]s: the Markdown of `docs/TOOLS.md` here; OpenAI and MCP tool
 //! lists and system-prompt catalogs in each dialect come from `beaker-dialects`.
 
 use beaker_core::{Limits, ToolSpec};
@@ -58,7 +58,11 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
         if !s.examples.is_empty() {
             out.push_str("\n### Examples\n\n");
             for ex in &s.examples {
-                let _ = writeln!(out, "- `{}` → `{}`", ex.params, ex.result);
+                let _ = write!(out, "- `{}` → `{}`", ex.params, ex.result);
+                if !ex.elided.is_empty() {
+                    let _ = write!(out, " (and `{}`, not shown)", ex.elided.join("`, `"));
+                }
+                out.push('\n');
             }
         }
     }

@@ -1,0 +1,270 @@
+//! The one list of Beaker's tools. Every tool, native, Python or operator guest, enters an engine through
+//! a [`Catalog`]; the engine knows nothing of where a tool comes from.
+//!
+//! [`BUILTIN`] is the list itself: one [`Entry`] per tool family, named like the family's folder of test
+//! data (`tests/data/NAME/`). Adding a tool is one module (or crate) plus one line in [`BUILTIN`]; the
+//! conformance suite, the docs and the prompt catalogs discover it from here (see `docs/ADDING_A_TOOL.md`).
+//!
+//! ```
+//! use beaker_catalog::Catalog;
+//! let loaded = Catalog::builtin().without("python").load().unwrap();
+//! assert!(loaded.tools.iter().any(|t| t.spec().name == "calculator"));
+//! assert!(loaded.sandboxed.is_empty());
+//! ```
+#![deny(missing_docs)]
+
+use beaker_core::Tool;
+use beaker_sandbox::{LoadError, Sandbox, SandboxError};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One family of tools and how to build it.
+pub struct Entry {
+    /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.
+    pub name: &'static str,
+    /// Whether its tools run in the WebAssembly sandbox (built once per process, then cached).
+    pub sandboxed: bool,
+    build: Build,
+}
+
+/// Builds a native family's tools.
+pub type BuildNative = fn() -> Vec<Arc<dyn Tool>>;
+
+/// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
+pub type BuildSandboxed = fn(&Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError>;
+
+enum Build {
+    Native(BuildNative),
+    Sandboxed(BuildSandboxed),
+}
+
+impl Entry {
+    /// A family of native (trusted, in-process) tools.
+    pub const fn native(name: &'static str, build: BuildNative) -> Entry {
+        Entry {
+            name,
+            sandboxed: false,
+            build: Build::Native(build),
+        }
+    }
+
+    /// A family of tools that run a guest in the sandbox.
+    pub const fn sandboxed(name: &'static str, build: BuildSandboxed) -> Entry {
+        Entry {
+            name,
+            sandboxed: true,
+            build: Build::Sandboxed(build),
+        }
+    }
+}
+
+/// Every tool Beaker ships, in the order catalogs list them. One line per family.
+pub const BUILTIN: &[Entry] = &[
+    Entry::native("calculator", || {
+        vec![Arc::new(beaker_tools::calculator::Calculator::new())]
+    }),
+    Entry::native("units", || {
+        vec![Arc::new(beaker_tools::units::UnitConverter::new())]
+    }),
+    Entry::native("plotter", || {
+        vec![Arc::new(beaker_tools::plotter::Plotter::new())]
+    }),
+    Entry::native("numerical", || {
+        // `stats` is answered by the statistics tool, injected here so neither crate depends on the other.
+        let stats: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
+        vec![Arc::new(
+            beaker_numerical::Numerical::new().with_stats(stats),
+        )]
+    }),
+    Entry::native("statistics", || {
+        vec![Arc::new(beaker_statistics::Statistics::new())]
+    }),
+    Entry::sandboxed("python", beaker_python::tools),
+];
+
+/// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].
+pub const TESTING: &[Entry] = &[Entry::native("testing", || {
+    vec![Arc::new(beaker_tools::testing::Block::new())]
+})];
+
+/// A catalog that cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// A family name that neither [`BUILTIN`] nor [`TESTING`] has.
+    #[error("no tool family `{name}` (known: {known})")]
+    UnknownFamily {
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: String,
+    },
+    /// The sandbox, or a sandboxed family's guest, could not be set up.
+    #[error("sandbox: {0}")]
+    Sandbox(#[from] SandboxError),
+}
+
+/// The tools an engine starts with: families from [`BUILTIN`] (and [`TESTING`]), tools an embedder adds,
+/// and directories of operator guests (`NAME.wasm` + `NAME.toml`).
+#[derive(Clone, Default)]
+pub struct Catalog {
+    families: Vec<&'static Entry>,
+    tools: Vec<Arc<dyn Tool>>,
+    guest_dirs: Vec<PathBuf>,
+    sandbox: Option<Sandbox>,
+}
+
+/// What [`Catalog::load`] built.
+pub struct Loaded {
+    /// Every tool, in catalog order: families, then added tools, then guest directories.
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// The names of the tools that run in the sandbox.
+    pub sandboxed: Vec<String>,
+    /// Guest tools that failed to load, each naming its file (the others still load).
+    pub load_errors: Vec<LoadError>,
+}
+
+impl Catalog {
+    /// Every built-in family: the native tools and the Python tools.
+    pub fn builtin() -> Catalog {
+        Catalog {
+            families: BUILTIN.iter().collect(),
+            ..Catalog::default()
+        }
+    }
+
+    /// A catalog with no tools.
+    pub fn empty() -> Catalog {
+        Catalog::default()
+    }
+
+    /// Adds a family by name, from [`BUILTIN`] or [`TESTING`] (a no-op if it is already in).
+    pub fn with(mut self, family: &str) -> Result<Catalog, CatalogError> {
+        let entry = BUILTIN
+            .iter()
+            .chain(TESTING)
+            .find(|e| e.name == family)
+            .ok_or_else(|| CatalogError::UnknownFamily {
+                name: family.into(),
+                known: family_names().collect::<Vec<_>>().join(", "),
+            })?;
+        if !self.families.iter().any(|e| e.name == family) {
+            self.families.push(entry);
+        }
+        Ok(self)
+    }
+
+    /// Leaves out a family (`"python"` for a catalog without the sandbox's Python tools).
+    pub fn without(mut self, family: &str) -> Catalog {
+        self.families.retain(|e| e.name != family);
+        self
+    }
+
+    /// Adds one tool of the embedder's own.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Catalog {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds every guest tool in `dir` (`NAME.wasm` or `.wat` plus `NAME.toml`).
+    pub fn guest_dir(mut self, dir: impl Into<PathBuf>) -> Catalog {
+        self.guest_dirs.push(dir.into());
+        self
+    }
+
+    /// Runs sandboxed tools in this sandbox instead of the process-wide [`Sandbox::shared`] one.
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Catalog {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
+    /// The families in this catalog, in order.
+    pub fn families(&self) -> impl Iterator<Item = &'static Entry> + '_ {
+        self.families.iter().copied()
+    }
+
+    /// Builds every tool. The sandbox is set up only when a sandboxed family or a guest directory needs it;
+    /// a guest that fails to load is reported in [`Loaded::load_errors`], not as an error.
+    pub fn load(&self) -> Result<Loaded, CatalogError> {
+        let mut loaded = Loaded {
+            tools: Vec::new(),
+            sandboxed: Vec::new(),
+            load_errors: Vec::new(),
+        };
+        for entry in &self.families {
+            match &entry.build {
+                Build::Native(build) => loaded.tools.extend(build()),
+                Build::Sandboxed(build) => loaded.add_sandboxed(build(&self.sandbox_for_load()?)?),
+            }
+        }
+        loaded.tools.extend(self.tools.iter().cloned());
+        for dir in &self.guest_dirs {
+            let (tools, errors) = beaker_sandbox::load_dir(&self.sandbox_for_load()?, dir);
+            for e in &errors {
+                tracing::warn!("guest tool not loaded: {e}");
+            }
+            loaded.load_errors.extend(errors);
+            loaded.add_sandboxed(
+                tools
+                    .into_iter()
+                    .map(|t| Arc::new(t) as Arc<dyn Tool>)
+                    .collect(),
+            );
+        }
+        Ok(loaded)
+    }
+
+    /// The sandbox given, else the process-wide one (set up on first use only).
+    fn sandbox_for_load(&self) -> Result<Sandbox, SandboxError> {
+        match &self.sandbox {
+            Some(s) => Ok(s.clone()),
+            None => Sandbox::shared(),
+        }
+    }
+}
+
+impl Loaded {
+    fn add_sandboxed(&mut self, tools: Vec<Arc<dyn Tool>>) {
+        self.sandboxed
+            .extend(tools.iter().map(|t| t.spec().name.clone()));
+        self.tools.extend(tools);
+    }
+}
+
+/// The names of every family there is ([`BUILTIN`], then [`TESTING`]).
+pub fn family_names() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().chain(TESTING).map(|e| e.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_families_build_tools_with_unique_names() {
+        let loaded = Catalog::builtin().without("python").with("testing");
+        let loaded = loaded.and_then(|c| c.load()).map_err(|e| e.to_string());
+        let Ok(loaded) = loaded else {
+            panic!("{loaded:?}", loaded = loaded.err())
+        };
+        let mut names: Vec<&str> = loaded
+            .tools
+            .iter()
+            .map(|t| t.spec().name.as_str())
+            .collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "two tools share a name: {names:?}");
+        assert!(names.contains(&"_block"));
+    }
+
+    #[test]
+    fn unknown_family_names_the_known_ones() {
+        let err = Catalog::empty()
+            .with("chemistry")
+            .err()
+            .map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("calculator") && e.contains("python")));
+    }
+}

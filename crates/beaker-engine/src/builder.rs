@@ -1,0 +1,159 @@
+//! Building an [`Engine`]: its configuration, its catalog loaded into a registry, the worker pool.
+
+use crate::engine::{recv_spinning, Counters, Inner, Job, Registered};
+use crate::watchdog::Watchdog;
+use crate::Engine;
+use beaker_catalog::{Catalog, CatalogError};
+use beaker_core::{Limits, LimitsError, Tool};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How an [`Engine`] runs: its worker pool, queue bound and limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Worker threads running calls. Default: the number of cores.
+    pub workers: usize,
+    /// Calls waiting for a worker beyond which new calls fail at once with a retryable `internal`
+    /// ("overloaded") error. Default 65,536: a bound on memory, not a tuning knob; front ends apply
+    /// backpressure well before it.
+    pub max_queued: usize,
+    /// Limits a call gets when it asks for nothing.
+    pub defaults: Limits,
+    /// Limits no call may exceed.
+    pub maxima: Limits,
+    /// Where images a tool returns (`image` + `format` in its result, as the plotter's) are also written,
+    /// named by their content hash, with the path added to the result as `output_path`. Default: none
+    /// (images only inline). Tools never write files themselves; the engine does, after the call.
+    pub output_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            workers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+            max_queued: 65_536,
+            defaults: Limits::default(),
+            maxima: Limits::default_maxima(),
+            output_dir: None,
+        }
+    }
+}
+
+/// An engine that could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A configured limit is inconsistent.
+    #[error(transparent)]
+    Limits(#[from] LimitsError),
+    /// Two tools share a name.
+    #[error("two tools are named `{0}`")]
+    DuplicateTool(String),
+    /// A tool's params schema is not a valid JSON Schema.
+    #[error("tool `{tool}` has an invalid params schema: {message}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The configuration makes no sense (zero workers).
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// A worker thread could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Spawn(#[from] std::io::Error),
+    /// The catalog could not be loaded (the sandbox or a sandboxed tool's guest failed to set up).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+}
+
+/// Builds an [`Engine`]; [`EngineBuilder::build`] validates the configuration and loads the catalog.
+pub struct EngineBuilder {
+    config: Config,
+    catalog: Catalog,
+}
+
+impl EngineBuilder {
+    pub(crate) fn new() -> EngineBuilder {
+        EngineBuilder {
+            config: Config::default(),
+            catalog: Catalog::empty(),
+        }
+    }
+
+    /// Replaces the configuration.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Replaces the catalog (the tools the engine serves). [`Engine::new`] uses [`Catalog::builtin`].
+    pub fn catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
+        self
+    }
+
+    /// Adds one tool to the catalog.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.catalog = self.catalog.tool(tool);
+        self
+    }
+
+    /// Loads the catalog, compiles each tool's params schema, starts the worker pool and the watchdog.
+    pub fn build(self) -> Result<Engine, EngineError> {
+        let config = self.config;
+        config.defaults.validate_against(&config.maxima)?;
+        if config.workers == 0 {
+            return Err(EngineError::Config("workers must be at least 1".into()));
+        }
+        let loaded = self.catalog.load()?;
+        let mut tools = HashMap::new();
+        let mut specs = Vec::new();
+        for tool in loaded.tools {
+            let spec = tool.spec().clone();
+            let validator = jsonschema::validator_for(&spec.params_schema).map_err(|e| {
+                EngineError::InvalidSchema {
+                    tool: spec.name.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            let registered = Arc::new(Registered { tool, validator });
+            if tools.insert(spec.name.clone(), registered).is_some() {
+                return Err(EngineError::DuplicateTool(spec.name));
+            }
+            specs.push(spec);
+        }
+        let (tx, rx) = flume::unbounded::<Job>();
+        for i in 0..config.workers {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("beaker-worker-{i}"))
+                .stack_size(WORKER_STACK)
+                .spawn(move || {
+                    beaker_sandbox::declare_thread_stack(WORKER_STACK);
+                    while let Ok(job) = recv_spinning(&rx) {
+                        job();
+                    }
+                })?;
+        }
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                load_errors: loaded.load_errors,
+                sandboxed: loaded.sandboxed,
+                tools,
+                specs,
+                config,
+                jobs: tx,
+                watchdog: Watchdog::start(),
+                counters: Arc::new(Counters::default()),
+            }),
+        })
+    }
+}
+
+/// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only
+/// touched pages cost memory.
+const WORKER_STACK: usize = 16 << 20;

@@ -1,0 +1,364 @@
+//! Reading one request: what kind it is, its id, and its fields, or the refusal to send instead.
+
+use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
+use beaker_engine::dialects::{Dialect, ParseOptions};
+use beaker_engine::TextRequest;
+use serde_json::{Map, Value};
+
+/// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
+pub const MAX_CALLS_CEILING: usize = 4096;
+
+/// The keys a text-mode request may carry (besides `text` or `messages`).
+const TEXT_KEYS: &[&str] = &[
+    "id",
+    "text",
+    "messages",
+    "dialect",
+    "lenient",
+    "max_calls",
+    "limits",
+    "tag",
+    "seed",
+    "meta",
+];
+
+/// One request of the protocol.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// `{"id"?, "tool", "params", "limits"?, "meta"?, "tag"?, "seed"?}`: run one call.
+    Call(ToolCall),
+    /// `{"id"?, "cancel": ID}`: cancel the request in flight with that id.
+    Cancel {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The id to cancel.
+        target: Value,
+    },
+    /// `{"id"?, "cancel_tag": TAG}`: cancel every request in flight with that tag.
+    CancelTag {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The tag.
+        tag: String,
+    },
+    /// `{"id"?, "hello": ...}`: what the server is and what it serves.
+    Hello {
+        /// This request's own id.
+        id: Option<Value>,
+    },
+    /// `{"id"?, "text", ...}`: run every call in a model's text and render the results in its dialect.
+    Text {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The text and how to read and run it.
+        request: TextRequest,
+        /// Echoed untouched in the reply.
+        meta: Option<Value>,
+    },
+    /// `{"id"?, "messages": [...], ...}`: run the pending `tool_calls` of an OpenAI conversation.
+    Messages {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The conversation.
+        messages: Vec<Value>,
+        /// How to run the calls (its `text` is empty).
+        request: TextRequest,
+        /// Echoed untouched in the reply.
+        meta: Option<Value>,
+    },
+}
+
+/// A request that cannot run, and the error to answer it with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The request's id, when it could be read.
+    pub id: Option<Value>,
+    /// The tool it named, when it could be read (empty otherwise).
+    pub tool: String,
+    /// Why it is refused.
+    pub error: ToolError,
+}
+
+impl Refusal {
+    fn parse(id: Option<Value>, tool: &str, message: impl Into<String>) -> Box<Refusal> {
+        Box::new(Refusal {
+            id,
+            tool: tool.into(),
+            error: ToolError::new(ErrorKind::ParseError, message),
+        })
+    }
+
+    /// The answer: a failed envelope.
+    pub fn envelope(&self) -> Envelope {
+        Envelope::failure(self.id.clone(), self.tool.clone(), self.error.clone())
+    }
+}
+
+impl Request {
+    /// Reads one request line; `Ok(None)` for a blank line, which needs no answer.
+    pub fn parse(line: &[u8]) -> Result<Option<Request>, Box<Refusal>> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| Refusal::parse(None, "", format!("the request is not valid JSON: {e}")))?;
+        Request::from_json(value).map(Some)
+    }
+
+    /// Reads one request from its JSON.
+    pub fn from_json(value: Value) -> Result<Request, Box<Refusal>> {
+        let Value::Object(mut obj) = value else {
+            return Err(Refusal::parse(None, "", "a request must be a JSON object"));
+        };
+        let id = match obj.get("id") {
+            None | Some(Value::Null) => None,
+            Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
+            Some(other) => {
+                return Err(Refusal::parse(
+                    None,
+                    "",
+                    format!("`id` must be a string or a number, got {other}"),
+                ))
+            }
+        };
+        if !obj.contains_key("tool") {
+            if let Some(target) = obj.remove("cancel") {
+                return Ok(Request::Cancel { id, target });
+            }
+            if let Some(tag) = obj.remove("cancel_tag") {
+                let Value::String(tag) = tag else {
+                    return Err(Refusal::parse(id, "", "`cancel_tag` must be a string"));
+                };
+                return Ok(Request::CancelTag { id, tag });
+            }
+            if obj.contains_key("hello") {
+                return Ok(Request::Hello { id });
+            }
+            if obj.contains_key("text") || obj.contains_key("messages") {
+                return text_request(id, obj);
+            }
+        }
+        let tool = obj
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        serde_json::from_value(Value::Object(obj))
+            .map(Request::Call)
+            .map_err(|e| Refusal::parse(id, &tool, format!("invalid request: {e}")))
+    }
+
+    /// The request's own id.
+    pub fn id(&self) -> Option<&Value> {
+        match self {
+            Request::Call(c) => c.id.as_ref(),
+            Request::Cancel { id, .. }
+            | Request::CancelTag { id, .. }
+            | Request::Hello { id }
+            | Request::Text { id, .. }
+            | Request::Messages { id, .. } => id.as_ref(),
+        }
+    }
+
+    /// Whether the request runs tools, and so holds an in-flight slot until it is answered. Control
+    /// requests (`cancel`, `cancel_tag`, `hello`) are answered at once and hold none.
+    pub fn holds_slot(&self) -> bool {
+        matches!(
+            self,
+            Request::Call(_) | Request::Text { .. } | Request::Messages { .. }
+        )
+    }
+}
+
+/// A text request's options, as typed values (the command line's `run-text` flags give the same).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextOptions {
+    /// `dialect`: a dialect name, or `auto` (also `None`) to detect it.
+    pub dialect: Option<String>,
+    /// `lenient`: repair the calls' JSON.
+    pub lenient: bool,
+    /// `max_calls`: most calls to run (clamped to [`MAX_CALLS_CEILING`]).
+    pub max_calls: Option<u64>,
+    /// `limits` for every call.
+    pub limits: LimitsRequest,
+    /// `tag`: the trajectory the calls belong to.
+    pub tag: Option<String>,
+    /// `seed` the calls' seeds derive from.
+    pub seed: Option<u64>,
+}
+
+impl TextOptions {
+    /// The [`TextRequest`] for `text` with these options; an unknown dialect is an error naming the known ones.
+    pub fn into_request(self, text: String) -> Result<TextRequest, String> {
+        let max_calls = match self.max_calls {
+            None => beaker_engine::dialects::DEFAULT_MAX_CALLS,
+            Some(n) => usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(MAX_CALLS_CEILING),
+        };
+        Ok(TextRequest {
+            text,
+            options: ParseOptions {
+                dialect: parse_dialect(self.dialect.as_deref().unwrap_or("auto"))?,
+                lenient: self.lenient,
+                max_calls,
+                ..ParseOptions::default()
+            },
+            limits: self.limits,
+            tag: self.tag,
+            seed: self.seed,
+            key: String::new(),
+        })
+    }
+}
+
+/// A dialect by name; `auto` is `None` (detect it).
+pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    Dialect::from_name(name).map(Some).ok_or_else(|| {
+        format!("unknown dialect `{name}` (auto, svend, tagged, hermes, fenced, openai)")
+    })
+}
+
+/// `{"text"}` or `{"messages"}` with its options; unknown keys are refused.
+fn text_request(id: Option<Value>, obj: Map<String, Value>) -> Result<Request, Box<Refusal>> {
+    let refuse = |msg: String| Refusal::parse(id.clone(), "", msg);
+    if let Some(k) = obj.keys().find(|k| !TEXT_KEYS.contains(&k.as_str())) {
+        return Err(refuse(format!(
+            "unknown key `{k}` in a text request (allowed: {})",
+            TEXT_KEYS.join(", ")
+        )));
+    }
+    let text = match obj.get("text") {
+        None => String::new(),
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => return Err(refuse(format!("`text` must be a string, got {other}"))),
+    };
+    let options = text_options(&obj).map_err(&refuse)?;
+    let mut request = options.into_request(text).map_err(&refuse)?;
+    request.key = id.as_ref().map(Value::to_string).unwrap_or_default();
+    let meta = obj.get("meta").cloned();
+    match obj.get("messages") {
+        None => Ok(Request::Text { id, request, meta }),
+        Some(Value::Array(messages)) => Ok(Request::Messages {
+            id,
+            messages: messages.clone(),
+            request,
+            meta,
+        }),
+        Some(_) => Err(refuse("`messages` must be an array".into())),
+    }
+}
+
+/// Reads a text request's options (everything but `id`, `text`/`messages` and `meta`).
+fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
+    let dialect = match obj.get("dialect") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) => Some(d.clone()),
+        Some(other) => return Err(format!("`dialect` must be a string, got {other}")),
+    };
+    let lenient = match obj.get("lenient") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`lenient` must be a boolean, got {other}")),
+    };
+    let limits = match obj.get("limits") {
+        None => LimitsRequest::default(),
+        Some(l) => {
+            serde_json::from_value(l.clone()).map_err(|e| format!("invalid `limits`: {e}"))?
+        }
+    };
+    let tag = match obj.get("tag") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => return Err(format!("`tag` must be a string, got {other}")),
+    };
+    let max_calls = match obj.get("max_calls") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| format!("`max_calls` must be a non-negative integer, got {v}"))?,
+        ),
+    };
+    let seed = match obj.get("seed") {
+        None => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| format!("`seed` must be a non-negative integer, got {v}"))?,
+        ),
+    };
+    Ok(TextOptions {
+        dialect,
+        lenient,
+        max_calls,
+        limits,
+        tag,
+        seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn kinds_are_told_apart() {
+        let kind = |line: &str| match Request::parse(line.as_bytes()) {
+            Ok(Some(Request::Call(_))) => "call",
+            Ok(Some(Request::Cancel { .. })) => "cancel",
+            Ok(Some(Request::CancelTag { .. })) => "cancel_tag",
+            Ok(Some(Request::Hello { .. })) => "hello",
+            Ok(Some(Request::Text { .. })) => "text",
+            Ok(Some(Request::Messages { .. })) => "messages",
+            Ok(None) => "blank",
+            Err(_) => "refused",
+        };
+        assert_eq!(kind(r#"{"tool": "calculator", "params": {}}"#), "call");
+        assert_eq!(kind(r#"{"cancel": 3}"#), "cancel");
+        assert_eq!(kind(r#"{"cancel_tag": "t"}"#), "cancel_tag");
+        assert_eq!(kind(r#"{"cancel_tag": 3}"#), "refused");
+        assert_eq!(kind(r#"{"hello": true}"#), "hello");
+        assert_eq!(kind(r#"{"text": "x"}"#), "text");
+        assert_eq!(kind(r#"{"messages": []}"#), "messages");
+        assert_eq!(kind(r#"{"messages": 3}"#), "refused");
+        assert_eq!(kind("  \t "), "blank");
+        assert_eq!(kind("[1]"), "refused");
+        assert_eq!(kind(r#"{"id": [1], "tool": "x"}"#), "refused");
+    }
+
+    #[test]
+    fn a_refusal_keeps_the_id_and_tool_it_could_read() {
+        let r = Request::parse(br#"{"id": 7, "tool": "calculator", "params": {}, "bogus": 1}"#);
+        let r = r.err().map(|r| (r.id, r.tool, r.error.kind));
+        assert_eq!(
+            r,
+            Some((Some(json!(7)), "calculator".into(), ErrorKind::ParseError))
+        );
+    }
+
+    #[test]
+    fn text_options_are_checked_and_clamped() {
+        let req = Request::parse(
+            br#"{"id": "a", "text": "t", "max_calls": 100000, "dialect": "hermes"}"#,
+        );
+        let Ok(Some(Request::Text { request, .. })) = req else {
+            panic!("{req:?}")
+        };
+        assert_eq!(request.options.max_calls, MAX_CALLS_CEILING);
+        assert_eq!(request.options.dialect, Some(Dialect::Hermes));
+        assert_eq!(request.key, "\"a\"");
+        for bad in [
+            r#"{"text": "t", "dialect": "klingon"}"#,
+            r#"{"text": "t", "lenient": 1}"#,
+            r#"{"text": "t", "seed": -1}"#,
+            r#"{"text": "t", "limits": {"nope": 1}}"#,
+            r#"{"text": "t", "extra": 1}"#,
+            r#"{"text": 5}"#,
+        ] {
+            assert!(Request::parse(bad.as_bytes()).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! One client's requests in flight: ids and tags, handles for cancellation, exactly one answer each.
+
+use crate::request::{Refusal, Request};
+use beaker_core::{ErrorKind, ToolCall, ToolError};
+use beaker_engine::dialects::Dialect;
+use beaker_engine::{CallHandle, Engine, TextReply, TextRequest};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Where a session's responses go: one serialized JSON response per call of [`Sink::send`].
+pub trait Sink: Send + Sync + 'static {
+    /// Sends one response line (without its newline). `finished` is true for the one answer of a request
+    /// that [holds a slot](Request::holds_slot); its id is already free again when this is called.
+    fn send(&self, line: String, finished: bool);
+}
+
+/// What `hello` reports about the transport (the engine reports the rest).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Requests the transport lets run at once.
+    pub max_in_flight: usize,
+    /// The longest request line it reads, in bytes.
+    pub max_line_bytes: usize,
+}
+
+struct InFlight {
+    handles: Vec<CallHandle>,
+    tag: Option<String>,
+}
+
+#[derive(Default)]
+struct Table {
+    calls: Mutex<HashMap<String, InFlight>>,
+    emptied: Condvar,
+}
+
+impl Table {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, InFlight>> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn remove(&self, key: &str) {
+        let mut calls = self.lock();
+        calls.remove(key);
+        if calls.is_empty() {
+            self.emptied.notify_all();
+        }
+    }
+}
+
+/// One client's session on an engine: runs its requests and keeps their bookkeeping. Cheap to share
+/// (`&self` everywhere); a transport makes one per connection.
+pub struct Session {
+    engine: Engine,
+    info: SessionInfo,
+    sink: Arc<dyn Sink>,
+    table: Arc<Table>,
+    seq: AtomicU64,
+}
+
+impl Session {
+    /// A session answering into `sink`.
+    pub fn new(engine: Engine, info: SessionInfo, sink: Arc<dyn Sink>) -> Session {
+        Session {
+            engine,
+            info,
+            sink,
+            table: Arc::new(Table::default()),
+            seq: AtomicU64::new(0),
+        }
+    }
+
+    /// The engine the session runs on.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Handles one request: control requests are answered at once, calls and texts when they finish.
+    pub fn handle(&self, req: Request) {
+        match req {
+            Request::Call(call) => self.call(call),
+            Request::Cancel { id, target } => self.cancel(id, target),
+            Request::CancelTag { id, tag } => self.cancel_tag(id, &tag),
+            Request::Hello { id } => self.hello(id),
+            Request::Text { id, request, meta } => self.text(id, request, None, meta),
+            Request::Messages {
+                id,
+                messages,
+                request,
+                meta,
+            } => self.text(id, request, Some(messages), meta),
+        }
+    }
+
+    /// Answers a request that could not be read.
+    pub fn refuse(&self, refusal: &Refusal) {
+        self.send(&refusal.envelope(), false);
+    }
+
+    /// Blocks until no request is in flight.
+    pub fn wait_idle(&self) {
+        let mut calls = self.table.lock();
+        while !calls.is_empty() {
+            calls = self
+                .table
+                .emptied
+                .wait(calls)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn send(&self, v: &impl serde::Serialize, finished: bool) {
+        match serde_json::to_string(v) {
+            Ok(s) => self.sink.send(s, finished),
+            Err(e) => tracing::error!("cannot serialize a response: {e}"),
+        }
+    }
+
+    /// Records a request as in flight under its id and returns its key; `None` (the request answered, its
+    /// slot given back) when the id is already in flight.
+    fn register(&self, id: &Option<Value>, tool: &str, tag: Option<String>) -> Option<String> {
+        let key = match id {
+            Some(id) => format!("i{id}"),
+            None => format!("n{}", self.seq.fetch_add(1, Ordering::Relaxed)),
+        };
+        let mut calls = self.table.lock();
+        if calls.contains_key(&key) {
+            drop(calls);
+            let msg = format!("id {} is already in flight", id.clone().unwrap_or_default());
+            let refusal = Refusal {
+                id: id.clone(),
+                tool: tool.into(),
+                error: ToolError::new(ErrorKind::ParseError, msg),
+            };
+            self.send(&refusal.envelope(), true);
+            return None;
+        }
+        calls.insert(
+            key.clone(),
+            InFlight {
+                handles: Vec::new(),
+                tag,
+            },
+        );
+        Some(key)
+    }
+
+    /// What to do with a request's answer: free its id, then send the line (so a client that reuses the id
+    /// as soon as it reads the answer is never told the id is still in flight).
+    fn on_answer(&self, key: String) -> impl FnOnce(String) + Send + 'static {
+        let sink = self.sink.clone();
+        let table = self.table.clone();
+        move |line: String| {
+            table.remove(&key);
+            sink.send(line, true);
+        }
+    }
+
+    fn set_handles(&self, key: &str, handles: Vec<CallHandle>) {
+        if let Some(entry) = self.table.lock().get_mut(key) {
+            entry.handles = handles;
+        }
+    }
+
+    fn call(&self, call: ToolCall) {
+        let Some(key) = self.register(&call.id, &call.tool, call.tag.clone()) else {
+            return;
+        };
+        let answer = self.on_answer(key.clone());
+        let handle = self
+            .engine
+            .submit(call, move |env| match serde_json::to_string(&env) {
+                Ok(s) => answer(s),
+                Err(e) => tracing::error!("cannot serialize a response: {e}"),
+            });
+        self.set_handles(&key, vec![handle]);
+    }
+
+    /// Text mode: runs every call the text (or the conversation) holds and answers
+    /// `{"id", "success", "dialect", "calls", "text" | "messages", "meta"?}`.
+    fn text(
+        &self,
+        id: Option<Value>,
+        req: TextRequest,
+        messages: Option<Vec<Value>>,
+        meta: Option<Value>,
+    ) {
+        let Some(key) = self.register(&id, "", req.tag.clone()) else {
+            return;
+        };
+        let answer = self.on_answer(key.clone());
+        let reply_id = id.clone();
+        let on_done = move |reply: TextReply| {
+            let mut v = Map::new();
+            v.insert("id".into(), reply_id.unwrap_or(Value::Null));
+            if let Value::Object(m) = reply.to_json() {
+                v.extend(m);
+            }
+            if let Some(meta) = meta {
+                v.insert("meta".into(), meta);
+            }
+            match serde_json::to_string(&v) {
+                Ok(s) => answer(s),
+                Err(e) => tracing::error!("cannot serialize a response: {e}"),
+            }
+        };
+        let handles = match messages {
+            Some(messages) => match self.engine.submit_messages(&messages, &req, on_done) {
+                Ok(h) => h,
+                Err(error) => {
+                    // The request never ran: free its id and answer it.
+                    self.table.remove(&key);
+                    let refusal = Refusal {
+                        id,
+                        tool: String::new(),
+                        error,
+                    };
+                    return self.send(&refusal.envelope(), true);
+                }
+            },
+            None => self.engine.submit_text(req, on_done),
+        };
+        self.set_handles(&key, handles);
+    }
+
+    fn cancel(&self, id: Option<Value>, target: Value) {
+        let handles = self
+            .table
+            .lock()
+            .get(&format!("i{target}"))
+            .map(|c| c.handles.clone())
+            .unwrap_or_default();
+        // Cancel every call of the request (a text request has several); found if any was still running.
+        let found = handles.iter().filter(|h| h.cancel()).count() > 0;
+        self.send(
+            &json!({"id": id, "success": true, "cancel": target, "found": found}),
+            false,
+        );
+    }
+
+    fn cancel_tag(&self, id: Option<Value>, tag: &str) {
+        let handles: Vec<CallHandle> = self
+            .table
+            .lock()
+            .values()
+            .filter(|c| c.tag.as_deref() == Some(tag))
+            .flat_map(|c| c.handles.clone())
+            .collect();
+        let n = handles.iter().filter(|h| h.cancel()).count();
+        self.send(
+            &json!({"id": id, "success": true, "cancel_tag": tag, "cancelled": n}),
+            false,
+        );
+    }
+
+    fn hello(&self, id: Option<Value>) {
+        let cfg = self.engine.config();
+        let tools: Vec<&str> = self
+            .engine
+            .specs()
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+        let mut hello = Map::new();
+        hello.insert("name".into(), json!("beaker"));
+        hello.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+        hello.insert("protocol".into(), json!(crate::PROTOCOL_VERSION));
+        hello.insert("tools".into(), json!(tools));
+        hello.insert("dialects".into(), json!(dialects));
+        hello.insert("workers".into(), json!(cfg.workers));
+        hello.insert("max_in_flight".into(), json!(self.info.max_in_flight));
+        hello.insert("max_line_bytes".into(), json!(self.info.max_line_bytes));
+        hello.insert(
+            "limits".into(),
+            json!({"defaults": cfg.defaults, "maxima": cfg.maxima}),
+        );
+        self.send(&json!({"id": id, "success": true, "hello": hello}), false);
+    }
+}

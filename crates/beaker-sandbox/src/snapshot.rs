@@ -1,0 +1,36 @@
+//! Pre-initialisation with wizer: a guest's `wizer.initialize` runs once in a sealed store and the memory
+//! it leaves becomes the module's image.
+
+use crate::store::{sealed_wasi, Limiter, State};
+
+/// The export wizer runs before it snapshots a module.
+pub(crate) const INIT_EXPORT: &str = "wizer.initialize";
+
+/// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random
+/// seed) and returns the snapshot: a module whose memory image is the initialised state.
+pub(crate) fn snapshot(
+    engine: &wasmtime::Engine,
+    max_memory_bytes: u64,
+    wasm: &[u8],
+) -> wasmtime::Result<Vec<u8>> {
+    let mut wizer = wasmtime_wizer::Wizer::new();
+    wizer.init_func(INIT_EXPORT);
+    let wasi = sealed_wasi(0).build_p1();
+    let mut store = wasmtime::Store::new(
+        engine,
+        State {
+            wasi,
+            limiter: Limiter::new(max_memory_bytes),
+            output: None,
+            charged_output: 0,
+        },
+    );
+    store.limiter(|s| &mut s.limiter);
+    store.set_fuel(u64::MAX)?;
+    store.set_epoch_deadline(u64::MAX / 2);
+    let mut linker = wasmtime::Linker::<State>::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
+        linker.instantiate_async(store, module).await
+    }))
+}
