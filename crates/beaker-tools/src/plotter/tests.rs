@@ -1,5 +1,6 @@
 //! The plotter's pictures, checked by decoding them: size, not blank, and the curve where the function puts it.
 
+use super::sampling::clip;
 use super::*;
 use beaker_core::{ErrorKind, Limits};
 
