@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 macro_rules! limits {
-    ($( $(#[$doc:meta])* $name:ident : $ty:ty = $default:expr, max $max:expr; )*) => {
+    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $default:expr, max $max:expr; )*) => {
         /// The bounds one call runs under. Every field is a hard cap; exceeding one gives
         /// `limit_exceeded` (or `timeout` for `timeout_ms`).
         ///
@@ -10,14 +10,14 @@ macro_rules! limits {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(default, deny_unknown_fields)]
         pub struct Limits {
-            $( $(#[$doc])* pub $name: $ty, )*
+            $( $(#[doc = $doc])* pub $name: $ty, )*
         }
 
         /// The limits a call asks for; absent fields take the server's defaults.
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
         #[serde(default, deny_unknown_fields)]
         pub struct LimitsRequest {
-            $( $(#[$doc])* #[serde(skip_serializing_if = "Option::is_none")] pub $name: Option<$ty>, )*
+            $( $(#[doc = $doc])* #[serde(skip_serializing_if = "Option::is_none")] pub $name: Option<$ty>, )*
         }
 
         impl Default for Limits {
@@ -55,6 +55,10 @@ macro_rules! limits {
 
             /// The names of every limit, in declaration order (for docs and tests).
             pub const NAMES: &'static [&'static str] = &[$( stringify!($name), )*];
+
+            /// Every limit's name and its documentation (the doc comment above, one source for rustdoc and
+            /// docs/TOOLS.md), in declaration order.
+            pub const DOCS: &'static [(&'static str, &'static str)] = &[$( (stringify!($name), concat!($($doc),*)), )*];
         }
     };
 }
@@ -62,8 +66,10 @@ macro_rules! limits {
 limits! {
     /// Execution wall-clock time in milliseconds, from the moment the call starts running (queue time is
     /// not counted). Default 10 s: long enough for any bounded native call, short enough not to stall a rollout.
+    /// Exceeding it: `timeout`.
     timeout_ms: u64 = 10_000, max 600_000;
-    /// Length of an expression in bytes. Default 10,000: far above any formula a model writes.
+    /// Length of an expression in bytes. Default 10,000: far above any formula a model writes. Exceeding it:
+    /// `limit_exceeded` (as for every limit below).
     max_expression_len: u64 = 10_000, max 1_000_000;
     /// Nesting depth of parentheses and function calls in an expression. Default 1,000.
     max_depth: u64 = 1_000, max 100_000;
@@ -159,5 +165,21 @@ mod tests {
             ..Limits::default_maxima()
         };
         assert_eq!(bad.validate_against(&max).unwrap_err().name, "max_digits");
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::Limits;
+
+    #[test]
+    fn every_limit_is_documented_once() {
+        assert_eq!(Limits::DOCS.len(), Limits::NAMES.len());
+        for ((name, doc), n) in Limits::DOCS.iter().zip(Limits::NAMES) {
+            assert_eq!(name, n);
+            assert!(doc.trim().len() > 20, "{name} has no real documentation");
+        }
+        assert!(Limits::DOCS[0].1.contains("`timeout`"));
+        assert!(Limits::DOCS[1].1.contains("`limit_exceeded`"));
     }
 }

@@ -7,23 +7,6 @@ use std::fmt::Write;
 
 pub use beaker_dialects::catalog::{mcp_tools, openai_tools, prompt};
 
-/// What each limit bounds, for the docs (same order as [`Limits::NAMES`]).
-const LIMIT_DOCS: &[(&str, &str)] = &[
-    ("timeout_ms", "execution time of one call in milliseconds, from the moment a worker starts it (queue time excluded); `timeout`"),
-    ("max_expression_len", "bytes of an expression; `limit_exceeded`"),
-    ("max_depth", "nesting of parentheses and calls in an expression; `limit_exceeded`"),
-    ("max_digits", "decimal digits of any exact number built while evaluating (sized before it is built); `limit_exceeded`"),
-    ("max_precision", "decimal places a call may request with `precision`; `limit_exceeded`"),
-    ("max_output_bytes", "bytes of the serialized `result`; `limit_exceeded`"),
-    ("max_array_len", "elements of any one array a numeric tool reads or builds (sample, vector, matrix cells, random draws, ODE output); checked before any work; `limit_exceeded`"),
-    ("max_matrix_dim", "rows or columns of a matrix given to an O(n³) operation (solve, inverse, eigen, SVD, regression design); `limit_exceeded`"),
-    ("max_iterations", "iterations of an iterative method (optimiser, root finder, ODE steps, IRLS); `limit_exceeded` (or `converged: false` where the result can say so)"),
-    ("max_evaluations", "evaluations of a user-supplied function (quadrature, optimisation, ODE right-hand side); `limit_exceeded`"),
-    ("max_fuel", "WebAssembly fuel of a sandboxed guest: one per instruction, 1,000 per host call, 1 per output byte; deterministic; `limit_exceeded`"),
-    ("max_memory_bytes", "linear memory of a sandboxed guest, its initial image included; `limit_exceeded`"),
-    ("max_input_bytes", "bytes of a sandboxed call's input (a guest's params JSON, Python's code or stdin); `limit_exceeded`"),
-];
-
 /// `docs/TOOLS.md`: every tool, its params and result fields, the limits, and checked examples.
 pub fn markdown(specs: &[ToolSpec]) -> String {
     let mut out = String::new();
@@ -35,8 +18,9 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
     out.push_str("Every call is `{\"tool\": NAME, \"params\": {...}}` and is answered by one envelope (see PROTOCOL.md).\n");
     out.push_str("Params are validated against the schema below before the tool runs (`invalid_params`, naming the path).\n\n");
     out.push_str("## Limits (every call)\n\nA call may ask for other values with `\"limits\": {...}`; it is clamped to the server's maxima.\n\n");
-    out.push_str("| limit | default | maximum | bounds; error |\n|---|---|---|---|\n");
-    for (name, doc) in LIMIT_DOCS {
+    out.push_str("| limit | default | maximum | what it bounds |\n|---|---|---|---|\n");
+    for (name, doc) in Limits::DOCS {
+        let doc = doc.trim();
         let _ = writeln!(
             out,
             "| `{name}` | {} | {} | {doc} |",

@@ -1,0 +1,96 @@
+//! The specs of `execute_python` and `code_test`: params and result schemas, examples, notes.
+
+use crate::MAX_TESTS;
+use beaker_core::{Example, ToolSpec};
+use serde_json::json;
+
+pub(crate) fn execute_python_spec() -> ToolSpec {
+    ToolSpec {
+        name: "execute_python".into(),
+        description: "Run Python 3 code in a sandbox (no files, no network) and return its printed output, \
+            the value of its last expression and any exception. Big integers, math, fractions, decimal, \
+            statistics, itertools, collections, classes and generators work; third-party packages \
+            (numpy, sympy) do not."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Python source; the value of a final expression is returned as `result`."},
+                "stdin": {"type": ["string", "null"], "description": "Text the program reads from standard input."}
+            },
+            "required": ["code"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "stdout": {"type": "string"},
+                "stderr": {"type": "string"},
+                "result": {"type": ["string", "null"], "description": "repr() of the last expression's value, if any and not None."},
+                "exception": {
+                    "type": ["object", "null"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "message": {"type": "string"},
+                        "line": {"type": ["integer", "null"]},
+                        "traceback": {"type": "string"}
+                    }
+                },
+                "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."}
+            },
+            "required": ["stdout", "stderr", "result", "exception", "truncated"]
+        }),
+        examples: vec![
+            Example {
+                params: json!({"code": "print(2**100)"}),
+                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false}), elided: Vec::new() },
+            Example {
+                params: json!({"code": "from fractions import Fraction\nFraction(1, 3) + Fraction(1, 6)"}),
+                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false}), elided: Vec::new() },
+        ],
+        notes: include_str!("execute_python.md").into(),
+    }
+}
+
+pub(crate) fn code_test_spec() -> ToolSpec {
+    ToolSpec {
+        name: "code_test".into(),
+        description: "Run Python code against assert-style tests, each test in a fresh sandboxed interpreter \
+            after the code, and report which pass."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Python source defining what the tests use."},
+                "tests": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_TESTS,
+                          "description": "Snippets such as `assert f(2) == 4`, each run after the code."}
+            },
+            "required": ["code", "tests"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "passed": {"type": "integer"},
+                "failed": {"type": "integer"},
+                "results": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "test": {"type": "string"},
+                        "passed": {"type": "boolean"},
+                        "error": {"type": ["string", "null"]}
+                    },
+                    "required": ["test", "passed", "error"]
+                }}
+            },
+            "required": ["passed", "failed", "results"]
+        }),
+        examples: vec![Example {
+            params: json!({"code": "def square(x):\n    return x * x", "tests": ["assert square(3) == 9", "assert square(-2) == 5"]}),
+            result: json!({"passed": 1, "failed": 1, "results": [
+                {"test": "assert square(3) == 9", "passed": true, "error": null},
+                {"test": "assert square(-2) == 5", "passed": false, "error": "AssertionError (test line 1)"}
+            ]}), elided: Vec::new() }],
+        notes: String::new(),
+    }
+}
