@@ -280,6 +280,34 @@ fn duplicate_ids_in_flight_are_refused() -> Outcome {
     )
 }
 
+/// An id is free again before its answer is written: a client that reuses it the moment it reads the answer
+/// is never refused, whatever the tool (a regression: a raising Python call sometimes left its id registered
+/// until after the answer was queued).
+fn an_answered_id_can_be_reused_at_once() -> Outcome {
+    let mut s = Server::start(&[]);
+    let calls = [
+        json!({"tool": "execute_python", "params": {"code": "raise ValueError('x')"}}),
+        json!({"tool": "calculator", "params": {"expression": "7 * 8"}}),
+        json!({"tool": "statistics", "params": {"operation": "descriptive", "data": [1, 2, 3]}}),
+        json!({"tool": "unit_converter", "params": {"value": 1, "from_unit": "km", "to_unit": "m"}}),
+        json!({"tool": "calculator", "params": {"expression": "1/0"}}),
+    ];
+    let mut refused = 0;
+    for i in 0..600 {
+        let mut call = calls[i % calls.len()].clone();
+        call["id"] = json!(1);
+        s.send(&call);
+        let r = s.recv();
+        ensure(r["id"] == 1, || format!("answer {i} has id {}", r["id"]))?;
+        if r["error"].as_str().is_some_and(|e| e.contains("in flight")) {
+            refused += 1;
+        }
+    }
+    ensure(refused == 0, || {
+        format!("{refused} of 600 reuses were refused")
+    })
+}
+
 fn cancel_by_id_and_by_tag() -> Outcome {
     let mut s = Server::start(&["--test-tools"]);
     s.send(&json!({"id": "a", "tool": "_block", "tag": "traj-1"}));
@@ -491,6 +519,10 @@ pub fn trials() -> Vec<Trial> {
             empty_input_exits_cleanly,
         ),
         Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
+        Trial::test(
+            "serve::an_answered_id_can_be_reused_at_once",
+            an_answered_id_can_be_reused_at_once,
+        ),
         Trial::test(
             "serve::timeouts_count_execution_and_answer",
             timeouts_count_execution_and_answer,

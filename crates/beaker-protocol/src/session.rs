@@ -280,3 +280,92 @@ impl Session {
         self.send(&json!({"id": id, "success": true, "hello": hello}), false);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::OnceLock;
+
+    /// A client that reuses id 1 from inside the sink, the moment the first answer arrives: the tightest
+    /// possible reuse, deterministic.
+    #[derive(Default)]
+    struct Reuser {
+        session: OnceLock<Arc<Session>>,
+        lines: Mutex<Vec<String>>,
+        reused: AtomicBool,
+    }
+
+    impl Sink for Reuser {
+        fn send(&self, line: String, finished: bool) {
+            let first = finished && line.contains(r#""value":"56""#);
+            self.lines.lock().unwrap().push(line);
+            if first && !self.reused.swap(true, Ordering::SeqCst) {
+                let again = br#"{"id": 1, "tool": "calculator", "params": {"expression": "6*7"}}"#;
+                let req = Request::parse(again).unwrap().unwrap();
+                self.session.get().unwrap().handle(req);
+            }
+        }
+    }
+
+    fn engine() -> Engine {
+        let catalog = beaker_engine::Catalog::empty().with("calculator").unwrap();
+        Engine::builder().catalog(catalog).build().unwrap()
+    }
+
+    #[test]
+    fn an_id_is_free_before_its_answer_is_sent() {
+        let sink = Arc::new(Reuser::default());
+        let session = Arc::new(Session::new(engine(), SessionInfo::default(), sink.clone()));
+        let _ = sink.session.set(session.clone());
+        let first = br#"{"id": 1, "tool": "calculator", "params": {"expression": "7*8"}}"#;
+        session.handle(Request::parse(first).unwrap().unwrap());
+        // The reuse is registered from the sink; wait until both answers are in.
+        while sink.lines.lock().unwrap().len() < 2 {
+            session.wait_idle();
+            std::thread::yield_now();
+        }
+        session.wait_idle();
+        let lines = sink.lines.lock().unwrap();
+        assert!(lines.iter().all(|l| !l.contains("in flight")), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains(r#""value":"42""#)),
+            "{lines:?}"
+        );
+    }
+
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<(String, bool)>>);
+
+    impl Sink for Collect {
+        fn send(&self, line: String, finished: bool) {
+            self.0.lock().unwrap().push((line, finished));
+        }
+    }
+
+    #[test]
+    fn every_slot_holding_request_gets_one_finished_answer() {
+        let sink = Arc::new(Collect::default());
+        let session = Session::new(engine(), SessionInfo::default(), sink.clone());
+        let lines = [
+            r#"{"id": 1, "tool": "calculator", "params": {"expression": "1+1"}}"#,
+            r#"{"id": 2, "tool": "nope", "params": {}}"#,
+            r#"{"id": 3, "tool": "calculator", "params": {"expression": 5}}"#,
+            r#"{"id": 4, "messages": [{"role": "user", "content": "hi"}]}"#,
+            r#"{"id": 5, "text": "no calls here"}"#,
+            r#"{"id": 6, "hello": true}"#,
+            r#"{"id": 7, "cancel": 99}"#,
+        ];
+        let mut holding = 0;
+        for l in lines {
+            let req = Request::parse(l.as_bytes()).unwrap().unwrap();
+            holding += usize::from(req.holds_slot());
+            session.handle(req);
+        }
+        session.wait_idle();
+        let out = sink.0.lock().unwrap();
+        assert_eq!(out.len(), lines.len(), "{out:?}");
+        assert_eq!(out.iter().filter(|(_, f)| *f).count(), holding, "{out:?}");
+        assert_eq!(holding, 5);
+    }
+}
