@@ -6,11 +6,15 @@ use std::io::{self, BufRead};
 pub enum Line {
     /// A complete line (without its newline).
     Data,
-    /// A line longer than the cap; its bytes were skipped. Holds its length.
+    /// A line longer than the cap; its bytes were skipped but the first [`TOO_LONG_PREFIX`] (for reading its
+    /// id). Holds its length.
     TooLong(usize),
     /// End of input.
     Eof,
 }
+
+/// Bytes of a too-long line kept to read its id from.
+pub const TOO_LONG_PREFIX: usize = 64 << 10;
 
 /// Reads the next line into `buf` (cleared first), keeping at most `cap` bytes.
 pub fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
@@ -38,7 +42,10 @@ pub fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> 
         if total + part.len() <= cap {
             buf.extend_from_slice(part);
         } else {
-            buf.clear();
+            // Over the cap: keep only the line's first bytes, enough to read its id for the refusal.
+            buf.truncate(TOO_LONG_PREFIX);
+            let keep = TOO_LONG_PREFIX.saturating_sub(buf.len()).min(part.len());
+            buf.extend_from_slice(&part[..keep]);
         }
         total += part.len();
         let used = found.map_or(chunk.len(), |i| i + 1);

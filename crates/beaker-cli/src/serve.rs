@@ -7,8 +7,7 @@
 
 use crate::config::Settings;
 use crate::lines::{read_line_capped, Line};
-use beaker_core::{ErrorKind, ToolError};
-use beaker_protocol::{Refusal, Request, Session, SessionInfo, Sink};
+use beaker_protocol::{Request, Session, SessionInfo, Sink};
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
 
@@ -49,17 +48,7 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     loop {
         let request = match read_line_capped(&mut input, &mut buf, settings.max_line_bytes)? {
             Line::Eof => break,
-            Line::TooLong(n) => Err(Box::new(Refusal {
-                id: None,
-                tool: String::new(),
-                error: ToolError::new(
-                    ErrorKind::ParseError,
-                    format!(
-                        "the request line is {n} bytes; the limit is {}",
-                        settings.max_line_bytes
-                    ),
-                ),
-            })),
+            Line::TooLong(n) => Err(Request::too_long(&buf, n, settings.max_line_bytes)),
             Line::Data => Request::parse(&buf),
         };
         match request {

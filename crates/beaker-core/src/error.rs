@@ -23,6 +23,9 @@ pub enum ErrorKind {
     ToolError,
     /// A bug or an overload inside Beaker (a panic, a full queue).
     Internal,
+    /// The request's id is the id of a request still in flight (the client's mistake; the first request is
+    /// still answered).
+    DuplicateId,
 }
 
 /// Whose fault a failure is, so RL workers can tell a bad model call from a broken tool.
@@ -35,11 +38,13 @@ pub enum Fault {
     Tool,
     /// Overload or an internal error: not the model's fault.
     Infra,
+    /// The client (the program speaking the protocol, not the model) broke a protocol rule.
+    Client,
 }
 
 impl ErrorKind {
     /// Every kind, in wire order (for docs and tests).
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::ParseError,
         ErrorKind::UnknownTool,
         ErrorKind::InvalidParams,
@@ -49,6 +54,7 @@ impl ErrorKind {
         ErrorKind::Cancelled,
         ErrorKind::ToolError,
         ErrorKind::Internal,
+        ErrorKind::DuplicateId,
     ];
 
     /// The wire name (`"domain_error"`).
@@ -63,6 +69,7 @@ impl ErrorKind {
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::ToolError => "tool_error",
             ErrorKind::Internal => "internal",
+            ErrorKind::DuplicateId => "duplicate_id",
         }
     }
 
@@ -78,6 +85,7 @@ impl ErrorKind {
             ErrorKind::Cancelled => Fault::Infra,
             ErrorKind::ToolError => Fault::Tool,
             ErrorKind::Internal => Fault::Infra,
+            ErrorKind::DuplicateId => Fault::Client,
         }
     }
 
@@ -92,7 +100,8 @@ impl ErrorKind {
             | ErrorKind::LimitExceeded
             | ErrorKind::Timeout
             | ErrorKind::ToolError => false,
-            ErrorKind::Cancelled | ErrorKind::Internal => true,
+            // Once the first request with the id is answered, the same request is accepted.
+            ErrorKind::Cancelled | ErrorKind::Internal | ErrorKind::DuplicateId => true,
         }
     }
 }

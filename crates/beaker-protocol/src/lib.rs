@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 
 mod request;
+mod scan;
 mod session;
 
 pub use request::{parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING};

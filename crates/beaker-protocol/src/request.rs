@@ -1,5 +1,6 @@
 //! Reading one request: what kind it is, its id, and its fields, or the refusal to send instead.
 
+use crate::scan::scan;
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_engine::dialects::{Dialect, ParseOptions};
 use beaker_engine::TextRequest;
@@ -95,14 +96,33 @@ impl Refusal {
 }
 
 impl Request {
-    /// Reads one request line; `Ok(None)` for a blank line, which needs no answer.
+    /// Reads one request line; `Ok(None)` for a blank line, which needs no answer. A line that cannot be read
+    /// is refused under its id whenever the id itself can be read (from the raw bytes if need be), and a key
+    /// repeated in any object is refused, never resolved silently.
     pub fn parse(line: &[u8]) -> Result<Option<Request>, Box<Refusal>> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        let value: Value = serde_json::from_slice(line)
-            .map_err(|e| Refusal::parse(None, "", format!("the request is not valid JSON: {e}")))?;
+        let scan = scan(line);
+        if let Some(key) = scan.duplicate {
+            let msg = format!("the key `{key}` appears twice in one object; give it once");
+            return Err(Refusal::parse(recovered_id(&scan.id), "", msg));
+        }
+        let value: Value = serde_json::from_slice(line).map_err(|e| {
+            Refusal::parse(
+                recovered_id(&scan.id),
+                "",
+                format!("the request is not valid JSON: {e}"),
+            )
+        })?;
         Request::from_json(value).map(Some)
+    }
+
+    /// The refusal for a line longer than `max` bytes, of which `prefix` was kept: under the line's id when
+    /// the prefix holds it.
+    pub fn too_long(prefix: &[u8], len: usize, max: usize) -> Box<Refusal> {
+        let msg = format!("the request line is {len} bytes; the limit is {max}");
+        Refusal::parse(recovered_id(&scan(prefix).id), "", msg)
     }
 
     /// Reads one request from its JSON.
@@ -143,6 +163,7 @@ impl Request {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
+        check_numbers(&obj).map_err(|msg| Refusal::parse(id.clone(), &tool, msg))?;
         serde_json::from_value(Value::Object(obj))
             .map(Request::Call)
             .map_err(|e| Refusal::parse(id, &tool, format!("invalid request: {e}")))
@@ -212,6 +233,43 @@ impl TextOptions {
     }
 }
 
+/// An id read from the raw line, when it is a string or a number.
+fn recovered_id(text: &Option<String>) -> Option<Value> {
+    text.as_deref()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .filter(|v| v.is_string() || v.is_number())
+}
+
+/// Checks the numbers a call carries besides its params (`seed`, each of `limits`), so a bad one is refused
+/// with its name and the range it must be in, not a bare "invalid number".
+fn check_numbers(obj: &Map<String, Value>) -> Result<(), String> {
+    if let Some(seed) = obj.get("seed") {
+        if !seed.is_null() && seed.as_u64().is_none() {
+            return Err(format!(
+                "`seed` must be an integer from 0 to {}, got {seed}",
+                u64::MAX
+            ));
+        }
+    }
+    if let Some(Value::Object(limits)) = obj.get("limits") {
+        check_limits(limits)?;
+    }
+    Ok(())
+}
+
+/// Each limit a request asks for is an integer of at least 1 (0 would silently mean 1).
+fn check_limits(limits: &Map<String, Value>) -> Result<(), String> {
+    for (name, v) in limits {
+        if !v.is_null() && v.as_u64().is_none_or(|n| n < 1) {
+            return Err(format!(
+                "`limits.{name}` must be an integer from 1 to {}, got {v}",
+                u64::MAX
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A dialect by name; `auto` is `None` (detect it).
 pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
     if name == "auto" {
@@ -267,6 +325,9 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
     let limits = match obj.get("limits") {
         None => LimitsRequest::default(),
         Some(l) => {
+            if let Value::Object(m) = l {
+                check_limits(m)?;
+            }
             serde_json::from_value(l.clone()).map_err(|e| format!("invalid `limits`: {e}"))?
         }
     };
@@ -282,13 +343,13 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
                 .ok_or_else(|| format!("`max_calls` must be a non-negative integer, got {v}"))?,
         ),
     };
-    let seed = match obj.get("seed") {
-        None => None,
-        Some(v) => Some(
-            v.as_u64()
-                .ok_or_else(|| format!("`seed` must be a non-negative integer, got {v}"))?,
-        ),
-    };
+    let seed =
+        match obj.get("seed") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                format!("`seed` must be an integer from 0 to {}, got {v}", u64::MAX)
+            })?),
+        };
     Ok(TextOptions {
         dialect,
         lenient,
@@ -337,6 +398,72 @@ mod tests {
             r,
             Some((Some(json!(7)), "calculator".into(), ErrorKind::ParseError))
         );
+    }
+
+    #[test]
+    fn bad_lines_are_refused_under_their_id() {
+        let refused = |line: &[u8]| Request::parse(line).err().map(|r| (r.id, r.error.message));
+        let (id, msg) = refused(
+            br#"{"id": 8, "tool": "calculator", "params": {"expression": "\ud800"}, "x": }"#,
+        )
+        .unwrap();
+        assert_eq!((id, msg.contains("not valid JSON")), (Some(json!(8)), true));
+        let mut bytes = br#"{"id": "q", "tool": "calculator", "params": {"expression": ""#.to_vec();
+        bytes.extend([0xff, b'"', b'}', b'}']);
+        assert_eq!(refused(&bytes).unwrap().0, Some(json!("q")));
+        let (id, msg) =
+            refused(br#"{"id": 7, "tool": "calculator", "tool": "unit_converter"}"#).unwrap();
+        assert_eq!(id, Some(json!(7)));
+        assert!(msg.contains("`tool` appears twice"), "{msg}");
+        let r = Request::too_long(
+            br#"{"id": 99, "tool": "calculator", "params": {"expression": "1+1+1"#,
+            1 << 30,
+            1 << 24,
+        );
+        assert_eq!(r.id, Some(json!(99)));
+        assert!(r.error.message.contains("the limit is 16777216"));
+    }
+
+    #[test]
+    fn bad_numbers_name_their_field_and_range() {
+        for (line, field) in [
+            (
+                r#"{"id": 1, "tool": "t", "seed": -1}"#,
+                "`seed` must be an integer from 0 to",
+            ),
+            (
+                r#"{"id": 1, "tool": "t", "seed": 1.5}"#,
+                "`seed` must be an integer from 0 to",
+            ),
+            (
+                r#"{"id": 1, "tool": "t", "limits": {"timeout_ms": -1}}"#,
+                "`limits.timeout_ms` must be an integer from 1 to",
+            ),
+            (
+                r#"{"id": 1, "tool": "t", "limits": {"timeout_ms": 1.5}}"#,
+                "`limits.timeout_ms`",
+            ),
+            (
+                r#"{"id": 1, "tool": "t", "limits": {"timeout_ms": 0}}"#,
+                "`limits.timeout_ms`",
+            ),
+            (
+                r#"{"id": 1, "text": "x", "limits": {"max_fuel": 0}}"#,
+                "`limits.max_fuel`",
+            ),
+            (
+                r#"{"id": 1, "text": "x", "seed": -2}"#,
+                "`seed` must be an integer from 0 to",
+            ),
+        ] {
+            let r = Request::parse(line.as_bytes()).err();
+            let msg = r
+                .as_ref()
+                .map(|r| r.error.message.clone())
+                .unwrap_or_default();
+            assert!(msg.contains(field), "{line}: {msg}");
+            assert_eq!(r.and_then(|r| r.id), Some(json!(1)), "{line}");
+        }
     }
 
     #[test]

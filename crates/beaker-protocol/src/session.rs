@@ -128,11 +128,14 @@ impl Session {
         let mut calls = self.table.lock();
         if calls.contains_key(&key) {
             drop(calls);
-            let msg = format!("id {} is already in flight", id.clone().unwrap_or_default());
+            let msg = format!(
+                "id {} is already in flight; its first request will still be answered",
+                id.clone().unwrap_or_default()
+            );
             let refusal = Refusal {
                 id: id.clone(),
                 tool: tool.into(),
-                error: ToolError::new(ErrorKind::ParseError, msg),
+                error: ToolError::new(ErrorKind::DuplicateId, msg),
             };
             self.send(&refusal.envelope(), true);
             return None;
