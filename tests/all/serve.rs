@@ -311,6 +311,42 @@ fn an_answered_id_can_be_reused_at_once() -> Outcome {
     })
 }
 
+/// Native and sandboxed tools run on pools of their own: with one worker each, a calculator call is answered
+/// while a Python loop still holds the sandbox pool (one shared pool would answer it only after the loop ends).
+fn native_calls_never_wait_behind_sandboxed_ones() -> Outcome {
+    let mut s = Server::start(&["--workers", "1", "--sandbox-workers", "1"]);
+    s.send(&json!({"id": "hello", "hello": true}));
+    let hello = s.recv();
+    ensure(
+        hello["hello"]["workers"] == 1 && hello["hello"]["sandbox_workers"] == 1,
+        || format!("{hello}"),
+    )?;
+    s.send(
+        &json!({"id": "py", "tool": "execute_python", "params": {"code": "while True:\n    pass"},
+        "limits": {"max_fuel": 1_000_000_000_000u64, "timeout_ms": 600_000}}),
+    );
+    s.send(&json!({"id": "py2", "tool": "execute_python", "params": {"code": "6 * 7"}}));
+    s.send(&json!({"id": "calc", "tool": "calculator", "params": {"expression": "7 * 8"}}));
+    let first = s.recv();
+    ensure(
+        first["id"] == "calc" && first["result"]["value"] == "56",
+        || format!("the calculator waited behind Python: first answer {first}"),
+    )?;
+    s.send(&json!({"cancel": "py"}));
+    let (out, _) = s.finish();
+    let by = by_id(&out);
+    ensure(
+        by.get("\"py\"")
+            .is_some_and(|r| r["error_kind"] == "cancelled"),
+        || format!("{out:?}"),
+    )?;
+    ensure(
+        by.get("\"py2\"")
+            .is_some_and(|r| r["result"]["result"] == "42"),
+        || format!("{out:?}"),
+    )
+}
+
 fn cancel_by_id_and_by_tag() -> Outcome {
     let mut s = Server::start(&["--test-tools"]);
     s.send(&json!({"id": "a", "tool": "_block", "tag": "traj-1"}));
@@ -522,6 +558,10 @@ pub fn trials() -> Vec<Trial> {
             empty_input_exits_cleanly,
         ),
         Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
+        Trial::test(
+            "serve::native_calls_never_wait_behind_sandboxed_ones",
+            native_calls_never_wait_behind_sandboxed_ones,
+        ),
         Trial::test(
             "serve::an_answered_id_can_be_reused_at_once",
             an_answered_id_can_be_reused_at_once,

@@ -18,9 +18,12 @@ pub struct EngineArgs {
     /// A TOML configuration file (see docs/PROTOCOL.md).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Worker threads (default: the number of cores).
+    /// Worker threads for native tools (default: the number of cores).
     #[arg(long)]
     pub workers: Option<usize>,
+    /// Worker threads for sandboxed tools (Python, guests), a pool of their own (default: the number of cores).
+    #[arg(long)]
+    pub sandbox_workers: Option<usize>,
     /// Default execution timeout per call, in milliseconds.
     #[arg(long)]
     pub timeout_ms: Option<u64>,
@@ -56,6 +59,7 @@ pub struct ServeArgs {
 #[serde(deny_unknown_fields)]
 struct File {
     workers: Option<usize>,
+    sandbox_workers: Option<usize>,
     max_in_flight: Option<usize>,
     max_line_bytes: Option<usize>,
     max_queued: Option<usize>,
@@ -93,6 +97,9 @@ impl Settings {
         let mut config = Config::default();
         if let Some(w) = args.workers.or(file.workers) {
             config.workers = w;
+        }
+        if let Some(w) = args.sandbox_workers.or(file.sandbox_workers) {
+            config.sandbox_workers = w;
         }
         if let Some(q) = file.max_queued {
             config.max_queued = q;

@@ -16,34 +16,49 @@ pub fn json_type(v: &Value) -> &'static str {
 
 /// The length in bytes of `v` serialized compactly by `serde_json::to_string`, computed without writing it
 /// (the engine bounds results with it; the front end serializes once). Iterative: no nesting depth can
-/// overflow the stack.
+/// overflow the stack. Numbers are kept as written (`arbitrary_precision`), so a number's length is its text's.
 pub fn json_len(v: &Value) -> u64 {
     let mut n = 0u64;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         n += match v {
-            Value::Null => 4,
-            Value::Bool(b) => 4 + u64::from(!b),
-            Value::Number(x) => {
-                let mut c = Count(0);
-                let _ = std::fmt::Write::write_fmt(&mut c, format_args!("{x}"));
-                c.0
-            }
-            Value::String(s) => string_len(s),
             Value::Array(a) => {
-                stack.extend(a.iter());
-                2 + a.len().saturating_sub(1) as u64
+                let mut len = 2 + a.len().saturating_sub(1) as u64;
+                for item in a {
+                    len += scalar_len(item).unwrap_or_else(|| {
+                        stack.push(item);
+                        0
+                    });
+                }
+                len
             }
             Value::Object(m) => {
-                stack.extend(m.values());
                 // Braces, a colon per member, commas between members, and the quoted keys.
-                2 + m.len() as u64
-                    + m.len().saturating_sub(1) as u64
-                    + m.keys().map(|k| string_len(k)).sum::<u64>()
+                let mut len = 2 + m.len() as u64 + m.len().saturating_sub(1) as u64;
+                for (k, item) in m {
+                    len += string_len(k)
+                        + scalar_len(item).unwrap_or_else(|| {
+                            stack.push(item);
+                            0
+                        });
+                }
+                len
             }
+            scalar => scalar_len(scalar).unwrap_or(0),
         };
     }
     n
+}
+
+/// The serialized length of a scalar; `None` for an array or object.
+fn scalar_len(v: &Value) -> Option<u64> {
+    Some(match v {
+        Value::Null => 4,
+        Value::Bool(b) => 4 + u64::from(!b),
+        Value::Number(x) => x.as_str().len() as u64,
+        Value::String(s) => string_len(s),
+        Value::Array(_) | Value::Object(_) => return None,
+    })
 }
 
 /// A string's length as serde_json writes it: quotes, two-byte escapes for `"`, `\` and the usual control
@@ -58,16 +73,6 @@ fn string_len(s: &str) -> u64 {
         };
     }
     n
-}
-
-/// Counts the bytes a `Display` writes.
-struct Count(u64);
-
-impl std::fmt::Write for Count {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0 += s.len() as u64;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

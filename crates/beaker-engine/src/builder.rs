@@ -11,8 +11,11 @@ use std::sync::Arc;
 /// How an [`Engine`] runs: its worker pool, queue bound and limits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// Worker threads running calls. Default: the number of cores.
+    /// Worker threads running native calls. Default: the number of cores.
     pub workers: usize,
+    /// Worker threads running sandboxed calls (Python, operator guests), a pool of their own so that a cheap
+    /// native call never waits behind untrusted code. Default: the number of cores.
+    pub sandbox_workers: usize,
     /// Calls waiting for a worker beyond which new calls fail at once with a retryable `internal`
     /// ("overloaded") error. Default 65,536: a bound on memory, not a tuning knob; front ends apply
     /// backpressure well before it.
@@ -29,10 +32,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
         Config {
-            workers: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2),
+            workers: cores,
+            sandbox_workers: cores,
             max_queued: 65_536,
             defaults: Limits::default(),
             maxima: Limits::default_maxima(),
@@ -106,39 +111,35 @@ impl EngineBuilder {
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
         config.defaults.validate_against(&config.maxima)?;
-        if config.workers == 0 {
-            return Err(EngineError::Config("workers must be at least 1".into()));
+        if config.workers == 0 || config.sandbox_workers == 0 {
+            return Err(EngineError::Config(
+                "workers and sandbox_workers must be at least 1".into(),
+            ));
         }
         let loaded = self.catalog.load()?;
         let mut tools = HashMap::new();
         let mut specs = Vec::new();
         for tool in loaded.tools {
             let spec = tool.spec().clone();
+            let sandboxed = loaded.sandboxed.contains(&spec.name);
             let validator = jsonschema::validator_for(&spec.params_schema).map_err(|e| {
                 EngineError::InvalidSchema {
                     tool: spec.name.clone(),
                     message: e.to_string(),
                 }
             })?;
-            let registered = Arc::new(Registered { tool, validator });
+            let registered = Arc::new(Registered {
+                tool,
+                validator,
+                sandboxed,
+            });
             if tools.insert(spec.name.clone(), registered).is_some() {
                 return Err(EngineError::DuplicateTool(spec.name));
             }
             specs.push(spec);
         }
-        let (tx, rx) = flume::unbounded::<Job>();
-        for i in 0..config.workers {
-            let rx = rx.clone();
-            std::thread::Builder::new()
-                .name(format!("beaker-worker-{i}"))
-                .stack_size(WORKER_STACK)
-                .spawn(move || {
-                    beaker_sandbox::declare_thread_stack(WORKER_STACK);
-                    while let Ok(job) = recv_spinning(&rx) {
-                        job();
-                    }
-                })?;
-        }
+        let jobs = pool("beaker-worker", config.workers)?;
+        let sandbox_jobs = pool("beaker-sandbox-worker", config.sandbox_workers)?;
         Ok(Engine {
             inner: Arc::new(Inner {
                 load_errors: loaded.load_errors,
@@ -146,12 +147,31 @@ impl EngineBuilder {
                 tools,
                 specs,
                 config,
-                jobs: tx,
+                jobs,
+                sandbox_jobs,
                 watchdog: Watchdog::start(),
                 counters: Arc::new(Counters::default()),
             }),
         })
     }
+}
+
+/// Starts `n` worker threads named `name-I` on one queue and returns the queue's sender.
+fn pool(name: &str, n: usize) -> Result<flume::Sender<Job>, EngineError> {
+    let (tx, rx) = flume::unbounded::<Job>();
+    for i in 0..n {
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("{name}-{i}"))
+            .stack_size(WORKER_STACK)
+            .spawn(move || {
+                beaker_sandbox::declare_thread_stack(WORKER_STACK);
+                while let Ok(job) = recv_spinning(&rx) {
+                    job();
+                }
+            })?;
+    }
+    Ok(tx)
 }
 
 /// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only

@@ -42,6 +42,8 @@ pub(crate) struct Counters {
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) validator: jsonschema::Validator,
+    /// Runs in the sandbox: queued on the sandbox pool.
+    pub(crate) sandboxed: bool,
 }
 
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
@@ -53,7 +55,10 @@ pub(crate) struct Inner {
     pub(crate) tools: HashMap<String, Arc<Registered>>,
     pub(crate) specs: Vec<ToolSpec>,
     pub(crate) config: Config,
+    /// The native pool's queue.
     pub(crate) jobs: flume::Sender<Job>,
+    /// The sandbox pool's queue.
+    pub(crate) sandbox_jobs: flume::Sender<Job>,
     pub(crate) watchdog: Arc<Watchdog>,
     pub(crate) counters: Arc<Counters>,
 }
@@ -284,10 +289,15 @@ impl Engine {
             state.finish(Err(e), None);
             return handle;
         }
-        if inner.jobs.len() >= inner.config.max_queued {
+        let queue = if registered.sandboxed {
+            &inner.sandbox_jobs
+        } else {
+            &inner.jobs
+        };
+        if queue.len() >= inner.config.max_queued {
             let msg = format!(
                 "overloaded: {} calls are already queued; retry later",
-                inner.jobs.len()
+                queue.len()
             );
             state.finish(Err(ToolError::new(ErrorKind::Internal, msg)), None);
             return handle;
@@ -297,7 +307,7 @@ impl Engine {
         let job_state = state.clone();
         let job: Job =
             Box::new(move || run(&engine, &job_state, &registered.tool, &params, limits, seed));
-        if inner.jobs.send(job).is_err() {
+        if queue.send(job).is_err() {
             state.finish(
                 Err(ToolError::new(
                     ErrorKind::Internal,

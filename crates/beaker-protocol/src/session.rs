@@ -274,6 +274,7 @@ impl Session {
         hello.insert("tools".into(), json!(tools));
         hello.insert("dialects".into(), json!(dialects));
         hello.insert("workers".into(), json!(cfg.workers));
+        hello.insert("sandbox_workers".into(), json!(cfg.sandbox_workers));
         hello.insert("max_in_flight".into(), json!(self.info.max_in_flight));
         hello.insert("max_line_bytes".into(), json!(self.info.max_line_bytes));
         hello.insert(
