@@ -16,18 +16,24 @@ fn by_id(responses: &[Value]) -> HashMap<String, Value> {
 fn many_concurrent_calls_keep_their_ids() -> Outcome {
     let mut s = Server::start(&["--max-in-flight", "64"]);
     let n = 3000u64;
-    for i in 0..n {
-        // Alternate integer and string ids; every call has a distinct answer.
-        let id = if i % 2 == 0 {
-            json!(i)
-        } else {
-            json!(format!("s{i}"))
-        };
-        s.send(
-            &json!({"id": id, "tool": "calculator", "params": {"expression": format!("{i}*{i}")}}),
-        );
-    }
+    // Written from a second thread while this one reads (PROTOCOL.md: read stdout while you write stdin; the
+    // server's output queue is bounded, so a client that only writes stalls it).
+    let mut stdin = s.stdin.take().ok_or("no stdin")?;
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        for i in 0..n {
+            // Alternate integer and string ids; every call has a distinct answer.
+            let id = if i % 2 == 0 {
+                json!(i)
+            } else {
+                json!(format!("s{i}"))
+            };
+            let call = json!({"id": id, "tool": "calculator", "params": {"expression": format!("{i}*{i}")}});
+            writeln!(stdin, "{call}").expect("write");
+        }
+    });
     let (out, status) = s.finish();
+    writer.join().map_err(|_| "the writer panicked")?;
     ensure(status.success(), || format!("exit {status}"))?;
     ensure(out.len() as u64 == n, || {
         format!("{} responses for {n} requests", out.len())
@@ -347,6 +353,51 @@ fn native_calls_never_wait_behind_sandboxed_ones() -> Outcome {
     )
 }
 
+fn signal(s: &Server, name: &str) -> Outcome {
+    let ok = std::process::Command::new("kill")
+        .args([format!("-{name}"), s.child.id().to_string()])
+        .status()
+        .map_err(|e| e.to_string())?
+        .success();
+    ensure(ok, || format!("kill -{name} failed"))
+}
+
+/// SIGTERM: calls in flight are answered `cancelled` (default `--drain-ms 0`), every answer is written, exit 0.
+fn sigterm_answers_every_call_then_exits() -> Outcome {
+    let mut s = Server::start(&["--test-tools"]);
+    s.send(&json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 600_000}}));
+    s.send(&json!({"id": 2, "tool": "calculator", "params": {"expression": "2+2"}}));
+    let r = s.recv();
+    ensure(r["id"] == 2, || format!("{r}"))?;
+    signal(&s, "TERM")?;
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    ensure(
+        out.len() == 1 && out[0]["id"] == 1 && out[0]["error_kind"] == "cancelled",
+        || format!("{out:?}"),
+    )
+}
+
+/// SIGINT with `--drain-ms`: a call in flight may finish on its own (here by its 300 ms timeout) before exit.
+fn sigint_with_drain_lets_calls_finish() -> Outcome {
+    let mut s = Server::start(&["--test-tools", "--drain-ms", "60000"]);
+    s.send(&json!({"id": 1, "tool": "calculator", "params": {"expression": "1"}}));
+    let r = s.recv();
+    ensure(r["id"] == 1, || format!("{r}"))?;
+    s.send(&json!({"id": 2, "tool": "_block", "limits": {"timeout_ms": 300}}));
+    // The reader answers in order: once `hello` is answered, the call before it is in flight.
+    s.send(&json!({"id": "h", "hello": true}));
+    let h = s.recv();
+    ensure(h["id"] == "h", || format!("{h}"))?;
+    signal(&s, "INT")?;
+    let (out, status) = s.finish();
+    ensure(status.success(), || format!("exit {status}"))?;
+    ensure(
+        out.len() == 1 && out[0]["id"] == 2 && out[0]["error_kind"] == "timeout",
+        || format!("{out:?}"),
+    )
+}
+
 fn cancel_by_id_and_by_tag() -> Outcome {
     let mut s = Server::start(&["--test-tools"]);
     s.send(&json!({"id": "a", "tool": "_block", "tag": "traj-1"}));
@@ -558,6 +609,14 @@ pub fn trials() -> Vec<Trial> {
             empty_input_exits_cleanly,
         ),
         Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
+        Trial::test(
+            "serve::sigterm_answers_every_call_then_exits",
+            sigterm_answers_every_call_then_exits,
+        ),
+        Trial::test(
+            "serve::sigint_with_drain_lets_calls_finish",
+            sigint_with_drain_lets_calls_finish,
+        ),
         Trial::test(
             "serve::native_calls_never_wait_behind_sandboxed_ones",
             native_calls_never_wait_behind_sandboxed_ones,

@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// Longest request line in bytes; longer lines are refused with a parse_error.
     #[arg(long)]
     pub max_line_bytes: Option<usize>,
+    /// On SIGTERM or SIGINT, how long calls in flight may finish before they are answered `cancelled`
+    /// (milliseconds; default 0: cancel at once).
+    #[arg(long)]
+    pub drain_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -62,6 +66,7 @@ struct File {
     sandbox_workers: Option<usize>,
     max_in_flight: Option<usize>,
     max_line_bytes: Option<usize>,
+    drain_ms: Option<u64>,
     max_queued: Option<usize>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
@@ -82,6 +87,7 @@ pub struct Settings {
     pub test_tools: bool,
     pub max_in_flight: usize,
     pub max_line_bytes: usize,
+    pub drain_ms: u64,
 }
 
 impl Settings {
@@ -128,6 +134,7 @@ impl Settings {
             test_tools: args.test_tools,
             max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+            drain_ms: file.drain_ms.unwrap_or(0),
         })
     }
 
@@ -138,6 +145,9 @@ impl Settings {
         }
         if let Some(n) = args.max_line_bytes {
             s.max_line_bytes = n;
+        }
+        if let Some(n) = args.drain_ms {
+            s.drain_ms = n;
         }
         anyhow::ensure!(s.max_in_flight > 0, "max_in_flight must be at least 1");
         anyhow::ensure!(s.max_line_bytes > 0, "max_line_bytes must be at least 1");

@@ -3,23 +3,39 @@
 //! This thread reads lines and hands requests to a [`Session`]; responses go to one writer thread as they
 //! finish, so they come out in completion order. A channel of `max_in_flight` permits bounds the requests
 //! in flight: when it is exhausted the reader stops reading (backpressure through the pipe). A permit is
-//! given back when its request's answer is queued for writing.
+//! given back when its request's answer is queued for writing. The writer's queue is bounded too: a client
+//! that stops reading stdout stops the server from answering, which stops it from reading, instead of
+//! letting answers pile up in memory.
+//!
+//! On SIGTERM or SIGINT the server stops taking requests that run tools (they are answered `cancelled`),
+//! lets calls in flight finish for up to `drain_ms`, answers the rest `cancelled`, flushes and exits 0. A
+//! second signal exits at once (status 130).
 
 use crate::config::Settings;
 use crate::lines::{read_line_capped, Line};
 use beaker_protocol::{Request, Session, SessionInfo, Sink};
+use signal_hook::consts::{SIGINT, SIGTERM};
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// What the writer thread is sent.
+enum Out {
+    /// A response line.
+    Line(String),
+    /// Flush everything before this and exit the process with this status.
+    Exit(i32),
+}
 
 /// The writer's queue and the permits of requests in flight.
 struct Stdout {
-    lines: flume::Sender<String>,
+    lines: flume::Sender<Out>,
     permits: flume::Receiver<()>,
 }
 
 impl Sink for Stdout {
     fn send(&self, line: String, finished: bool) {
-        let _ = self.lines.send(line);
+        let _ = self.lines.send(Out::Line(line));
         if finished {
             let _ = self.permits.try_recv();
         }
@@ -28,20 +44,26 @@ impl Sink for Stdout {
 
 pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
-    let (lines, rx) = flume::unbounded::<String>();
+    // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.
+    let (lines, rx) = flume::bounded::<Out>(settings.max_in_flight.saturating_mul(2).max(64));
     let writer = std::thread::Builder::new()
         .name("beaker-writer".into())
         .spawn(move || write_loop(rx))?;
     let (take, give_back) = flume::bounded(settings.max_in_flight);
     let sink = Arc::new(Stdout {
-        lines,
+        lines: lines.clone(),
         permits: give_back,
     });
     let info = SessionInfo {
         max_in_flight: settings.max_in_flight,
         max_line_bytes: settings.max_line_bytes,
     };
-    let session = Session::new(engine, info, sink);
+    let session = Arc::new(Session::new(engine, info, sink));
+    on_signals(
+        session.clone(),
+        lines.clone(),
+        Duration::from_millis(settings.drain_ms),
+    )?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut buf = Vec::with_capacity(4096);
@@ -65,26 +87,74 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     }
     tracing::debug!("stdin closed; draining calls in flight");
     session.wait_idle();
-    drop(session);
+    // The writer flushes every answer queued before this and ends the process.
+    let _ = lines.send(Out::Exit(0));
     writer
         .join()
         .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
     Ok(())
 }
 
-fn write_loop(rx: flume::Receiver<String>) {
+/// Drains and exits on the first SIGTERM or SIGINT (see the module docs); exits at once on a second.
+fn on_signals(
+    session: Arc<Session>,
+    lines: flume::Sender<Out>,
+    drain: Duration,
+) -> anyhow::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])?;
+    std::thread::Builder::new()
+        .name("beaker-signals".into())
+        .spawn(move || {
+            let mut signals = signals.forever();
+            let Some(signal) = signals.next() else {
+                return;
+            };
+            tracing::info!(
+                signal,
+                "stopping: no new calls, draining the calls in flight"
+            );
+            std::thread::Builder::new()
+                .name("beaker-drain".into())
+                .spawn(move || {
+                    session.close();
+                    if !session.wait_idle_for(drain) {
+                        let n = session.cancel_all();
+                        tracing::info!(cancelled = n, "cancelled the calls still in flight");
+                        session.wait_idle();
+                    }
+                    let _ = lines.send(Out::Exit(0));
+                })
+                .ok();
+            if signals.next().is_some() {
+                std::process::exit(130);
+            }
+        })?;
+    Ok(())
+}
+
+fn write_loop(rx: flume::Receiver<Out>) {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
-    while let Ok(line) = beaker_engine::recv_spinning(&rx) {
-        let mut ok = writeln!(w, "{line}").is_ok();
+    let mut exit = None;
+    while let Ok(first) = beaker_engine::recv_spinning(&rx) {
+        let mut ok = true;
         // Batch whatever else is ready, then flush once.
-        while let Ok(line) = rx.try_recv() {
-            ok &= writeln!(w, "{line}").is_ok();
+        for out in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            match out {
+                Out::Line(line) => ok &= writeln!(w, "{line}").is_ok(),
+                Out::Exit(status) => {
+                    exit = Some(status);
+                    break;
+                }
+            }
         }
         ok &= w.flush().is_ok();
         if !ok {
             tracing::error!("stdout is closed; exiting");
             std::process::exit(1);
+        }
+        if let Some(status) = exit {
+            std::process::exit(status);
         }
     }
 }

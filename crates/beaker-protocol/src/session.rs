@@ -6,8 +6,9 @@ use beaker_engine::dialects::Dialect;
 use beaker_engine::{CallHandle, Engine, TextReply, TextRequest};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Where a session's responses go: one serialized JSON response per call of [`Sink::send`].
 pub trait Sink: Send + Sync + 'static {
@@ -30,10 +31,14 @@ struct InFlight {
     tag: Option<String>,
 }
 
+/// The requests in flight by id, and how many registered requests have not had their answer handed to the
+/// sink yet (an id is freed just before its answer is sent, so the two differ for a moment: waiting for
+/// "idle" waits for the second).
 #[derive(Default)]
 struct Table {
     calls: Mutex<HashMap<String, InFlight>>,
-    emptied: Condvar,
+    unsent: Mutex<usize>,
+    all_sent: Condvar,
 }
 
 impl Table {
@@ -41,11 +46,18 @@ impl Table {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn remove(&self, key: &str) {
-        let mut calls = self.lock();
-        calls.remove(key);
-        if calls.is_empty() {
-            self.emptied.notify_all();
+    fn unsent(&self) -> MutexGuard<'_, usize> {
+        self.unsent.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Frees `key`, hands `line` to `sink` as a finished answer, then counts it sent.
+    fn answer(&self, key: &str, sink: &dyn Sink, line: String) {
+        self.lock().remove(key);
+        sink.send(line, true);
+        let mut unsent = self.unsent();
+        *unsent = unsent.saturating_sub(1);
+        if *unsent == 0 {
+            self.all_sent.notify_all();
         }
     }
 }
@@ -58,6 +70,7 @@ pub struct Session {
     sink: Arc<dyn Sink>,
     table: Arc<Table>,
     seq: AtomicU64,
+    closed: AtomicBool,
 }
 
 impl Session {
@@ -69,6 +82,7 @@ impl Session {
             sink,
             table: Arc::new(Table::default()),
             seq: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -77,8 +91,23 @@ impl Session {
         &self.engine
     }
 
-    /// Handles one request: control requests are answered at once, calls and texts when they finish.
+    /// Handles one request: control requests are answered at once, calls and texts when they finish. After
+    /// [`Session::close`], a request that would run tools is answered `cancelled` at once.
     pub fn handle(&self, req: Request) {
+        if req.holds_slot() && self.closed.load(Ordering::SeqCst) {
+            let refusal = Refusal {
+                id: req.id().cloned(),
+                tool: match &req {
+                    Request::Call(c) => c.tool.clone(),
+                    _ => String::new(),
+                },
+                error: ToolError::new(
+                    ErrorKind::Cancelled,
+                    "the server is shutting down; send the request again elsewhere",
+                ),
+            };
+            return self.send(&refusal.envelope(), true);
+        }
         match req {
             Request::Call(call) => self.call(call),
             Request::Cancel { id, target } => self.cancel(id, target),
@@ -99,14 +128,49 @@ impl Session {
         self.send(&refusal.envelope(), false);
     }
 
-    /// Blocks until no request is in flight.
-    pub fn wait_idle(&self) {
-        let mut calls = self.table.lock();
-        while !calls.is_empty() {
-            calls = self
+    /// Stops taking requests that run tools (they are answered `cancelled`); what is in flight goes on.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
+    /// Cancels every request in flight (each is answered `cancelled`); returns how many calls were cancelled.
+    pub fn cancel_all(&self) -> usize {
+        let handles: Vec<CallHandle> = self
+            .table
+            .lock()
+            .values()
+            .flat_map(|c| c.handles.clone())
+            .collect();
+        handles.iter().filter(|h| h.cancel()).count()
+    }
+
+    /// Blocks until no request is in flight or `timeout` has passed; returns whether none is in flight.
+    pub fn wait_idle_for(&self, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        let mut unsent = self.table.unsent();
+        while *unsent > 0 {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            unsent = self
                 .table
-                .emptied
-                .wait(calls)
+                .all_sent
+                .wait_timeout(unsent, left)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        true
+    }
+
+    /// Blocks until every request taken has had its answer handed to the sink.
+    pub fn wait_idle(&self) {
+        let mut unsent = self.table.unsent();
+        while *unsent > 0 {
+            unsent = self
+                .table
+                .all_sent
+                .wait(unsent)
                 .unwrap_or_else(|p| p.into_inner());
         }
     }
@@ -147,6 +211,8 @@ impl Session {
                 tag,
             },
         );
+        drop(calls);
+        *self.table.unsent() += 1;
         Some(key)
     }
 
@@ -155,10 +221,7 @@ impl Session {
     fn on_answer(&self, key: String) -> impl FnOnce(String) + Send + 'static {
         let sink = self.sink.clone();
         let table = self.table.clone();
-        move |line: String| {
-            table.remove(&key);
-            sink.send(line, true);
-        }
+        move |line: String| table.answer(&key, sink.as_ref(), line)
     }
 
     fn set_handles(&self, key: &str, handles: Vec<CallHandle>) {
@@ -214,13 +277,16 @@ impl Session {
                 Ok(h) => h,
                 Err(error) => {
                     // The request never ran: free its id and answer it.
-                    self.table.remove(&key);
                     let refusal = Refusal {
                         id,
                         tool: String::new(),
                         error,
                     };
-                    return self.send(&refusal.envelope(), true);
+                    match serde_json::to_string(&refusal.envelope()) {
+                        Ok(line) => self.table.answer(&key, self.sink.as_ref(), line),
+                        Err(e) => tracing::error!("cannot serialize a response: {e}"),
+                    }
+                    return;
                 }
             },
             None => self.engine.submit_text(req, on_done),
