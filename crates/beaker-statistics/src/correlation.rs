@@ -6,7 +6,6 @@ use crate::input::{at_least, num, Alternative, Args};
 use crate::sums::{deviations, rank, sum};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 pub(crate) fn correlation(args: &Args) -> Result<Value, ToolError> {
     let x = crate::input::sample_values(args.field("x")?, "data.x", args.ctx)?;
@@ -246,8 +245,7 @@ fn kendall(x: &[f64], y: &[f64], alt: Alternative, args: &Args) -> Result<Value,
             + (2.0 * xtie * ytie) / m
             + x0 * y0 / (9.0 * m * (nf - 2.0));
         let z = con_minus_dis / var.sqrt();
-        let norm = Normal::standard();
-        alt.p_value(norm.cdf(z), norm.sf(z))
+        alt.p_value(crate::normal::cdf(z), crate::normal::sf(z))
     };
     Ok(json!({"coefficient": num(tau), "p_value": num(p), "test_method": method}))
 }

@@ -351,7 +351,7 @@ impl Dist {
                 d: Cont::Normal(_),
                 loc,
                 scale,
-            } => log_ndtr((x - loc) / scale),
+            } => crate::normal::ln_cdf((x - loc) / scale),
             _ => {
                 // The sf only where it is needed: above the median, ln(1 - sf) keeps the digits.
                 let c = self.cdf(x);
@@ -392,7 +392,7 @@ impl Dist {
                 d: Cont::Normal(_),
                 loc,
                 scale,
-            } => log_ndtr(-(x - loc) / scale),
+            } => crate::normal::ln_cdf(-(x - loc) / scale),
             _ => {
                 let s = self.sf(x);
                 if s > 0.5 {
@@ -418,6 +418,20 @@ impl Dist {
     /// one of them given exactly): the smaller tail is inverted, through the cdf or the sf, so both tails
     /// keep their relative precision (1 - q is exact for q > 0.5 by Sterbenz's lemma, not for small q).
     fn quantile(&self, lower: f64, upper: f64) -> f64 {
+        match self {
+            // The normal family has an accurate closed-form quantile (AS241 polished by Newton).
+            Dist::Continuous {
+                d: Cont::Normal(_),
+                loc,
+                scale,
+            } => return loc + scale * crate::normal::quantile(lower, upper),
+            Dist::Continuous {
+                d: Cont::LogNormal(_, s),
+                loc,
+                scale,
+            } => return loc + scale * (s * crate::normal::quantile(lower, upper)).exp(),
+            _ => {}
+        }
         if lower == 0.5 {
             if let Some(m) = self.symmetric_centre() {
                 return m;
@@ -637,25 +651,6 @@ fn ln_gamma_q(a: f64, x: f64) -> f64 {
     -x + a * x.ln() - statrs::function::gamma::ln_gamma(a) + h.ln()
 }
 
-/// `ln Φ(z)`, accurate far into the lower tail where Φ underflows (an asymptotic series below -20).
-fn log_ndtr(z: f64) -> f64 {
-    if z > 6.0 {
-        let s = 0.5 * statrs::function::erf::erfc(z / std::f64::consts::SQRT_2);
-        (-s).ln_1p()
-    } else if z > -20.0 {
-        (0.5 * statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2)).ln()
-    } else {
-        // ln Φ(z) = -z²/2 - ln(-z) - ln√(2π) + ln(1 - 1/z² + 3/z⁴ - 15/z⁶ + ...)
-        let z2 = z * z;
-        let (mut term, mut series) = (1.0f64, 1.0f64);
-        for k in 1..12 {
-            term *= -((2 * k - 1) as f64) / z2;
-            series += term;
-        }
-        -0.5 * z2 - (-z).ln() - 0.5 * (2.0 * PI).ln() + series.ln()
-    }
-}
-
 /// The quantile of Student's t with `df` degrees of freedom (accurate to adjacent doubles).
 pub(crate) fn t_ppf(df: f64, q: f64) -> Result<f64, ToolError> {
     let d = StudentsT::new(0.0, 1.0, df)
@@ -683,17 +678,15 @@ pub(crate) fn beta_ppf(a: f64, b: f64, q: f64) -> Result<f64, ToolError> {
 
 /// The standard normal quantile.
 pub(crate) fn norm_ppf(q: f64) -> f64 {
-    Dist::Continuous {
-        d: Cont::Normal(Normal::standard()),
-        loc: 0.0,
-        scale: 1.0,
-    }
-    .ppf(q)
+    crate::normal::quantile(q, 1.0 - q)
 }
 
-/// Student's t cdf. statrs' form `I_{df/(df+x²)}(df/2, 1/2)` rounds to 1/2 for |x| < 1e-8·√df, which
-/// leaves a plateau around the median; near the centre the complementary form `I_{x²/(df+x²)}(1/2, df/2)`
-/// keeps full precision.
+/// Student's t cdf. Two forms of the incomplete beta, each where its argument keeps its digits: in the
+/// tails the lower tail at -|x| is `½·I_{df/(df+x²)}(df/2, ½)`, with both arguments formed from
+/// `r = df/x²` so nothing overflows for |x| up to 1e308; near the centre (x² < df) it is
+/// `½·(1 - I_{x²/(df+x²)}(½, df/2))`, formed from `u² = x²/df`, which underflows harmlessly to the median
+/// where `df/x²` would overflow (that overflow gave NaN for 1e-300 < |x| < 1e-150 and sent the quantile
+/// search to 0 for probabilities 0.18–0.495).
 pub(crate) fn t_cdf(df: f64, x: f64) -> f64 {
     if x.is_nan() || df.is_nan() || df <= 0.0 {
         return f64::NAN;
@@ -707,11 +700,18 @@ pub(crate) fn t_cdf(df: f64, x: f64) -> f64 {
     if x == 0.0 {
         return 0.5;
     }
-    // The lower tail at -|x|: ½·I_{df/(df+x²)}(df/2, ½), both beta arguments formed from r = df/x² so
-    // nothing overflows for |x| up to 1e308.
-    let r = (df.sqrt() / x.abs()).powi(2);
-    let (lower, _) = crate::special::beta_reg_pair(df / 2.0, 0.5, r / (1.0 + r), 1.0 / (1.0 + r));
-    let tail = 0.5 * lower;
+    let u = x.abs() / df.sqrt();
+    let tail = if u < 1.0 {
+        let u2 = u * u;
+        let (_, outside) =
+            crate::special::beta_reg_pair(0.5, df / 2.0, u2 / (1.0 + u2), 1.0 / (1.0 + u2));
+        0.5 * outside
+    } else {
+        let r = (1.0 / u).powi(2);
+        let (lower, _) =
+            crate::special::beta_reg_pair(df / 2.0, 0.5, r / (1.0 + r), 1.0 / (1.0 + r));
+        0.5 * lower
+    };
     if x <= 0.0 {
         tail
     } else {
@@ -747,17 +747,17 @@ fn f_pdf(m: f64, n: f64, x: f64) -> f64 {
     let p = x * m * f;
     if m >= 2.0 {
         let fac = m * q / 2.0;
-        fac * crate::special::ln_dbinom((m - 2.0) / 2.0, (m + n - 2.0) / 2.0, p, q).exp()
+        fac * crate::special::ln_dbinom_split((m - 2.0) / 2.0, n / 2.0, p, q).exp()
     } else {
         let fac = m * m * q / (2.0 * p * (m + n));
-        fac * crate::special::ln_dbinom(m / 2.0, (m + n) / 2.0, p, q).exp()
+        fac * crate::special::ln_dbinom_split(m / 2.0, n / 2.0, p, q).exp()
     }
 }
 
 impl Cont {
     fn pdf(&self, z: f64) -> f64 {
         match self {
-            Cont::Normal(d) => d.pdf(z),
+            Cont::Normal(_) => crate::normal::pdf(z),
             Cont::T(d) => d.pdf(z),
             Cont::Chi2(d) => d.pdf(z),
             Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z),
@@ -772,7 +772,7 @@ impl Cont {
     }
     fn ln_pdf(&self, z: f64) -> f64 {
         match self {
-            Cont::Normal(d) => d.ln_pdf(z),
+            Cont::Normal(_) => crate::normal::ln_pdf(z),
             Cont::T(d) => d.ln_pdf(z),
             Cont::Chi2(d) => d.ln_pdf(z),
             Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z).ln(),
@@ -787,7 +787,7 @@ impl Cont {
     }
     fn cdf(&self, z: f64) -> f64 {
         match self {
-            Cont::Normal(d) => d.cdf(z),
+            Cont::Normal(_) => crate::normal::cdf(z),
             Cont::T(d) => t_cdf(d.freedom(), z),
             Cont::Chi2(d) => d.cdf(z),
             Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).0,
@@ -807,7 +807,13 @@ impl Cont {
                     crate::special::beta_reg_pair(d.shape_a(), d.shape_b(), z, 1.0 - z).0
                 }
             }
-            Cont::LogNormal(d, _) => d.cdf(z),
+            Cont::LogNormal(_, s) => {
+                if z <= 0.0 {
+                    0.0
+                } else {
+                    crate::normal::cdf(z.ln() / s)
+                }
+            }
             Cont::Weibull(_, c) => {
                 if z <= 0.0 {
                     0.0
@@ -821,7 +827,7 @@ impl Cont {
     }
     fn sf(&self, z: f64) -> f64 {
         match self {
-            Cont::Normal(d) => d.sf(z),
+            Cont::Normal(_) => crate::normal::sf(z),
             Cont::T(d) => t_cdf(d.freedom(), -z),
             Cont::Chi2(d) => d.sf(z),
             Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).1,
@@ -841,7 +847,13 @@ impl Cont {
                     crate::special::beta_reg_pair(d.shape_a(), d.shape_b(), z, 1.0 - z).1
                 }
             }
-            Cont::LogNormal(d, _) => d.sf(z),
+            Cont::LogNormal(_, s) => {
+                if z <= 0.0 {
+                    1.0
+                } else {
+                    crate::normal::sf(z.ln() / s)
+                }
+            }
             Cont::Weibull(_, c) => {
                 if z <= 0.0 {
                     1.0
@@ -954,7 +966,7 @@ impl Disc {
     /// `dhyper`): full precision for any n, where ln Γ differences lose (n·ε) and statrs' hypergeometric
     /// pmf overflows.
     fn ln_pmf(&self, k: u64) -> f64 {
-        use crate::special::{bd0, ln_dbinom, stirlerr};
+        use crate::special::{bd0, ln_dbinom, ln_dbinom_split, stirlerr};
         let (lo, hi) = self.support();
         let kf = k as f64;
         if kf < lo || kf > hi {
@@ -984,7 +996,7 @@ impl Disc {
             }
             Disc::NegativeBinomial(d) => {
                 let (r, p) = (d.r(), d.p());
-                (r / (r + kf)).ln() + ln_dbinom(r, r + kf, p, 1.0 - p)
+                (r / (r + kf)).ln() + ln_dbinom_split(r, kf, p, 1.0 - p)
             }
         }
     }

@@ -10,7 +10,7 @@ use crate::input::{
 use crate::sums::{mean, rank, ss, sum, tie_term, two_sample, var, TwoSample};
 use beaker_core::ToolError;
 use serde_json::{json, Map, Value};
-use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 use statrs::function::gamma::ln_gamma;
 
 fn t_dist(df: f64) -> Result<StudentsT, ToolError> {
@@ -25,8 +25,7 @@ fn chi2_sf(x: f64, df: f64) -> Result<f64, ToolError> {
 }
 
 fn norm_p(z: f64, alt: Alternative) -> f64 {
-    let n = Normal::standard();
-    alt.p_value(n.cdf(z), n.sf(z))
+    alt.p_value(crate::normal::cdf(z), crate::normal::sf(z))
 }
 
 fn zero_variance(what: &str) -> ToolError {
@@ -383,7 +382,7 @@ pub(crate) fn mann_whitney(args: &Args) -> Result<Value, ToolError> {
         if continuity {
             numer -= 0.5;
         }
-        Normal::standard().sf(numer / s)
+        crate::normal::sf(numer / s)
     };
     finish_mw(alpha, alt, u1, u2, (p * factor).min(1.0), method, n1, n2)
 }

@@ -27,6 +27,7 @@ mod input;
 mod intervals;
 mod keys;
 mod ks;
+mod normal;
 mod regression;
 mod shapiro;
 mod special;

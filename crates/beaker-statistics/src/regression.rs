@@ -6,7 +6,6 @@ use crate::sums::{mean, sum};
 use beaker_core::ToolError;
 use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Value};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 pub(crate) fn regression(args: &Args) -> Result<Value, ToolError> {
     let kind = args.opt_choice("type", &["linear", "polynomial", "logistic"])?;
@@ -257,8 +256,7 @@ fn logistic(x: &DMatrix<f64>, yv: &[f64], args: &Args) -> Result<Value, ToolErro
     };
     let se: Vec<f64> = (0..p).map(|j| hess_inv[(j, j)].sqrt()).collect();
     let z: Vec<f64> = (0..p).map(|j| beta[j] / se[j]).collect();
-    let norm = Normal::standard();
-    let pv: Vec<f64> = z.iter().map(|z| 2.0 * norm.sf(z.abs())).collect();
+    let pv: Vec<f64> = z.iter().map(|z| 2.0 * crate::normal::sf(z.abs())).collect();
     let coef: Vec<f64> = beta.iter().copied().collect();
     let mut out = json!({
         "type": "logistic",

@@ -7,7 +7,6 @@ use crate::input::{at_least, num, test_result, Args};
 use crate::sums::{sorted, ss, sum};
 use beaker_core::ToolError;
 use serde_json::{json, Value};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Largest sample AS R94 is calibrated for.
 const MAX_N: usize = 5000;
@@ -85,7 +84,6 @@ pub(crate) fn shapiro(args: &Args) -> Result<Value, ToolError> {
         let w1 = 1.0 - w;
         let y = w1.ln();
         let xx = an.ln();
-        let norm = Normal::standard();
         if n <= 11 {
             const G: [f64; 2] = [-2.273, 0.459];
             const C3: [f64; 4] = [0.5440, -0.39978, 0.025054, -6.714e-4];
@@ -97,14 +95,14 @@ pub(crate) fn shapiro(args: &Args) -> Result<Value, ToolError> {
                 let y = -(gamma - y).ln();
                 let m = poly(&C3, an);
                 let s = poly(&C4, an).exp();
-                norm.sf((y - m) / s)
+                crate::normal::sf((y - m) / s)
             }
         } else {
             const C5: [f64; 4] = [-1.5861, -0.31082, -0.083751, 0.0038915];
             const C6: [f64; 3] = [-0.4803, -0.082676, 0.0030302];
             let m = poly(&C5, xx);
             let s = poly(&C6, xx).exp();
-            norm.sf((y - m) / s)
+            crate::normal::sf((y - m) / s)
         }
     };
     let mut out = test_result("Shapiro-Wilk test", w, p.min(1.0), alpha, None);
