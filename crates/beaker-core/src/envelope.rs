@@ -139,7 +139,7 @@ impl Envelope {
             tool: (!tool.is_empty()).then_some(tool),
             success: false,
             result: None,
-            error: Some(err.message),
+            error: Some(clip_message(err.message)),
             error_kind: Some(err.kind),
             fault: Some(err.kind.fault()),
             retryable: Some(err.kind.retryable()),
@@ -162,10 +162,56 @@ impl Envelope {
     }
 }
 
+/// The most bytes of an envelope's `error`: messages quote the offending input, and a 14 KB bad expression
+/// must not come back whole.
+pub const MAX_ERROR_BYTES: usize = 1024;
+
+/// `message` cut to [`MAX_ERROR_BYTES`]: the start (what went wrong) and the end (often the position or the
+/// limit) are kept, the middle is replaced by a marker saying how much was cut.
+fn clip_message(message: String) -> String {
+    if message.len() <= MAX_ERROR_BYTES {
+        return message;
+    }
+    let floor = |mut i: usize| {
+        while !message.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let ceil = |mut i: usize| {
+        while !message.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let head = floor(MAX_ERROR_BYTES * 3 / 4);
+    let tail = ceil(message.len() - MAX_ERROR_BYTES / 5);
+    format!(
+        "{}… [{} bytes cut] …{}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn long_errors_keep_their_start_and_end() {
+        let long = format!("unknown name `{}é` at character 3", "x".repeat(20_000));
+        let env = Envelope::failure(None, "calculator", ToolError::invalid_params(long.clone()));
+        let e = env.error.unwrap();
+        assert!(e.len() <= MAX_ERROR_BYTES + 40, "{}", e.len());
+        assert!(e.starts_with("unknown name `xxx"), "{e}");
+        assert!(e.ends_with("xxé` at character 3"), "{e}");
+        let cut = long.len() - (e.len() - "… [ bytes cut] …".len() - 5);
+        assert!(e.contains(&format!("[{cut} bytes cut]")), "{e}");
+        let short = Envelope::failure(None, "t", ToolError::invalid_params("short"));
+        assert_eq!(short.error.as_deref(), Some("short"));
+    }
 
     #[test]
     fn envelope_fields_in_wire_order() {

@@ -76,7 +76,8 @@ limits! {
     /// Decimal digits of any exact number a tool builds (intermediate or final). Default 100,000:
     /// `2**100000` fits, `factorial(10**5)` (456,574 digits) does not.
     max_digits: u64 = 100_000, max 10_000_000;
-    /// Decimal places a call may ask for in `precision`. Default 1,000.
+    /// Digits a call may ask for in `precision` (decimal places, and significant digits for small and huge
+    /// results). Default 1,000.
     max_precision: u64 = 1_000, max 100_000;
     /// Bytes of a serialized `result`. Default 4 MiB, below the 16 MiB request line cap.
     max_output_bytes: u64 = 4 << 20, max 256 << 20;

@@ -1,11 +1,15 @@
 //! The exact evaluator: rationals (GMP) while every step is rational, MPFR floats at a working
 //! precision once an irrational constant or function appears.
 //!
+//! Multiples of π stay symbolic (`q·π` with `q` rational) through negation, sums of multiples, and products and
+//! quotients with rationals, so `sin`, `cos` and `tan` reduce their argument exactly: `sin(pi)` is exactly 0,
+//! `tan(pi/2)` is a pole and says so, instead of a rounded π giving 1e-77 or 1e76.
+//!
 //! Bounded by construction: before building a number it estimates its size and refuses with
 //! [`ExprError::TooLarge`] when it would exceed `max_digits`, so `10**10**10` fails in microseconds.
 
 use crate::ast::{BinOp, Const, Expr, Func, Literal, Node};
-use crate::format::{format_fixed, round_half_even};
+use crate::format::{format_significant, round_half_even};
 use crate::ExprError;
 use beaker_core::CallContext;
 use rug::float::Constant;
@@ -23,6 +27,14 @@ pub enum Num {
     Exact(Rational),
     /// An approximation at the working precision.
     Approx(Float),
+}
+
+/// A value on the evaluation stack: a number, or `q·π` for a non-zero rational `q`, kept symbolic until an
+/// operation other than `+ - * /` with rationals or a trigonometric function needs its value.
+#[derive(Debug, Clone)]
+enum Val {
+    Num(Num),
+    PiMul(Rational),
 }
 
 /// Settings for one exact evaluation.
@@ -66,14 +78,16 @@ fn eval_tracked(
         max_bits: digits_to_bits(opts.max_digits),
         max_exp: Cell::new(0),
     };
-    let mut stack: Vec<Num> = Vec::with_capacity(expr.max_stack);
+    let mut stack: Vec<Val> = Vec::with_capacity(expr.max_stack);
     for node in expr.nodes() {
         if let Some(ctx) = ctx {
             ctx.checkpoint().map_err(ExprError::Interrupted)?;
         }
         let v = match *node {
-            Node::Num(i) => ev.literal(&expr.literals()[i as usize])?,
-            Node::Const(c) => Num::Approx(ev.constant(c)),
+            Node::Num(i) => Val::Num(ev.literal(&expr.literals()[i as usize])?),
+            Node::Const(Const::Pi) => Val::PiMul(Rational::from(1)),
+            Node::Const(Const::Tau) => Val::PiMul(Rational::from(2)),
+            Node::Const(c) => Val::Num(Num::Approx(ev.constant(c))),
             Node::Var(i) => {
                 return Err(ExprError::UnknownName {
                     name: expr.variables()[i as usize].clone(),
@@ -84,13 +98,14 @@ fn eval_tracked(
             Node::Neg => {
                 let a = pop(&mut stack)?;
                 match a {
-                    Num::Exact(q) => Num::Exact(-q),
-                    Num::Approx(f) => Num::Approx(-f),
+                    Val::Num(Num::Exact(q)) => Val::Num(Num::Exact(-q)),
+                    Val::Num(Num::Approx(f)) => Val::Num(Num::Approx(-f)),
+                    Val::PiMul(q) => Val::PiMul(-q),
                 }
             }
             Node::Fact => {
                 let a = pop(&mut stack)?;
-                ev.call(Func::Factorial, vec![a])?
+                Val::Num(ev.call(Func::Factorial, vec![a])?)
             }
             Node::Bin(op) => {
                 let b = pop(&mut stack)?;
@@ -99,26 +114,33 @@ fn eval_tracked(
             }
             Node::Call(f, argc) => {
                 let args = stack.split_off(stack.len().saturating_sub(argc as usize));
-                ev.call(f, args)?
+                Val::Num(ev.call(f, args)?)
             }
         };
         stack.push(v);
     }
-    Ok((pop(&mut stack)?, ev.max_exp.get()))
+    let v = ev.plain(pop(&mut stack)?);
+    Ok((v, ev.max_exp.get()))
 }
 
-/// Evaluates a closed expression and rounds it to `places` decimals, correctly: approximate results are
-/// recomputed at higher precision until two precisions agree on the rounded digits (Ziv's strategy).
+/// Evaluates a closed expression and writes it at `precision` (see [`format_significant`]: at least that many
+/// decimal places and significant digits, scientific notation for tiny and huge magnitudes), correctly rounded:
+/// approximate results are recomputed at higher precision until two precisions agree on the digits (Ziv's
+/// strategy). An approximate result that keeps shrinking with the working precision is the residue of a
+/// cancellation of equal values (`4*atan(1) - pi`) and is reported as 0.
 pub fn eval_decimal(
     expr: &Expr,
-    places: u32,
+    precision: u32,
     max_digits: u64,
     ctx: Option<&CallContext>,
 ) -> Result<Decimal, ExprError> {
-    let mut bits = ((f64::from(places) + 20.0) * LOG2_10) as u32 + 64;
+    let digits_bits = (f64::from(precision.max(1)) + 2.0) * LOG2_10;
+    let mut bits = (digits_bits + 18.0 * LOG2_10) as u32 + 64;
     let mut previous: Option<String> = None;
-    // Four refinements reach 16x the first precision; a value that still has not settled sits on a
-    // rounding tie (an irrational-looking expression with a rational value) and the last digits are returned.
+    let mut residue = false;
+    // Four refinements reach 16x the first precision; a value that still has not settled either shrank with
+    // every refinement (a cancellation residue, reported as 0) or sits on a rounding tie (an
+    // irrational-looking expression with a rational value), and the last digits are returned.
     for _ in 0..5 {
         let (v, max_exp) = eval_tracked(
             expr,
@@ -143,22 +165,22 @@ pub fn eval_decimal(
                 }
                 let fraction = (*q.denom() != 1).then(|| q.to_string());
                 return Ok(Decimal {
-                    value: format_fixed(&q, places),
+                    value: format_significant(&q, precision, true),
                     exact: true,
                     fraction,
                 });
             }
             Num::Approx(f) => f,
         };
-        let exp = f.get_exp().unwrap_or(0);
-        let int_digits = (f64::from(exp.max(0)) / LOG2_10).ceil() as u64;
+        let exp = f.get_exp().map(i64::from);
+        let int_digits = (exp.unwrap_or(0).max(0) as f64 / LOG2_10).ceil() as u64;
         if int_digits > max_digits {
             return Err(too_large(int_digits, max_digits));
         }
         let q = f
             .to_rational()
             .ok_or_else(|| ExprError::Domain("the result is not a finite number".into()))?;
-        let s = format_fixed(&q, places);
+        let s = format_significant(&q, precision, false);
         if previous.as_deref() == Some(s.as_str()) {
             return Ok(Decimal {
                 value: s,
@@ -167,18 +189,24 @@ pub fn eval_decimal(
             });
         }
         previous = Some(s);
-        let magnitude = i64::from(exp).max(max_exp).max(0);
-        let needed = (magnitude as f64 + f64::from(places) * LOG2_10) as u32 + 128;
-        bits = (bits * 2).max(needed);
+        let e = exp.unwrap_or(0);
+        // Far below the largest intermediate, only the bits the working precision could not resolve remain.
+        residue = exp.is_some_and(|e| e < max_exp - i64::from(bits) / 2);
+        let needed = (max_exp.max(e).max(0) - e.min(0)) as f64 + digits_bits + 128.0;
+        bits = (bits.saturating_mul(2)).max(needed.min(f64::from(u32::MAX / 2)) as u32);
     }
     Ok(Decimal {
-        value: previous.unwrap_or_default(),
+        value: if residue {
+            "0".to_string()
+        } else {
+            previous.unwrap_or_default()
+        },
         exact: false,
         fraction: None,
     })
 }
 
-fn pop(stack: &mut Vec<Num>) -> Result<Num, ExprError> {
+fn pop(stack: &mut Vec<Val>) -> Result<Val, ExprError> {
     stack
         .pop()
         .ok_or_else(|| ExprError::Domain("malformed expression".into()))
@@ -218,9 +246,26 @@ fn bits(q: &Rational) -> u64 {
 
 fn display(n: &Num) -> String {
     match n {
-        Num::Exact(q) if bits(q) < 200 => q.to_string(),
-        Num::Exact(_) => "a large number".into(),
+        Num::Exact(q) if bits(q) >= 200 => "a large number".into(),
+        Num::Exact(q) => q.to_string(),
         Num::Approx(f) => f.to_f64().to_string(),
+    }
+}
+
+/// `q·π` as people write it: `π`, `-π/2`, `3π/2`.
+fn pi_text(q: &Rational) -> String {
+    let n = q.numer();
+    let coefficient = if *n == 1 {
+        String::new()
+    } else if *n == -1 {
+        "-".into()
+    } else {
+        n.to_string()
+    };
+    if *q.denom() == 1 {
+        format!("{coefficient}π")
+    } else {
+        format!("{coefficient}π/{}", q.denom())
     }
 }
 
@@ -292,6 +337,121 @@ impl Evaluator {
         }
     }
 
+    /// `q·π` as a float, with extra bits for the integer part as in [`Evaluator::to_float`].
+    fn pi_float(&self, q: &Rational) -> Float {
+        let magnitude = (log2_int(q.numer()) - log2_int(q.denom())).max(0.0) as u32 + 2;
+        let prec = self.prec.saturating_add(magnitude);
+        let f = Float::with_val(prec, q) * Float::with_val(prec, Constant::Pi);
+        self.seen(&f);
+        f
+    }
+
+    /// `v` as a number: a multiple of π becomes its value.
+    fn plain(&self, v: Val) -> Num {
+        match v {
+            Val::Num(n) => n,
+            Val::PiMul(q) => Num::Approx(self.pi_float(&q)),
+        }
+    }
+
+    /// `q·π`, size-checked; exactly 0 when `q` is.
+    fn pi(&self, q: Rational) -> Result<Val, ExprError> {
+        Ok(match self.check(q)? {
+            Num::Exact(q) if q != 0 => Val::PiMul(q),
+            n => Val::Num(n),
+        })
+    }
+
+    /// `a op b` when it is again a multiple of π (or, for a quotient of two, a rational); `None` otherwise.
+    fn pi_binary(&self, op: BinOp, a: &Val, b: &Val) -> Result<Option<Val>, ExprError> {
+        use Val::PiMul;
+        let q = match (op, a, b) {
+            (BinOp::Add, PiMul(x), PiMul(y)) => Rational::from(x + y),
+            (BinOp::Sub, PiMul(x), PiMul(y)) => Rational::from(x - y),
+            (BinOp::Mul, PiMul(x), Val::Num(Num::Exact(y)))
+            | (BinOp::Mul, Val::Num(Num::Exact(y)), PiMul(x)) => {
+                self.guard((bits(x) + bits(y)) as f64)?;
+                Rational::from(x * y)
+            }
+            (BinOp::Div, PiMul(x), Val::Num(Num::Exact(y))) if *y != 0 => {
+                self.guard((bits(x) + bits(y)) as f64)?;
+                Rational::from(x / y)
+            }
+            (BinOp::Div, PiMul(x), PiMul(y)) => {
+                self.guard((bits(x) + bits(y)) as f64)?;
+                return self.check(Rational::from(x / y)).map(|n| Some(Val::Num(n)));
+            }
+            _ => return Ok(None),
+        };
+        self.pi(q).map(Some)
+    }
+
+    /// `sin`, `cos` or `tan` of `q·π`: the argument is reduced exactly, the values that are rational (0, ±1/2,
+    /// ±1) are returned exactly, and a pole of `tan` is a domain error instead of a huge rounded number.
+    fn trig_pi(&self, f: Func, q: &Rational) -> Result<Num, ExprError> {
+        let half = Rational::from((1, 2));
+        // `r` mod `period`, in [0, period).
+        let reduce = |r: Rational, period: u32| {
+            let turns = Integer::from(Rational::from(&r / period).floor_ref());
+            r - Rational::from(turns * period)
+        };
+        if f == Func::Tan {
+            let mut t = reduce(q.clone(), 1);
+            let mut sign = 1;
+            if t > half {
+                t = Rational::from(1) - t;
+                sign = -1;
+            }
+            // t in [0, 1/2]: tan(tπ) for t <= 1/4, 1/tan((1/2 - t)π) above, so the argument is never near a pole.
+            if t == half {
+                return Err(ExprError::Domain(format!(
+                    "tan has a pole at {}: the argument is exactly an odd multiple of π/2",
+                    pi_text(q)
+                )));
+            }
+            if t == 0 || t == Rational::from((1, 4)) {
+                let v = if t == 0 { 0 } else { sign };
+                return Ok(Num::Exact(Rational::from(v)));
+            }
+            let quarter = Rational::from((1, 4));
+            let x = if t > quarter {
+                let c = self.pi_float(&Rational::from(&half - &t));
+                Float::with_val(self.prec, 1) / c.tan()
+            } else {
+                self.pi_float(&t).tan()
+            };
+            return self.float(if sign < 0 { -x } else { x });
+        }
+        // cos(qπ) = sin((q + 1/2)π); then sin(sπ) with s in [0, 2) folded to [0, 1/2] and a sign.
+        let shifted = if f == Func::Cos {
+            Rational::from(q + &half)
+        } else {
+            q.clone()
+        };
+        let mut s = reduce(shifted, 2);
+        let mut sign = 1;
+        if s >= 1 {
+            s -= 1;
+            sign = -1;
+        }
+        if s > half {
+            s = Rational::from(1) - s;
+        }
+        if s == 0 {
+            return Ok(Num::Exact(Rational::new()));
+        }
+        if s == half || s == Rational::from((1, 6)) {
+            let v = if s == half {
+                Rational::from(1)
+            } else {
+                Rational::from((1, 2))
+            };
+            return Ok(Num::Exact(if sign < 0 { -v } else { v }));
+        }
+        let x = self.pi_float(&s).sin();
+        self.float(if sign < 0 { -x } else { x })
+    }
+
     fn literal(&self, lit: &Literal) -> Result<Num, ExprError> {
         if let Some(q) = &lit.exact {
             return self.check(q.clone());
@@ -325,7 +485,15 @@ impl Evaluator {
         }
     }
 
-    fn binary(&self, op: BinOp, a: Num, b: Num) -> Result<Num, ExprError> {
+    fn binary(&self, op: BinOp, a: Val, b: Val) -> Result<Val, ExprError> {
+        if let Some(v) = self.pi_binary(op, &a, &b)? {
+            return Ok(v);
+        }
+        let (a, b) = (self.plain(a), self.plain(b));
+        self.binary_num(op, a, b).map(Val::Num)
+    }
+
+    fn binary_num(&self, op: BinOp, a: Num, b: Num) -> Result<Num, ExprError> {
         if op == BinOp::Pow {
             return self.pow(a, b);
         }
@@ -457,7 +625,9 @@ impl Evaluator {
             return Ok(Num::Exact(Rational::from(if n.is_even() { 1 } else { -1 })));
         }
         let est = (log2_int(x.numer()) + log2_int(x.denom())) * n.to_f64().abs();
-        self.guard(est)?;
+        if est > self.max_bits as f64 {
+            return self.pow_approx(x, n);
+        }
         let e = n
             .clone()
             .abs()
@@ -466,6 +636,18 @@ impl Evaluator {
         let p = Rational::from(x.pow(e));
         let p = if *n < 0 { p.recip() } else { p };
         self.check(p)
+    }
+
+    /// `x^n` as a float, for a power whose exact value has too many digits to build (`1.0000001**10000000`,
+    /// `(1/3)**10**6`) though the value itself may be ordinary. Only a value whose integer part alone would
+    /// exceed the digit limit is refused.
+    fn pow_approx(&self, x: &Rational, n: &Integer) -> Result<Num, ExprError> {
+        let magnitude = (log2_int(x.numer()) - log2_int(x.denom())) * n.to_f64();
+        self.guard(magnitude)?;
+        // Rounding x costs a relative 2^-prec, which the power multiplies by |n|: carry that many more bits.
+        let extra = n.significant_bits();
+        let base = Float::with_val(self.prec.saturating_add(extra), x);
+        self.float(Float::with_val(self.prec, base.pow(n)))
     }
 
     /// An integer argument of an integer-only function; the flag is false when it came from an approximation.
@@ -490,7 +672,11 @@ impl Evaluator {
         })
     }
 
-    fn call(&self, f: Func, args: Vec<Num>) -> Result<Num, ExprError> {
+    fn call(&self, f: Func, args: Vec<Val>) -> Result<Num, ExprError> {
+        if let (Func::Sin | Func::Cos | Func::Tan, Some(Val::PiMul(q))) = (f, args.first()) {
+            return self.trig_pi(f, q);
+        }
+        let args: Vec<Num> = args.into_iter().map(|a| self.plain(a)).collect();
         let p = self.prec;
         let first = args
             .first()

@@ -32,7 +32,9 @@ pub use ast::{BinOp, Const, Expr, Func, Literal, Node};
 pub use error::ExprError;
 pub use exact::{eval_decimal, eval_exact, Decimal, ExactOptions, Num};
 pub use fast::CompiledF64;
-pub use format::{format_fixed, round_half_even};
+pub use format::{
+    format_fixed, format_significant, round_half_even, SCIENTIFIC_BELOW, SCIENTIFIC_FROM,
+};
 pub use parser::{parse, ParseLimits};
 
 #[cfg(test)]

@@ -40,6 +40,10 @@ enum Tok {
 /// Literals with at most this many digits and this exponent are made exact at parse time.
 const SMALL_LITERAL: i64 = 1_000;
 
+/// Added to errors right after a `%`, the likeliest cause of which is a percentage.
+const PERCENT_HINT: &str =
+    " (`%` is the remainder, as in Python, not a percent sign: write 15% of 200 as 15/100*200)";
+
 fn syntax(src: &str, position: usize, message: impl Into<String>) -> ExprError {
     // A window of the source around the problem, so long expressions give short messages.
     let chars: Vec<char> = src.chars().collect();
@@ -240,8 +244,12 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
         max_height: 0,
     };
     let mut expect_operand = true;
+    // Whether the last token was `%`: a missing operand after it is most likely a percentage (`15% * 200`).
+    let mut after_mod = false;
     let mut iter = toks.into_iter().peekable();
     while let Some((tok, pos)) = iter.next() {
+        let percent = if after_mod { PERCENT_HINT } else { "" };
+        after_mod = matches!(tok, Tok::Op(BinOp::Mod));
         if expect_operand {
             match tok {
                 Tok::Num(lit) => {
@@ -287,15 +295,24 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
                     return Err(syntax(
                         src,
                         pos,
-                        "expected a number, a name or `(` before `)`",
+                        format!("expected a number, a name or `(` before `)`{percent}"),
                     ))
                 }
-                Tok::Comma => return Err(syntax(src, pos, "expected an argument before `,`")),
+                Tok::Comma => {
+                    return Err(syntax(
+                        src,
+                        pos,
+                        format!("expected an argument before `,`{percent}"),
+                    ))
+                }
                 Tok::Op(op) => {
                     return Err(syntax(
                         src,
                         pos,
-                        format!("expected a number, a name or `(` before `{}`", op.symbol()),
+                        format!(
+                            "expected a number, a name or `(` before `{}`{percent}",
+                            op.symbol()
+                        ),
                     ))
                 }
                 Tok::Bang => return Err(syntax(src, pos, "expected a number before `!`")),
@@ -341,7 +358,10 @@ pub fn parse(src: &str, limits: ParseLimits) -> Result<Expr, ExprError> {
         return Err(syntax(
             src,
             src.chars().count() + 1,
-            "the expression ends where an operand was expected",
+            format!(
+                "the expression ends where an operand was expected{}",
+                if after_mod { PERCENT_HINT } else { "" }
+            ),
         ));
     }
     while let Some(item) = p.stack.pop() {
@@ -537,6 +557,20 @@ mod tests {
             infix("atan2(1, -2) + max(1, 2, 3)"),
             "(atan2(1, (-2)) + max(1, 2, 3))"
         );
+    }
+
+    #[test]
+    fn a_percent_sign_gets_a_hint() {
+        for src in ["50%", "15% * 200", "(15%)", "max(5%, 2)"] {
+            let err = parse(src, ParseLimits::default()).unwrap_err();
+            assert!(
+                err.to_string().contains("not a percent sign"),
+                "{src}: {err}"
+            );
+        }
+        let err = parse("1 + * 2", ParseLimits::default()).unwrap_err();
+        assert!(!err.to_string().contains("percent"), "{err}");
+        assert_eq!(infix("7 % 3"), "(7 % 3)");
     }
 
     #[test]

@@ -62,7 +62,8 @@ pub(crate) enum Cont {
 /// A discrete distribution on the integers (before `loc`).
 pub(crate) enum Disc {
     Binomial(Binomial),
-    Poisson(Poisson),
+    /// `None` is `mu = 0`, a point mass at 0 (SciPy allows it; statrs does not).
+    Poisson(Option<Poisson>),
     Geometric(Geometric),
     Hypergeometric(Hypergeometric),
     NegativeBinomial(NegativeBinomial),
@@ -264,9 +265,18 @@ impl Dist {
                     Binomial::new(p.prob("p", false)?, n).map_err(|x| e(&x))?,
                 ))
             }
-            "poisson" => disc(Disc::Poisson(
-                Poisson::new(p.positive("mu", None)?).map_err(|x| e(&x))?,
-            )),
+            "poisson" => {
+                let mu = p.get("mu", None)?;
+                if mu < 0.0 {
+                    return Err(bad(p.name, format!("`mu` must be >= 0, got {mu}")));
+                }
+                let d = if mu == 0.0 {
+                    None
+                } else {
+                    Some(Poisson::new(mu).map_err(|x| e(&x))?)
+                };
+                disc(Disc::Poisson(d))
+            }
             "geometric" => disc(Disc::Geometric(
                 Geometric::new(p.prob("p", true)?).map_err(|x| e(&x))?,
             )),
@@ -974,7 +984,14 @@ impl Disc {
         }
         match self {
             Disc::Binomial(d) => ln_dbinom(kf, d.n() as f64, d.p(), 1.0 - d.p()),
-            Disc::Poisson(d) => {
+            Disc::Poisson(None) => {
+                if k == 0 {
+                    0.0
+                } else {
+                    f64::NEG_INFINITY
+                }
+            }
+            Disc::Poisson(Some(d)) => {
                 let lambda = d.lambda();
                 if k == 0 {
                     -lambda
@@ -1003,7 +1020,8 @@ impl Disc {
     fn cdf(&self, k: u64) -> f64 {
         match self {
             Disc::Binomial(d) => binomial_cdf_sf(d, k).0,
-            Disc::Poisson(d) => statrs::function::gamma::gamma_ur(k as f64 + 1.0, d.lambda()),
+            Disc::Poisson(None) => 1.0,
+            Disc::Poisson(Some(d)) => statrs::function::gamma::gamma_ur(k as f64 + 1.0, d.lambda()),
             Disc::Geometric(d) => d.cdf(k),
             Disc::Hypergeometric(d) => d.cdf(k),
             Disc::NegativeBinomial(d) => {
@@ -1014,7 +1032,8 @@ impl Disc {
     fn sf(&self, k: u64) -> f64 {
         match self {
             Disc::Binomial(d) => binomial_cdf_sf(d, k).1,
-            Disc::Poisson(d) => d.sf(k),
+            Disc::Poisson(None) => 0.0,
+            Disc::Poisson(Some(d)) => d.sf(k),
             Disc::Geometric(d) => d.sf(k),
             Disc::Hypergeometric(d) => d.sf(k),
             Disc::NegativeBinomial(d) => {
@@ -1037,7 +1056,8 @@ impl Disc {
                 let (n, p) = (d.n() as f64, d.p());
                 (n * p, n * p * (1.0 - p))
             }
-            Disc::Poisson(d) => (d.lambda(), d.lambda()),
+            Disc::Poisson(None) => (0.0, 0.0),
+            Disc::Poisson(Some(d)) => (d.lambda(), d.lambda()),
             Disc::Geometric(d) => (1.0 / d.p(), (1.0 - d.p()) / (d.p() * d.p())),
             Disc::Hypergeometric(d) => {
                 let (m, n, k) = (
@@ -1061,7 +1081,8 @@ impl Disc {
     fn sample(&self, rng: &mut rand_pcg::Pcg64) -> f64 {
         match self {
             Disc::Binomial(d) => rand::distr::Distribution::<f64>::sample(d, rng),
-            Disc::Poisson(d) => rand::distr::Distribution::<f64>::sample(d, rng),
+            Disc::Poisson(None) => 0.0,
+            Disc::Poisson(Some(d)) => rand::distr::Distribution::<f64>::sample(d, rng),
             Disc::Geometric(d) => rand::distr::Distribution::<f64>::sample(d, rng),
             Disc::Hypergeometric(d) => rand::distr::Distribution::<f64>::sample(d, rng),
             Disc::NegativeBinomial(d) => rand::distr::Distribution::<u64>::sample(d, rng) as f64,

@@ -157,7 +157,7 @@ fn half_large_a(a: f64, x: f64, y: f64) -> Option<f64> {
     let t = a + (B - 1.0) / 2.0;
     let lx = if y < 0.35 { (-y).ln_1p() } else { x.ln() };
     let u = -t * lx;
-    if !(u > 0.0) || u > 700.0 {
+    if u.is_nan() || u <= 0.0 || u > 700.0 {
         return None;
     }
     // prefix = h(b, u)·Γ(a+b)/(Γ(a)·Tᵇ) with h = uᵇe⁻ᵘ/Γ(b); uᵇ/Tᵇ = (-ln x)ᵇ.

@@ -17,10 +17,22 @@ decimal places (null means the default, 10):
 
 * ``exact: true``  -- the result is the rational number written in ``fraction`` (lowest
   terms, sign on the numerator; null when the result is an integer, whose ``value`` is then
-  all of its digits); ``value`` is that rational rounded half-to-even to ``precision``
-  places, trailing zeros and a trailing "." removed, "-0" written "0".
+  all of its digits); ``value`` is that rational written as ``fmt`` below.
 * ``exact: false`` -- an irrational constant or function took part; ``value`` is the TRUE
-  real result correctly rounded (half-to-even) to ``precision`` places, same formatting.
+  real result correctly rounded (half-to-even) and written as ``fmt`` below, or "0" when the
+  result is the residue of a cancellation (it shrinks as the working precision grows).
+
+Writing a value at precision p (``fmt``): p = 0 rounds half-to-even to an integer, written in
+full; otherwise, with s = p and e the decimal exponent of the
+value rounded to s significant digits, -6 <= e < 21 gives plain decimals rounded half-to-even
+to max(p, s - 1 - e) places (at least p places and s significant digits), trailing zeros and a
+trailing "." removed, "-0" written "0"; otherwise scientific notation with s significant digits,
+trailing zeros removed, and a signed exponent ("3.9756e-19", "2.688117142e+43").
+
+Multiples of pi are exact: ``pi``/``tau`` times or over a rational, and sums of such multiples,
+stay q*pi with q a Fraction (0 when q is), and sin/cos/tan of q*pi reduce q exactly: 0, +-1/2
+and +-1 are exact results, tan at an odd multiple of pi/2 is a domain error (a pole), and any
+other value is mpmath's sinpi/cospi of the reduced q.
 * ``error_kind`` -- the call must fail with that kind.
 * ``f64`` -- what a plain IEEE double evaluation (Python floats + ``math``) gives, for the
   separate fast evaluator; null when that raises, overflows, is not finite, is an integer
@@ -219,6 +231,19 @@ class Approx:
         self.v = v
 
 
+class PiQ(Approx):
+    """q*pi for a nonzero Fraction q, kept exact; acts as its approximate value elsewhere."""
+    __slots__ = ("q",)
+
+    def __init__(self, q):
+        self.q = q
+        self.v = q.numerator * mp.pi / q.denominator
+
+
+def pi_times(q):
+    return Fraction(0) if q == 0 else PiQ(q)
+
+
 def is_q(x):
     return isinstance(x, Fraction)
 
@@ -290,19 +315,37 @@ def int_power(q, n):
         if abs(n) > 10 ** 6:
             raise Unsure("huge exponent on a trivial base")
         return q ** n
-    size_check(abs(n) * max(q.numerator.bit_length(), q.denominator.bit_length()) * LOG10_2)
-    return q ** n
+    size = abs(n) * max(q.numerator.bit_length(), q.denominator.bit_length()) * LOG10_2
+    if size <= SAFE_DIGITS:
+        return q ** n
+    if size <= LIMIT_DIGITS:
+        raise Unsure("between the safe size and the limit")
+    # Too many digits to build exactly: the value is approximated, and refused only when its integer part
+    # alone is too long (1.0000001**10**7 is about e; (1/3)**10**6 is about 1e-477121).
+    magnitude = n * (math.log10(abs(q.numerator)) - math.log10(q.denominator))
+    size_check(max(magnitude, 0))
+    if abs(magnitude) > 10 ** 8:
+        raise Unsure("beyond the float exponent range")
+    return Approx(mpmath.mpf(q.numerator) ** n / mpmath.mpf(q.denominator) ** n)
 
 
 def op_add(a, b):
+    if isinstance(a, PiQ) and isinstance(b, PiQ):
+        return pi_times(a.q + b.q)
     return a + b if is_q(a) and is_q(b) else Approx(mpf_of(a) + mpf_of(b))
 
 
 def op_sub(a, b):
+    if isinstance(a, PiQ) and isinstance(b, PiQ):
+        return pi_times(a.q - b.q)
     return a - b if is_q(a) and is_q(b) else Approx(mpf_of(a) - mpf_of(b))
 
 
 def op_mul(a, b):
+    if isinstance(a, PiQ) and is_q(b):
+        return pi_times(a.q * b)
+    if is_q(a) and isinstance(b, PiQ):
+        return pi_times(a * b.q)
     return a * b if is_q(a) and is_q(b) else Approx(mpf_of(a) * mpf_of(b))
 
 
@@ -316,6 +359,10 @@ def _divisor(b):
 
 def op_div(a, b):
     _divisor(b)
+    if isinstance(a, PiQ) and is_q(b):
+        return pi_times(a.q / b)
+    if isinstance(a, PiQ) and isinstance(b, PiQ):
+        return a.q / b.q
     return a / b if is_q(a) and is_q(b) else Approx(mpf_of(a) / mpf_of(b))
 
 
@@ -370,6 +417,8 @@ def op_pow(a, b):
 
 
 def op_neg(a):
+    if isinstance(a, PiQ):
+        return PiQ(-a.q)
     return -a if is_q(a) else Approx(-a.v)
 
 
@@ -551,7 +600,47 @@ def _transcendental(fn, at_zero=None):
     return f
 
 
+def sin_pi(q):
+    """sin(q*pi), exact where it is rational."""
+    r = q % 2
+    exact = {Fraction(0): 0, Fraction(1, 6): Fraction(1, 2), Fraction(1, 2): 1, Fraction(5, 6): Fraction(1, 2),
+             Fraction(1): 0, Fraction(7, 6): Fraction(-1, 2), Fraction(3, 2): -1, Fraction(11, 6): Fraction(-1, 2)}
+    if r in exact:
+        return Fraction(exact[r])
+    return Approx(mpmath.sinpi(mpmath.mpf(r.numerator) / r.denominator))
+
+
+def cos_pi(q):
+    r = q % 2
+    exact = {Fraction(0): 1, Fraction(1, 3): Fraction(1, 2), Fraction(1, 2): 0, Fraction(2, 3): Fraction(-1, 2),
+             Fraction(1): -1, Fraction(4, 3): Fraction(-1, 2), Fraction(3, 2): 0, Fraction(5, 3): Fraction(1, 2)}
+    if r in exact:
+        return Fraction(exact[r])
+    return Approx(mpmath.cospi(mpmath.mpf(r.numerator) / r.denominator))
+
+
+def tan_pi(q):
+    r = q % 1
+    if r == Fraction(1, 2):
+        raise DomainError("tan has a pole at an odd multiple of pi/2")
+    exact = {Fraction(0): 0, Fraction(1, 4): 1, Fraction(3, 4): -1}
+    if r in exact:
+        return Fraction(exact[r])
+    x = mpmath.mpf(r.numerator) / r.denominator
+    return Approx(mpmath.sinpi(x) / mpmath.cospi(x))
+
+
+def f_sin(x):
+    return sin_pi(x.q) if isinstance(x, PiQ) else _transcendental(mpmath.sin, 0)(x)
+
+
+def f_cos(x):
+    return cos_pi(x.q) if isinstance(x, PiQ) else _transcendental(mpmath.cos, 1)(x)
+
+
 def f_tan(x):
+    if isinstance(x, PiQ):
+        return tan_pi(x.q)
     if is_q(x) and x == 0:
         return Fraction(0)
     v = mpf_of(x)
@@ -588,7 +677,7 @@ FUNCS = {
     "gcd": f_gcd, "lcm": f_lcm, "min": f_min, "max": f_max,
     "exp": f_exp, "ln": f_ln, "log": f_log,
     "log10": lambda x: log_base(x, Fraction(10)), "log2": lambda x: log_base(x, Fraction(2)),
-    "sin": _transcendental(mpmath.sin, 0), "cos": _transcendental(mpmath.cos, 1), "tan": f_tan,
+    "sin": f_sin, "cos": f_cos, "tan": f_tan,
     "asin": _inverse_trig(mpmath.asin, 0), "acos": _inverse_trig(mpmath.acos, 1),
     "atan": _transcendental(mpmath.atan, 0), "atan2": f_atan2,
     "sinh": _transcendental(mpmath.sinh, 0), "cosh": _transcendental(mpmath.cosh, 1),
@@ -603,7 +692,7 @@ def _ev(node):
     if isinstance(node, ast.Constant):
         return node.q
     if isinstance(node, ast.Name):
-        return Approx({"pi": +mp.pi, "e": +mp.e, "tau": 2 * mp.pi}[node.id])
+        return {"pi": PiQ(Fraction(1)), "e": Approx(+mp.e), "tau": PiQ(Fraction(2))}[node.id]
     if isinstance(node, ast.UnaryOp):
         a = _ev(node.operand)
         r = op_neg(a) if isinstance(node.op, ast.USub) else a
@@ -639,12 +728,70 @@ def round_fraction(q, p):
     return tidy(("-" if n < 0 else "") + s)
 
 
+SCI_BELOW, SCI_FROM = -6, 21   # plain decimals for decimal exponents in [SCI_BELOW, SCI_FROM)
+
+
+def sci(negative, digits, e):
+    mant = digits[0] + ("." + digits[1:] if digits[1:] else "")
+    return ("-" if negative else "") + mant + "e" + ("-" if e < 0 else "+") + str(abs(e))
+
+
+def exponent10(a):
+    """e with 10**e <= a < 10**(e+1), for a Fraction a > 0."""
+    e = len(str(a.numerator)) - len(str(a.denominator))
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
+def places_for(q, p):
+    """(places, scientific) for writing the Fraction q != 0 at precision p: the digit position rounded at."""
+    if p == 0:
+        return 0, None
+    s = max(p, 1)
+    e = exponent10(abs(q))
+    if round(abs(q) * Fraction(10) ** (s - 1 - e)) == 10 ** s:
+        e += 1
+    if SCI_BELOW <= e < SCI_FROM:
+        return max(p, s - 1 - e), None
+    return s - 1 - e, e
+
+
+def fmt(q, p, integer_in_full=True):
+    """The Fraction q written at precision p (see the module docstring), with Fraction arithmetic."""
+    if q == 0:
+        return "0"
+    if integer_in_full and q.denominator == 1:
+        return str(q.numerator)
+    if p == 0:
+        return round_fraction(q, 0)
+    places, e = places_for(q, p)
+    if e is None:
+        return round_fraction(q, places)
+    n = round(abs(q) * Fraction(10) ** places)
+    return sci(q < 0, str(n).rstrip("0") or "0", e)
+
+
 def round_decimal(v, p, sig):
-    """The mpf v rounded half-to-even to p places via decimal (v printed with `sig` digits)."""
+    """The mpf v written at precision p via decimal (v printed with `sig` digits): an independent route."""
     with localcontext() as ctx:
         ctx.prec = 10 ** 6
-        d = Decimal(mpmath.libmp.to_str(v._mpf_, sig)).quantize(Decimal(1).scaleb(-p), rounding=ROUND_HALF_EVEN)
-    return tidy(format(d, "f"))
+        d = Decimal(mpmath.libmp.to_str(v._mpf_, sig))
+        if d == 0:
+            return "0"
+        if p == 0:
+            return tidy(format(d.quantize(Decimal(1), rounding=ROUND_HALF_EVEN), "f"))
+        s = max(p, 1)
+        with localcontext() as c2:
+            c2.prec, c2.rounding = s, ROUND_HALF_EVEN
+            r = +d
+        e = r.adjusted()
+        if SCI_BELOW <= e < SCI_FROM:
+            return tidy(format(d.quantize(Decimal(1).scaleb(-max(p, s - 1 - e)), rounding=ROUND_HALF_EVEN), "f"))
+        digits = "".join(map(str, r.as_tuple().digits)).rstrip("0") or "0"
+        return sci(d < 0, digits, e)
 
 
 def mpf_fraction(v):
@@ -653,7 +800,10 @@ def mpf_fraction(v):
 
 
 def check_not_tie(q, p):
-    scaled = q * 10 ** p
+    if q == 0:
+        return
+    places, _ = places_for(q, p)
+    scaled = abs(q) * Fraction(10) ** places
     if abs(scaled - math.floor(scaled) - Fraction(1, 2)) < Fraction(1, 10 ** TIE_MARGIN):
         raise Unsure("within 1e-(p+%d) of a rounding tie" % TIE_MARGIN)
 
@@ -760,7 +910,7 @@ def reference(expr, precision, guard=GUARD_DIGITS):
         if v.denominator == 1:
             rec.update(value=str(v.numerator), exact=True, fraction=None)
         else:
-            rec.update(value=round_fraction(v, p), exact=True, fraction=f"{v.numerator}/{v.denominator}")
+            rec.update(value=fmt(v, p), exact=True, fraction=f"{v.numerator}/{v.denominator}")
     else:
         mag = max(0, int(mpmath.mag(v.v) * LOG10_2) + 1) if v.v else 0
         dps = p + guard + mag
@@ -768,8 +918,13 @@ def reference(expr, precision, guard=GUARD_DIGITS):
         if is_q(low) or is_q(high):
             raise Unsure("exactness depends on the working precision")
         ref = mpf_fraction(high.v)
+        if abs(high.v) < abs(low.v) * mpmath.mpf(10) ** -20:
+            # 40 more digits of working precision made it 1e20 times smaller: a cancellation's residue.
+            rec.update(value="0", exact=False, fraction=None)
+            rec["f64"] = None
+            return rec, Fraction(0)
         value = round_decimal(high.v, p, dps + 40)
-        if value != round_decimal(low.v, p, dps) or value != round_fraction(ref, p):
+        if value != round_decimal(low.v, p, dps) or value != fmt(ref, p, integer_in_full=False):
             raise Unsure("rounding is not stable across working precisions")
         check_not_tie(ref, p)
         rec.update(value=value, exact=False, fraction=None)
@@ -784,6 +939,7 @@ def reference(expr, precision, guard=GUARD_DIGITS):
 # given, are asserted (they restate the spec); None means "record whatever is computed".
 
 HAND = []
+MISMATCH = []
 
 
 def X(expr, value=None, fraction=None, p=None):
@@ -841,7 +997,7 @@ X("-(2 + 3) * 4", "-20")
 X("1+2*3-4/5", "6.2", "31/5")
 X("(-2) ** 3", "-8")
 X("(-1/2)**-3", "-8")
-X("(-3)**-3", "-0.037037037", "-1/27")
+X("(-3)**-3", "-0.03703703704", "-1/27")
 X("(2/3)**-2", "2.25", "9/4")
 X("0**0", "1")
 X("1.5**2", "2.25", "9/4")
@@ -883,7 +1039,7 @@ X("5 % 3 % 2", "0")
 X("10 // 3 // 2", "1")
 X("2**10 % 7", "2")
 X("(1/3) // (1/7)", "2")
-X("(1/3) % (1/7)", "0.0476190476", "1/21")
+X("(1/3) % (1/7)", "0.04761904762", "1/21")
 X("-1 // 3", "-1")
 X("-1 % 3", "2")
 X("0 % 5", "0")
@@ -905,7 +1061,7 @@ X("-1/3", "0", "-1/3", p=0)
 X("-0.4", "0", "-2/5", p=0)
 X("-0.5", "0", "-1/2", p=0)
 X("-1.5", "-2", "-3/2", p=0)
-X("0.05", "0", "1/20", p=1)
+X("0.05", "0.05", "1/20", p=1)
 X("0.15", "0.2", "3/20", p=1)
 X("0.25", "0.2", "1/4", p=1)
 X("0.35", "0.4", "7/20", p=1)
@@ -931,12 +1087,12 @@ X("1 - 0.9", "0.1", "1/10")
 X("7 * 8", "56", p=0)
 X("10**30 + 0.5", "1000000000000000000000000000000", p=0)
 X("10**30 + 1.5", "1000000000000000000000000000002", p=0)
-X("10**30 + 0.5", "1000000000000000000000000000000.5", p=1)
-X("1e-30", "0", "1/" + "1" + "0" * 30)
-X("1e-30", "0.000000000000000000000000000001", p=35)
-X("-1e-30", "0", p=10)
-X("5e-30", "0", "1/" + "2" + "0" * 29, p=29)
-X("1.5e-29", "0.00000000000000000000000000002", p=29)
+X("10**30 + 0.5", "1e+30", p=1)
+X("1e-30", "1e-30", "1/" + "1" + "0" * 30)
+X("1e-30", "1e-30", p=35)
+X("-1e-30", "-1e-30", p=10)
+X("5e-30", "5e-30", "1/" + "2" + "0" * 29, p=29)
+X("1.5e-29", "1.5e-29", p=29)
 X("2**-100", p=40)
 X("1/2**100", p=50)
 
@@ -1093,9 +1249,9 @@ A("e", "2.7182818285")
 A("2 * pi", p=30)
 A("exp(1) - e", "0")
 A("exp(1) - e", "0", p=50)
-A("pi - pi", "0")
-A("tau / 2 - pi", "0")
-A("0 * pi", "0")
+X("pi - pi", "0")
+X("tau / 2 - pi", "0")
+X("0 * pi", "0")
 A("1/3 + pi - pi", "0.3333333333")
 A("sqrt(2)**2", "2")
 A("sqrt(3)", p=50)
@@ -1113,10 +1269,10 @@ X("sqrt(0.25)", "0.5", "1/2")
 X("sqrt(2.25)", "1.5", "3/2")
 X("sqrt(10**40)", "1" + "0" * 20)
 X("sqrt(0)", "0")
-X("sqrt(1e-30)", "0.000000000000001", "1/1000000000000000", p=20)
+X("sqrt(1e-30)", "1e-15", "1/1000000000000000", p=20)
 
 # -- exp / logarithms
-A("exp(50)", "5184705528587072464087.45332", p=5)
+A("exp(50)", "5.1847e+21", p=5)
 A("exp(-50)", p=30)
 A("exp(1)", p=30)
 A("exp(100)", p=0)
@@ -1166,9 +1322,9 @@ A("sin(2.5)")
 A("tan(1.5)")
 A("sin(100)", p=20)
 A("cos(10**10)", p=15)
-A("sin(1e-20)", "0.00000000000000000001", p=30)
+A("sin(1e-20)", "1e-20", p=30)
 A("cos(1e-10)", "0.999999999999999999995", p=30)
-A("sin(pi)", "0")
+X("sin(pi)", "0")
 # Large arguments and cancellations: the evaluator must carry enough bits through the intermediates.
 A("sin(10**50)", p=20)
 A("cos(10**22)", "0.5232147853951389455", p=20)
@@ -1180,14 +1336,90 @@ A("(pi + 10**40) - 10**40", p=30, guard=100)
 A("tan(10**30 * pi + 1)", p=15, guard=100)
 A("exp(-1000)", p=440, guard=100)
 A("log(2, 1.0000001)", p=12)
-A("sin(pi)", "0", p=100)
-A("cos(pi)", "-1")
-A("tan(pi/4)", "1")
-A("sin(pi/6)", "0.5")
-A("cos(pi/3)", "0.5")
-A("sin(pi/2)", "1")
-A("cos(pi/2)", "0")
+X("sin(pi)", "0", p=100)
+X("cos(pi)", "-1")
+X("tan(pi/4)", "1")
+X("sin(pi/6)", "0.5", "1/2")
+X("cos(pi/3)", "0.5", "1/2")
+X("sin(pi/2)", "1")
+X("cos(pi/2)", "0")
 A("sin(1)**2 + cos(1)**2", "1")
+# Multiples of pi reduce exactly: rational values are exact, poles are errors, not 1e16-sized numbers.
+X("sin(pi/6)", "0.5", "1/2", p=3)
+X("sin(5*pi/6)", "0.5", "1/2")
+X("sin(-pi/6)", "-0.5", "-1/2")
+X("sin(7*pi/6)", "-0.5", "-1/2")
+X("cos(2*pi/3)", "-0.5", "-1/2")
+X("cos(-pi/3)", "0.5", "1/2")
+X("cos(4*pi/3)", "-0.5", "-1/2")
+X("sin(3*pi/2)", "-1")
+X("sin(-pi/2)", "-1")
+X("cos(tau)", "1")
+X("cos(3*pi)", "-1")
+X("tan(3*pi/4)", "-1")
+X("tan(-pi/4)", "-1")
+X("tan(5*pi/4)", "1")
+X("tan(pi)", "0")
+X("sin(10**30 * pi)", "0")
+X("cos(10**30 * pi)", "1")
+X("sin(10**30 * pi + pi/6)", "0.5", "1/2")
+X("sin(pi + pi)", "0")
+X("sin(2*pi - pi/2)", "-1")
+X("sin(tau/4)", "1")
+X("pi / pi", "1")
+X("tau / pi", "2")
+X("(pi/3) / (pi/6)", "2")
+X("sin(pi)**2 + cos(pi)", "-1")
+A("sin(pi/3)", "0.866025403784438646763723170753", p=30)
+A("cos(pi/6)", "0.866025403784438646763723170753", p=30)
+A("tan(pi/3)", "1.732050807568877293527446341506", p=30)
+A("tan(pi/6)", p=25)
+A("tan(2*pi/3)", p=25)
+A("sin(pi/7)", p=25)
+A("cos(10**30 * pi + pi/7)", p=25)
+A("tan(pi/2 - 1e-30)", "1e+30", p=10)
+A("tan(pi/2 + 1e-30)", "-1e+30", p=10)
+A("tan(pi/2 - 1e-30)", p=40, guard=100)
+A("sin(pi * pi)", p=20)
+A("pi * pi / pi", p=20)
+A("sin(pi/7)**2 + cos(pi/7)**2 - 1", "0")
+for _expr in ["tan(pi/2)", "tan(3*pi/2)", "tan(-pi/2)", "tan(tau/4)", "tan(10**30 * pi + pi/2)",
+              "1/cos(pi/2)", "1/sin(pi)", "floor(1/sin(pi))", "1/tan(pi)", "ln(sin(pi))", "sqrt(cos(pi))",
+              "1 // sin(2*pi)", "5 % cos(3*pi/2)", "0 ** -sin(pi/2)"]:
+    Err(_expr, "domain_error")
+
+# Small and large magnitudes keep their significant digits (scientific notation outside 1e-6..1e21).
+X("6.626e-34*3e8/500e-9", "3.9756e-19", "9939/25000000000000000000000")
+X("1/3e7", "3.333333333e-8", "1/30000000")
+X("1/3e7", "3.33e-8", p=3)
+X("1/3e7", "3e-8", p=1)
+X("0.000001", "0.000001", "1/1000000")
+X("0.0000001", "1e-7", "1/10000000")
+X("0.00000099999999999", "0.000001", p=10)
+X("1/7000", "0.0001428571429", "1/7000")
+X("-1/7000", "-0.000142857", p=6)
+X("10**25 / 3", "3.333333333e+24")
+X("10**21 - 0.5", "1e+21")
+X("10**21 - 0.5", "999999999999999999999.5", p=25)
+X("10**20 + 0.5", "100000000000000000000.5")
+A("exp(-1000)", "5.075958898e-435")
+A("exp(-100)", "3.720075976e-44")
+A("exp(100)", "2.688117142e+43")
+A("exp(100)", "2.6881171418161354484126255515800135873611118773741922415191608615e+43", p=65)
+A("-exp(60)", "-1.14200739e+26")
+A("1e-20 * pi", "3.14159265358979e-20", p=15)
+A("(pi + 1e-50) - pi", "1e-50", p=10, guard=100)
+A("sqrt(2) * 1e-10", "1.414213562e-10")
+# Powers too long to build exactly are ordinary numbers when their value is.
+A("1.0000001**10000000", "2.7182816925", p=10)
+A("1.0000001**10000000", p=30)
+A("(1/3)**1000000", p=15)
+A("(-1.0000001)**10000001", p=20)
+A("0.999999**(10**8)", p=12)
+A("(1 + 1/10**9)**(10**9)", p=20)
+A("(3/2)**-2000000", p=10)
+Err("(2/3)**-5000000", "limit_exceeded")
+A("sqrt(2)**2 - 2", "0")
 X("sin(0)", "0")
 X("cos(0)", "1")
 X("tan(0)", "0")
@@ -1246,7 +1478,7 @@ for _expr in ["10**10**10", "factorial(10**8)", "2**(2**40)", "9**9**9", "comb(1
               "10**(10**6)", "factorial(10**6)", "(10**8)!"]:
     Err(_expr, "limit_exceeded")
 # -- errors: syntax, unknown names, arity
-for _expr in ["2 +", "(1+2", "1 + * 2", "", "   ", "foo(2)", "x + 1", "2 3", "1..2", "sqrt()", "sqrt(1, 2)",
+for _expr in ["50%", "15% * 200", "2 +", "(1+2", "1 + * 2", "", "   ", "foo(2)", "x + 1", "2 3", "1..2", "sqrt()", "sqrt(1, 2)",
               "2 * (3 + 4))", "atan2(1)", "comb(5)", "log(1, 2, 3)", "round(1, 2, 3)", "exp(1, 2)", "min()",
               "max()", "gcd()", "sin 1", "3 $ 4", "1e", "()", "!3", "2 ** * 3", "1.2.3", "*5"]:
     Err(_expr, "parse_error")
@@ -1423,10 +1655,10 @@ def generated_cases(rng, seen):
             rec, ref = reference(expr, p)
         except (Skip, Unsure):
             continue
-        if rec.get("exact") is not False:
+        if rec.get("exact") is not False or rec["value"] == "0":
             continue
         pp = DEFAULT_PRECISION if p is None else p
-        assert round_fraction(mpf_fraction(direct), pp) == rec["value"], (expr, rec, direct)
+        assert fmt(mpf_fraction(direct), pp, integer_in_full=False) == rec["value"], (expr, rec, direct)
         seen.add((expr, p))
         out.append(rec)
         approx_count += 1
@@ -1450,10 +1682,13 @@ def main():
         else:
             assert "error_kind" not in rec and rec["exact"] is case["exact"], (key, rec)
             if case["value"] is not None:
-                assert rec["value"] == case["value"], (key, rec["value"], case["value"])
+                if rec["value"] != case["value"]:
+                    MISMATCH.append((key, rec["value"], case["value"]))
             if case.get("fraction") is not None:
                 assert rec["fraction"] == case["fraction"], (key, rec["fraction"], case["fraction"])
         records.append(rec)
+    if MISMATCH:
+        sys.exit("hand-written values differ:\n" + "\n".join(map(repr, MISMATCH)))
     records += generated_cases(random.Random(SEED), seen)
 
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

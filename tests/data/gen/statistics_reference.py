@@ -453,6 +453,7 @@ def distribution():
         "binomial_p1": ({"n": 5, "p": 1.0}, [4, 5]),
         "poisson": ({"mu": 3.5}, [0, 1, 3, 8, 20]),
         "poisson_small": ({"mu": 0.01}, [0, 1, 3]),
+        "poisson_zero": ({"mu": 0.0}, [0, 1, 3]),
         "poisson_loc": ({"mu": 2.0, "loc": 5}, [5, 6, 9]),
         "geometric": ({"p": 0.2}, [1, 2, 5, 30]),
         "hypergeometric": ({"M": 20, "n": 7, "N": 12}, [0, 2, 4, 5, 7]),

@@ -6,7 +6,7 @@ use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
 use beaker_expr::{eval_decimal, parse, ParseLimits};
 use serde_json::{json, Value};
 
-/// Decimal places when a call gives no `precision` (the Svend spec's default).
+/// `precision` when a call gives none (the Svend spec's default): 10 decimal places and at least 10 significant digits.
 pub const DEFAULT_PRECISION: u64 = 10;
 
 /// The `calculator` tool.
@@ -47,7 +47,7 @@ impl Tool for Calculator {
         };
         if precision > ctx.limits.max_precision {
             return Err(ToolError::limit(format!(
-                "precision {precision} is above the limit of {} decimal places",
+                "precision {precision} is above the limit of {} digits",
                 ctx.limits.max_precision
             )));
         }

@@ -33,3 +33,24 @@ fn variables_are_not_allowed() {
     assert_eq!(err.kind, ErrorKind::ParseError);
     assert!(err.message.contains("unknown name `x`"), "{}", err.message);
 }
+
+#[test]
+fn poles_are_named() {
+    for (expr, pole) in [
+        ("tan(pi/2)", "π/2"),
+        ("tan(3*pi/2)", "3π/2"),
+        ("tan(-pi/2)", "-π/2"),
+        ("tan(tau/4)", "π/2"),
+    ] {
+        let err = run(json!({ "expression": expr })).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::DomainError, "{expr}");
+        assert!(
+            err.message.contains(&format!("tan has a pole at {pole}")),
+            "{expr}: {}",
+            err.message
+        );
+    }
+    let err = run(json!({"expression": "1/cos(pi/2)"})).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::DomainError);
+    assert!(err.message.contains("division by zero"), "{}", err.message);
+}

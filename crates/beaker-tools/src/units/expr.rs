@@ -33,6 +33,8 @@ pub(crate) enum UnitError {
         suggestions: Vec<String>,
     },
     Syntax(String),
+    /// A power beyond what a unit may carry (`m^999999999999`): a limit, not a typo.
+    TooLarge(String),
 }
 
 impl Quantity {
@@ -366,6 +368,32 @@ fn join_multiword(s: &str) -> String {
     out
 }
 
+/// The superscript digits at the front of `chars` as a power (`²` is 2).
+fn superscript_number(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+) -> Result<i32, UnitError> {
+    let mut text = String::new();
+    while let Some(d) = chars.peek().and_then(|c| superscript(*c)) {
+        text.push_str(&d.to_string());
+        chars.next();
+    }
+    if text.is_empty() {
+        return Err(UnitError::Syntax(
+            "expected superscript digits after `⁻`".into(),
+        ));
+    }
+    text.parse::<i32>()
+        .ok()
+        .filter(|n| *n <= MAX_POWER)
+        .ok_or_else(|| too_large_power(&text))
+}
+
+fn too_large_power(text: &str) -> UnitError {
+    UnitError::TooLarge(format!(
+        "the power {text} is above {MAX_POWER}, the largest a unit may carry"
+    ))
+}
+
 fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
     let s = join_multiword(s);
     let mut toks = Vec::new();
@@ -399,11 +427,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
             '⁻' => {
                 // `s⁻²`: a superscript minus starts a superscript power.
                 chars.next();
-                let mut n = 0i32;
-                while let Some(d) = chars.peek().and_then(|c| superscript(*c)) {
-                    n = n.saturating_mul(10).saturating_add(d);
-                    chars.next();
-                }
+                let n = superscript_number(&mut chars)?;
                 toks.extend([Tok::Pow, Tok::Minus, Tok::Num(n)]);
             }
             '(' => {
@@ -415,20 +439,21 @@ fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
                 toks.push(Tok::Close);
             }
             _ if superscript(c).is_some() => {
-                let mut n = 0i32;
-                while let Some(d) = chars.peek().and_then(|c| superscript(*c)) {
-                    n = n.saturating_mul(10).saturating_add(d);
-                    chars.next();
-                }
+                let n = superscript_number(&mut chars)?;
                 toks.push(Tok::Pow);
                 toks.push(Tok::Num(n));
             }
             _ if c.is_ascii_digit() => {
-                let mut n = 0i32;
-                while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
-                    n = n.saturating_mul(10).saturating_add(d as i32);
+                let mut text = String::new();
+                while let Some(d) = chars.peek().filter(|c| c.is_ascii_digit()) {
+                    text.push(*d);
                     chars.next();
                 }
+                let n = text
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|n| *n <= MAX_POWER)
+                    .ok_or_else(|| too_large_power(&text))?;
                 toks.push(Tok::Num(n));
             }
             _ if is_name_char(c) => {
@@ -516,9 +541,7 @@ impl Parser {
             };
             self.at += 1;
             if n > MAX_POWER {
-                return Err(UnitError::Syntax(format!(
-                    "the power {n} is above {MAX_POWER}"
-                )));
+                return Err(too_large_power(&n.to_string()));
             }
             power *= if neg { -n } else { n };
         }

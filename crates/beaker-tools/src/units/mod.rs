@@ -86,6 +86,7 @@ fn unit_error(which: &str, unit: &str, e: UnitError) -> ToolError {
                 .join(", ")
         )),
         UnitError::Syntax(m) => ToolError::invalid_params(format!("{which} `{unit}`: {m}")),
+        UnitError::TooLarge(m) => ToolError::limit(format!("{which} `{unit}`: {m}")),
     }
 }
 

@@ -156,7 +156,7 @@ fn hostile_values_and_units_are_refused_cleanly() {
     );
     assert_eq!(
         conv(json!(1), "m^999", "m").unwrap_err().kind,
-        beaker_core::ErrorKind::InvalidParams
+        beaker_core::ErrorKind::LimitExceeded
     );
     assert_eq!(
         conv(json!(1), &"m*".repeat(200), "m").unwrap_err().kind,
