@@ -23,6 +23,37 @@ fn sync_and_async_agree() -> Outcome {
     )
 }
 
+/// PROTOCOL.md's seeds: without `seed`, the same tag, id and tool repeat the random stream (a recycled id
+/// repeats it); another tag or an explicit seed changes it.
+fn default_seeds_follow_tag_id_and_tool() -> Outcome {
+    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let draw = |id: i64, tag: Option<&str>, seed: Option<u64>| {
+        let mut call = ToolCall::new(
+            "statistics",
+            json!({"operation": "distribution", "data": {"distribution": "normal", "function": "sample"}, "options": {"n": 4}}),
+        )
+        .with_id(id);
+        call.tag = tag.map(str::to_string);
+        call.seed = seed;
+        engine.call(call).result.map(|r| r["value"].clone())
+    };
+    let first = draw(1, None, None);
+    ensure(first.is_some(), || "the sample failed".into())?;
+    ensure(draw(1, None, None) == first, || {
+        "a recycled id drew another stream".into()
+    })?;
+    ensure(draw(2, None, None) != first, || {
+        "another id drew the same stream".into()
+    })?;
+    ensure(draw(1, Some("step-2"), None) != first, || {
+        "a tag did not change the stream".into()
+    })?;
+    ensure(
+        draw(1, None, Some(7)) == draw(9, Some("t"), Some(7)),
+        || "an explicit seed did not decide the stream".into(),
+    )
+}
+
 fn many_threads_share_one_engine() -> Outcome {
     let engine = Engine::new().map_err(|e| e.to_string())?;
     let handles: Vec<_> = (0..8u64)
@@ -66,6 +97,10 @@ fn errors_are_typed() -> Outcome {
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("api::sync_and_async_agree", sync_and_async_agree),
+        Trial::test(
+            "api::default_seeds_follow_tag_id_and_tool",
+            default_seeds_follow_tag_id_and_tool,
+        ),
         Trial::test(
             "api::many_threads_share_one_engine",
             many_threads_share_one_engine,

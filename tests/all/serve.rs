@@ -209,6 +209,60 @@ fn ids_and_meta_are_echoed_exactly() -> Outcome {
     Ok(())
 }
 
+/// A numeric id comes back as the client wrote it, byte for byte (`1e2` not `1e+2`, `-0` not `0`), on answers
+/// and on refusals.
+fn numeric_ids_are_echoed_as_written() -> Outcome {
+    let mut s = Server::start(&[]);
+    let raw = [
+        "1e2",
+        "-0",
+        "5.0",
+        "0.10",
+        "2E-3",
+        "123456789012345678901234567890",
+    ];
+    for id in raw {
+        s.send_raw(
+            format!(r#"{{"id": {id}, "tool": "calculator", "params": {{"expression": "1"}}}}"#)
+                .as_bytes(),
+        );
+        s.send_raw(b"\n");
+        let line = s.recv_line();
+        ensure(line.starts_with(&format!(r#"{{"id":{id},"#)), || {
+            format!("id {id} came back as {line}")
+        })?;
+    }
+    // A refused line (a repeated key) and a line that is not JSON keep the id's text too.
+    s.send_raw(b"{\"id\": 1E+2, \"tool\": \"calculator\", \"tool\": \"x\"}\n");
+    let line = s.recv_line();
+    ensure(line.starts_with(r#"{"id":1E+2,"#), || line.clone())?;
+    s.send_raw(b"{\"id\": -0.0, \"tool\": \n");
+    let line = s.recv_line();
+    ensure(line.starts_with(r#"{"id":-0.0,"#), || line.clone())
+}
+
+/// Ids are equal when their values are: `5`, `5.0` and `5e0` are one id while in flight, and cancelling by
+/// any of them finds it.
+fn equal_ids_are_one_id() -> Outcome {
+    let mut s = Server::start(&["--test-tools"]);
+    s.send_raw(b"{\"id\": 5, \"tool\": \"_block\", \"limits\": {\"timeout_ms\": 60000}}\n");
+    s.send_raw(b"{\"id\": 5.0, \"tool\": \"calculator\", \"params\": {\"expression\": \"1\"}}\n");
+    let line = s.recv_line();
+    ensure(
+        line.starts_with(r#"{"id":5.0,"#) && line.contains("duplicate_id"),
+        || line.clone(),
+    )?;
+    s.send_raw(b"{\"id\": \"k\", \"cancel\": 5e0}\n");
+    let (out, _) = s.finish();
+    ensure(
+        out.iter().any(|r| r["id"] == "k" && r["found"] == true),
+        || format!("{out:?}"),
+    )?;
+    ensure(out.iter().any(|r| r["error_kind"] == "cancelled"), || {
+        format!("{out:?}")
+    })
+}
+
 fn hello_reports_version_tools_and_limits() -> Outcome {
     let mut s = Server::start(&[]);
     s.send(&json!({"id": "h", "hello": {}}));
@@ -609,6 +663,11 @@ pub fn trials() -> Vec<Trial> {
             empty_input_exits_cleanly,
         ),
         Trial::test("serve::cancel_by_id_and_by_tag", cancel_by_id_and_by_tag),
+        Trial::test(
+            "serve::numeric_ids_are_echoed_as_written",
+            numeric_ids_are_echoed_as_written,
+        ),
+        Trial::test("serve::equal_ids_are_one_id", equal_ids_are_one_id),
         Trial::test(
             "serve::sigterm_answers_every_call_then_exits",
             sigterm_answers_every_call_then_exits,

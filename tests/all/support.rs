@@ -69,6 +69,14 @@ impl Server {
         self.send_raw(&line);
     }
 
+    /// The next response line as written, without parsing it.
+    pub fn recv_line(&mut self) -> String {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read");
+        assert!(n > 0, "the server closed stdout early");
+        line
+    }
+
     pub fn recv(&mut self) -> Value {
         let mut line = String::new();
         let n = self.stdout.read_line(&mut line).expect("read");

@@ -38,7 +38,7 @@ mod request;
 mod scan;
 mod session;
 
-pub use request::{parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING};
+pub use request::{id_key, parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING};
 pub use session::{Session, SessionInfo, Sink};
 
 /// The protocol's version, reported by `hello`.

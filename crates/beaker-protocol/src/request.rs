@@ -108,13 +108,16 @@ impl Request {
             let msg = format!("the key `{key}` appears twice in one object; give it once");
             return Err(Refusal::parse(recovered_id(&scan.id), "", msg));
         }
-        let value: Value = serde_json::from_slice(line).map_err(|e| {
+        let mut value: Value = serde_json::from_slice(line).map_err(|e| {
             Refusal::parse(
                 recovered_id(&scan.id),
                 "",
                 format!("the request is not valid JSON: {e}"),
             )
         })?;
+        if let (Some(id @ Value::Number(_)), Some(raw)) = (value.get_mut("id"), &scan.id) {
+            *id = as_written(id.clone(), raw);
+        }
         Request::from_json(value).map(Some)
     }
 
@@ -164,9 +167,14 @@ impl Request {
             .unwrap_or("")
             .to_string();
         check_numbers(&obj).map_err(|msg| Refusal::parse(id.clone(), &tool, msg))?;
-        serde_json::from_value(Value::Object(obj))
-            .map(Request::Call)
-            .map_err(|e| Refusal::parse(id, &tool, format!("invalid request: {e}")))
+        match serde_json::from_value::<ToolCall>(Value::Object(obj)) {
+            Ok(mut call) => {
+                // Deserializing normalizes a number's text (`1e2` to `1e+2`); the id read above is as written.
+                call.id = id;
+                Ok(Request::Call(call))
+            }
+            Err(e) => Err(Refusal::parse(id, &tool, format!("invalid request: {e}"))),
+        }
     }
 
     /// The request's own id.
@@ -235,9 +243,47 @@ impl TextOptions {
 
 /// An id read from the raw line, when it is a string or a number.
 fn recovered_id(text: &Option<String>) -> Option<Value> {
-    text.as_deref()
-        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+    let raw = text.as_deref()?;
+    serde_json::from_str::<Value>(raw)
+        .ok()
         .filter(|v| v.is_string() || v.is_number())
+        .map(|v| as_written(v, raw))
+}
+
+/// A numeric id that serializes as the client wrote it (`1e2`, `-0`, `5.0`), not as the parser normalizes it
+/// (`1e+2`, `0`): the client matches answers to requests by the bytes it sent. `raw` is the id's text as the
+/// scan found it, which for a line that parsed is the same number token.
+fn as_written(id: Value, raw: &str) -> Value {
+    match id {
+        Value::Number(_) if serde_json::from_str::<serde_json::Number>(raw).is_ok() => {
+            Value::Number(serde_json::Number::from_string_unchecked(raw.to_string()))
+        }
+        other => other,
+    }
+}
+
+/// The identity of an id: two ids are the same when both are strings with the same characters, or both
+/// numbers with the same value (`5`, `5.0` and `5e0` are one id; so are `0` and `-0`; integers compare exactly
+/// up to 64 bits, other numbers as doubles).
+pub fn id_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => format!("s{s}"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                return format!("n{i}");
+            }
+            if let Some(u) = n.as_u64() {
+                return format!("n{u}");
+            }
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            if x.fract() == 0.0 && x.abs() < 9.2e18 {
+                format!("n{}", x as i64)
+            } else {
+                format!("f{x:?}")
+            }
+        }
+        other => format!("o{other}"),
+    }
 }
 
 /// Checks the numbers a call carries besides its params (`seed`, each of `limits`), so a bad one is refused
@@ -364,6 +410,40 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn ids_are_kept_as_written_and_equal_by_value() {
+        let id = |line: &str| match Request::parse(line.as_bytes()) {
+            Ok(Some(r)) => r.id().cloned(),
+            Ok(None) => None,
+            Err(refusal) => refusal.id,
+        };
+        for raw in [
+            "1e2",
+            "-0",
+            "5.0",
+            "0.10",
+            "1E+2",
+            "99999999999999999999999",
+        ] {
+            let got = id(&format!(r#"{{"id": {raw}, "tool": "calculator"}}"#));
+            assert_eq!(serde_json::to_string(&got).unwrap(), raw);
+            let refused = id(&format!(
+                r#"{{"id": {raw}, "tool": "calculator", "x": 1, "x": 2}}"#
+            ));
+            assert_eq!(serde_json::to_string(&refused).unwrap(), raw);
+        }
+        let key = |raw: &str| id_key(&serde_json::from_str(raw).unwrap());
+        assert_eq!(key("5"), key("5.0"));
+        assert_eq!(key("5"), key("5e0"));
+        assert_eq!(key("500e-2"), key("5"));
+        assert_eq!(key("0"), key("-0"));
+        assert_eq!(key("0.1"), key("0.10"));
+        assert_ne!(key("5"), key("\"5\""));
+        assert_ne!(key("5"), key("6"));
+        assert_ne!(key("18446744073709551615"), key("18446744073709551614"));
+        assert_eq!(key("\"a\""), key("\"\\u0061\""));
+    }
 
     #[test]
     fn kinds_are_told_apart() {

@@ -186,7 +186,7 @@ impl Session {
     /// slot given back) when the id is already in flight.
     fn register(&self, id: &Option<Value>, tool: &str, tag: Option<String>) -> Option<String> {
         let key = match id {
-            Some(id) => format!("i{id}"),
+            Some(id) => format!("i{}", crate::request::id_key(id)),
             None => format!("n{}", self.seq.fetch_add(1, Ordering::Relaxed)),
         };
         let mut calls = self.table.lock();
@@ -298,7 +298,7 @@ impl Session {
         let handles = self
             .table
             .lock()
-            .get(&format!("i{target}"))
+            .get(&format!("i{}", crate::request::id_key(&target)))
             .map(|c| c.handles.clone())
             .unwrap_or_default();
         // Cancel every call of the request (a text request has several); found if any was still running.
