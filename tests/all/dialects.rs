@@ -12,6 +12,7 @@ fn options(spec: &Value) -> ParseOptions {
     ParseOptions {
         dialect: o["dialect"].as_str().and_then(Dialect::from_name),
         lenient: o["lenient"].as_bool().unwrap_or(false),
+        include_think: o["include_think"].as_bool().unwrap_or(false),
         ..ParseOptions::default()
     }
 }

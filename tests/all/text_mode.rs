@@ -118,6 +118,9 @@ fn cases_through_run_text() -> Outcome {
         if req["lenient"] == json!(true) {
             args.push("--lenient".into());
         }
+        if req["include_think"] == json!(true) {
+            args.push("--include-think".into());
+        }
         if let Some(n) = req["max_calls"].as_u64() {
             args.extend(["--max-calls".into(), n.to_string()]);
         }
@@ -153,6 +156,7 @@ fn cases_through_the_api() -> Outcome {
                     .as_str()
                     .and_then(beaker::dialects::Dialect::from_name),
                 lenient: req["lenient"] == json!(true),
+                include_think: req["include_think"] == json!(true),
                 max_calls: req["max_calls"]
                     .as_u64()
                     .map_or(beaker::dialects::DEFAULT_MAX_CALLS, |n| n as usize),

@@ -53,6 +53,9 @@ enum Command {
         /// Repair trailing commas, single quotes, unquoted keys and Python literals in the calls' JSON.
         #[arg(long)]
         lenient: bool,
+        /// Also run calls inside `<think>…</think>` blocks (skipped by default: they are reasoning).
+        #[arg(long)]
+        include_think: bool,
         /// Print the whole reply as JSON (`{"dialect", "calls", "text" | "messages"}`) instead of the text.
         #[arg(long)]
         json: bool,
@@ -236,6 +239,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::RunText {
             dialect,
             lenient,
+            include_think,
             json,
             max_calls,
             limits,
@@ -254,6 +258,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let req = beaker_protocol::TextOptions {
                 dialect: Some(dialect.clone()),
                 lenient,
+                include_think,
                 max_calls,
                 limits,
                 tag: None,

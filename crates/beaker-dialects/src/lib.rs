@@ -94,6 +94,9 @@ pub struct ParseOptions {
     /// Most calls (good or bad) read from one text; after that, markers are plain text and the parse is
     /// marked `capped`. Bounds the work and the answer a degenerate, repeating generation can cause.
     pub max_calls: usize,
+    /// Read calls inside `<think>…</think>` blocks too. Off by default: a reasoning model drafts and rejects
+    /// calls while it thinks, and only what it writes after the block is meant to run.
+    pub include_think: bool,
 }
 
 /// Default `max_call_bytes`: the same as `beaker serve`'s request-line cap, so any call a client could send
@@ -111,6 +114,7 @@ impl Default for ParseOptions {
             lenient: false,
             max_call_bytes: DEFAULT_MAX_CALL_BYTES,
             max_calls: DEFAULT_MAX_CALLS,
+            include_think: false,
         }
     }
 }

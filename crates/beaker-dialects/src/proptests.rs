@@ -61,6 +61,9 @@ const FRAGMENTS: &[&str] = &[
     "<",
     "`",
     "<tool_call>{\"tool\": \"cut\", \"params\": {\"x\": \"",
+    "<think>",
+    "</think>",
+    "</thi",
 ];
 
 fn document() -> impl Strategy<Value = String> {
@@ -73,13 +76,15 @@ fn options() -> impl Strategy<Value = ParseOptions> {
         prop::option::of(prop::sample::select(&Dialect::ALL[..])),
         prop::sample::select(&[16, 200, crate::DEFAULT_MAX_CALL_BYTES][..]),
         prop::sample::select(&[0, 1, 3, crate::DEFAULT_MAX_CALLS][..]),
+        any::<bool>(),
     )
         .prop_map(
-            |(lenient, dialect, max_call_bytes, max_calls)| ParseOptions {
+            |(lenient, dialect, max_call_bytes, max_calls, include_think)| ParseOptions {
                 dialect,
                 lenient,
                 max_call_bytes,
                 max_calls,
+                include_think,
             },
         )
 }

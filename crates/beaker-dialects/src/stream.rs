@@ -20,6 +20,9 @@ const END_DEPRECATED: &[u8] = b"<|tool_end|>";
 const OPEN_TAG: &[u8] = b"<tool_call>";
 const CLOSE_TAG: &[u8] = b"</tool_call>";
 const OPEN_FENCE: &[u8] = b"```json";
+/// A reasoning block: calls inside it are text unless `include_think` is set.
+const OPEN_THINK: &[u8] = b"<think>";
+const CLOSE_THINK: &[u8] = b"</think>";
 const FENCE: &[u8] = b"```";
 /// A fence closes at a line that starts with ```.
 const FENCE_LINE: &[u8] = b"\n```";
@@ -923,10 +926,14 @@ pub struct StreamParser {
     work: u64,
     closes: Closes,
     capped: bool,
+    /// Inside a `<think>` block (only when `include_think` is off): text until `</think>`.
+    in_think: bool,
 }
 
 enum Marker {
     Full(Kind, usize),
+    /// `<think>`, when such blocks are skipped.
+    Think,
     Partial,
     No,
 }
@@ -945,6 +952,7 @@ impl StreamParser {
             work: 0,
             closes: Closes::default(),
             capped: false,
+            in_think: false,
         }
     }
 
@@ -1032,6 +1040,12 @@ impl StreamParser {
             (Kind::Fence, OPEN_FENCE),
         ];
         let mut partial = false;
+        if !self.opts.include_think {
+            if rest.starts_with(OPEN_THINK) {
+                return Marker::Think;
+            }
+            partial |= OPEN_THINK.starts_with(rest);
+        }
         for (kind, m) in candidates {
             if !self.allows(kind) {
                 continue;
@@ -1048,8 +1062,38 @@ impl StreamParser {
         }
     }
 
+    /// Inside a `<think>` block: everything up to and including `</think>` is text (an unclosed block runs
+    /// to the end of the text); a suffix that could start `</think>` is held back.
+    fn step_think(&mut self, eof: bool, out: &mut Vec<Event>) -> bool {
+        let b = &self.buf.as_bytes()[self.head..];
+        if b.is_empty() {
+            return false;
+        }
+        if let Some(k) = memmem::find(b, CLOSE_THINK) {
+            self.work += (k + CLOSE_THINK.len()) as u64;
+            self.in_think = false;
+            self.emit_text(k + CLOSE_THINK.len(), out);
+            return true;
+        }
+        self.work += b.len() as u64;
+        let keep = if eof {
+            0
+        } else {
+            (1..CLOSE_THINK.len())
+                .rev()
+                .find(|&n| b.len() >= n && CLOSE_THINK.starts_with(&b[b.len() - n..]))
+                .unwrap_or(0)
+        };
+        // Hold back only whole characters: the kept suffix is ASCII, so the cut is on a boundary.
+        self.emit_text(b.len() - keep, out);
+        false
+    }
+
     /// Outside a call: emits text up to the next start marker (or a suffix that could start one).
     fn step_text(&mut self, eof: bool, out: &mut Vec<Event>) -> bool {
+        if self.in_think {
+            return self.step_think(eof, out);
+        }
         let b = &self.buf.as_bytes()[self.head..];
         if b.is_empty() {
             return false;
@@ -1079,7 +1123,8 @@ impl StreamParser {
                     let p = from + k;
                     self.work += (k + 1) as u64;
                     match self.match_marker(&b[p..], eof) {
-                        Marker::Full(kind, len) => break Some((p, Some((kind, len)))),
+                        Marker::Think => break Some((p, Some((None, OPEN_THINK.len())))),
+                        Marker::Full(kind, len) => break Some((p, Some((Some(kind), len)))),
                         Marker::Partial => break Some((p, None)),
                         Marker::No => from = p + 1,
                     }
@@ -1096,12 +1141,17 @@ impl StreamParser {
                 self.emit_text(p, out);
                 false
             }
+            Some((p, Some((None, len)))) => {
+                self.emit_text(p + len, out);
+                self.in_think = true;
+                true
+            }
             Some((p, Some((_, len)))) if self.next_index >= self.opts.max_calls => {
                 self.capped = true;
                 self.emit_text(p + len, out);
                 true
             }
-            Some((p, Some((kind, len)))) => {
+            Some((p, Some((Some(kind), len)))) => {
                 self.emit_text(p, out);
                 self.pending = Some(Pending::new(kind, len, self.opts.lenient));
                 true

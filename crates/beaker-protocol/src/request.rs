@@ -16,6 +16,7 @@ const TEXT_KEYS: &[&str] = &[
     "messages",
     "dialect",
     "lenient",
+    "include_think",
     "max_calls",
     "limits",
     "tag",
@@ -206,6 +207,8 @@ pub struct TextOptions {
     pub dialect: Option<String>,
     /// `lenient`: repair the calls' JSON.
     pub lenient: bool,
+    /// `include_think`: also run calls inside `<think>…</think>` blocks.
+    pub include_think: bool,
     /// `max_calls`: most calls to run (clamped to [`MAX_CALLS_CEILING`]).
     pub max_calls: Option<u64>,
     /// `limits` for every call.
@@ -230,6 +233,7 @@ impl TextOptions {
             options: ParseOptions {
                 dialect: parse_dialect(self.dialect.as_deref().unwrap_or("auto"))?,
                 lenient: self.lenient,
+                include_think: self.include_think,
                 max_calls,
                 ..ParseOptions::default()
             },
@@ -368,6 +372,11 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
         Some(Value::Bool(b)) => *b,
         Some(other) => return Err(format!("`lenient` must be a boolean, got {other}")),
     };
+    let include_think = match obj.get("include_think") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`include_think` must be a boolean, got {other}")),
+    };
     let limits = match obj.get("limits") {
         None => LimitsRequest::default(),
         Some(l) => {
@@ -398,6 +407,7 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
         };
     Ok(TextOptions {
         dialect,
+        include_think,
         lenient,
         max_calls,
         limits,
