@@ -263,6 +263,31 @@ fn equal_ids_are_one_id() -> Outcome {
     })
 }
 
+/// `--max-queued-bytes`: a large request that does not fit the budget is not even read until an earlier one
+/// is answered (without the budget the calculator call would be answered first, in microseconds).
+fn large_requests_wait_for_the_byte_budget() -> Outcome {
+    let mut s = Server::start(&["--test-tools", "--max-queued-bytes", "150000"]);
+    s.send(&json!({"id": "h", "hello": {}}));
+    let hello = s.recv();
+    ensure(hello["hello"]["max_queued_bytes"] == 150000, || {
+        format!("{hello}")
+    })?;
+    let pad = |n: usize| "x".repeat(n);
+    s.send(
+        &json!({"id": 1, "tool": "_block", "limits": {"timeout_ms": 1500}, "meta": pad(100_000)}),
+    );
+    s.send(&json!({"id": 2, "tool": "calculator", "params": {"expression": "6*7"}, "meta": pad(80_000)}));
+    let (out, _) = s.finish();
+    let order: Vec<Value> = out.iter().map(|r| r["id"].clone()).collect();
+    ensure(order == vec![json!(1), json!(2)], || {
+        format!("answers came in the order {order:?}")
+    })?;
+    ensure(
+        out[0]["error_kind"] == "timeout" && out[1]["result"]["value"] == "42",
+        || format!("{out:?}"),
+    )
+}
+
 fn hello_reports_version_tools_and_limits() -> Outcome {
     let mut s = Server::start(&[]);
     s.send(&json!({"id": "h", "hello": {}}));
@@ -668,6 +693,10 @@ pub fn trials() -> Vec<Trial> {
             numeric_ids_are_echoed_as_written,
         ),
         Trial::test("serve::equal_ids_are_one_id", equal_ids_are_one_id),
+        Trial::test(
+            "serve::large_requests_wait_for_the_byte_budget",
+            large_requests_wait_for_the_byte_budget,
+        ),
         Trial::test(
             "serve::sigterm_answers_every_call_then_exits",
             sigterm_answers_every_call_then_exits,

@@ -11,6 +11,9 @@ use std::path::PathBuf;
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
 /// Default cap on one request line (16 MiB): big enough for any params, refused without buffering beyond it.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+/// Default budget of request bytes held by calls in flight (64 MiB, four full-size lines): parsed JSON takes
+/// tens of times its text, so this is what bounds the server's memory for queued input.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 64 << 20;
 
 /// Flags shared by every command that runs calls.
 #[derive(clap::Args, Clone, Default)]
@@ -53,6 +56,10 @@ pub struct ServeArgs {
     /// Longest request line in bytes; longer lines are refused with a parse_error.
     #[arg(long)]
     pub max_line_bytes: Option<usize>,
+    /// Request bytes the calls in flight may hold at once (default 64 MiB); beyond it the server stops reading
+    /// stdin until calls are answered, so large requests cannot pile up in memory.
+    #[arg(long)]
+    pub max_queued_bytes: Option<usize>,
     /// On SIGTERM or SIGINT, how long calls in flight may finish before they are answered `cancelled`
     /// (milliseconds; default 0: cancel at once).
     #[arg(long)]
@@ -66,6 +73,7 @@ struct File {
     sandbox_workers: Option<usize>,
     max_in_flight: Option<usize>,
     max_line_bytes: Option<usize>,
+    max_queued_bytes: Option<usize>,
     drain_ms: Option<u64>,
     max_queued: Option<usize>,
     output_dir: Option<PathBuf>,
@@ -87,6 +95,7 @@ pub struct Settings {
     pub test_tools: bool,
     pub max_in_flight: usize,
     pub max_line_bytes: usize,
+    pub max_queued_bytes: usize,
     pub drain_ms: u64,
 }
 
@@ -134,6 +143,7 @@ impl Settings {
             test_tools: args.test_tools,
             max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+            max_queued_bytes: file.max_queued_bytes.unwrap_or(DEFAULT_MAX_QUEUED_BYTES),
             drain_ms: file.drain_ms.unwrap_or(0),
         })
     }
@@ -146,11 +156,18 @@ impl Settings {
         if let Some(n) = args.max_line_bytes {
             s.max_line_bytes = n;
         }
+        if let Some(n) = args.max_queued_bytes {
+            s.max_queued_bytes = n;
+        }
         if let Some(n) = args.drain_ms {
             s.drain_ms = n;
         }
         anyhow::ensure!(s.max_in_flight > 0, "max_in_flight must be at least 1");
         anyhow::ensure!(s.max_line_bytes > 0, "max_line_bytes must be at least 1");
+        anyhow::ensure!(
+            s.max_queued_bytes > 0,
+            "max_queued_bytes must be at least 1"
+        );
         Ok(s)
     }
 

@@ -57,6 +57,7 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let info = SessionInfo {
         max_in_flight: settings.max_in_flight,
         max_line_bytes: settings.max_line_bytes,
+        max_queued_bytes: settings.max_queued_bytes,
     };
     let session = Arc::new(Session::new(engine, info, sink));
     on_signals(
@@ -68,21 +69,30 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let mut input = stdin.lock();
     let mut buf = Vec::with_capacity(4096);
     loop {
-        let request = match read_line_capped(&mut input, &mut buf, settings.max_line_bytes)? {
-            Line::Eof => break,
-            Line::TooLong(n) => Err(Request::too_long(&buf, n, settings.max_line_bytes)),
-            Line::Data => Request::parse(&buf),
-        };
-        match request {
-            Ok(None) => {}
-            Ok(Some(req)) => {
+        let (request, reservation) =
+            match read_line_capped(&mut input, &mut buf, settings.max_line_bytes)? {
+                Line::Eof => break,
+                Line::TooLong(n) => (
+                    Err(Request::too_long(&buf, n, settings.max_line_bytes)),
+                    None,
+                ),
+                Line::Data => {
+                    // Memory backpressure before parsing: a parsed request takes many times its bytes.
+                    let reservation = session.reserve(buf.len());
+                    (Request::parse(&buf), Some(reservation))
+                }
+            };
+        match (request, reservation) {
+            (Ok(Some(req)), Some(reservation)) => {
                 // Backpressure: block here (not reading stdin) until a request in flight is answered.
                 if req.holds_slot() && take.send(()).is_err() {
                     break;
                 }
-                session.handle(req);
+                session.handle_reserved(req, reservation);
             }
-            Err(refusal) => session.refuse(&refusal),
+            (Ok(Some(req)), None) => session.handle(req),
+            (Ok(None), _) => {}
+            (Err(refusal), _) => session.refuse(&refusal),
         }
     }
     tracing::debug!("stdin closed; draining calls in flight");

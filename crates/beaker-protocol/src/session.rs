@@ -24,11 +24,37 @@ pub struct SessionInfo {
     pub max_in_flight: usize,
     /// The longest request line it reads, in bytes.
     pub max_line_bytes: usize,
+    /// Request bytes that may be held by requests in flight at once ([`Session::reserve`]); 0: no bound.
+    pub max_queued_bytes: usize,
 }
 
 struct InFlight {
     handles: Vec<CallHandle>,
     tag: Option<String>,
+    /// Request bytes reserved for it, given back with its answer.
+    bytes: usize,
+}
+
+/// Request lines shorter than this are outside the budget of [`Session::reserve`].
+pub const SMALL_REQUEST_BYTES: usize = 64 << 10;
+
+/// Room taken in a session's budget of queued request bytes ([`Session::reserve`]); given back when the request
+/// it is handed with ([`Session::handle_reserved`]) is answered, or when dropped unused.
+pub struct Reservation {
+    table: Arc<Table>,
+    bytes: usize,
+}
+
+impl Reservation {
+    fn take(mut self) -> usize {
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.table.release(self.bytes);
+    }
 }
 
 /// The requests in flight by id, and how many registered requests have not had their answer handed to the
@@ -39,6 +65,9 @@ struct Table {
     calls: Mutex<HashMap<String, InFlight>>,
     unsent: Mutex<usize>,
     all_sent: Condvar,
+    /// Request bytes reserved by requests not yet answered, and a wake-up for [`Session::reserve`].
+    queued: Mutex<usize>,
+    room: Condvar,
 }
 
 impl Table {
@@ -50,9 +79,19 @@ impl Table {
         self.unsent.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn release(&self, bytes: usize) {
+        if bytes == 0 {
+            return;
+        }
+        let mut queued = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+        *queued = queued.saturating_sub(bytes);
+        self.room.notify_all();
+    }
+
     /// Frees `key`, hands `line` to `sink` as a finished answer, then counts it sent.
     fn answer(&self, key: &str, sink: &dyn Sink, line: String) {
-        self.lock().remove(key);
+        let freed = self.lock().remove(key);
+        self.release(freed.map_or(0, |f| f.bytes));
         sink.send(line, true);
         let mut unsent = self.unsent();
         *unsent = unsent.saturating_sub(1);
@@ -91,10 +130,62 @@ impl Session {
         &self.engine
     }
 
+    /// Takes `bytes` (a request line's length) from the budget of queued request bytes, waiting while
+    /// requests in flight hold too much of it: a transport calls this before parsing a line, so a burst of large
+    /// requests waits for earlier ones to finish instead of being parsed into memory all at once. A request
+    /// larger than the whole budget waits until nothing else holds any. Lines under [`SMALL_REQUEST_BYTES`]
+    /// (control messages, ordinary calls) neither wait nor count, so a `cancel` is read even when the budget is
+    /// full. Without a budget it returns at once.
+    pub fn reserve(&self, bytes: usize) -> Reservation {
+        let max = self.info.max_queued_bytes;
+        let bytes = if bytes < SMALL_REQUEST_BYTES {
+            0
+        } else {
+            bytes
+        };
+        if max > 0 && bytes > 0 {
+            let mut queued = self.table.queued.lock().unwrap_or_else(|p| p.into_inner());
+            while *queued > 0 && *queued + bytes > max {
+                queued = self
+                    .table
+                    .room
+                    .wait(queued)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+            *queued += bytes;
+        }
+        Reservation {
+            table: self.table.clone(),
+            bytes: if max > 0 { bytes } else { 0 },
+        }
+    }
+
+    /// Request bytes held by requests in flight (see [`Session::reserve`]).
+    pub fn queued_bytes(&self) -> usize {
+        *self.table.queued.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// [`Session::handle`] for a request whose line holds `reservation`: the bytes stay taken until the
+    /// request is answered (a request that holds no slot gives them back at once).
+    pub fn handle_reserved(&self, req: Request, reservation: Reservation) {
+        let bytes = if req.holds_slot() {
+            reservation.take()
+        } else {
+            drop(reservation);
+            0
+        };
+        self.handle_sized(req, bytes);
+    }
+
     /// Handles one request: control requests are answered at once, calls and texts when they finish. After
     /// [`Session::close`], a request that would run tools is answered `cancelled` at once.
     pub fn handle(&self, req: Request) {
+        self.handle_sized(req, 0);
+    }
+
+    fn handle_sized(&self, req: Request, bytes: usize) {
         if req.holds_slot() && self.closed.load(Ordering::SeqCst) {
+            self.table.release(bytes);
             let refusal = Refusal {
                 id: req.id().cloned(),
                 tool: match &req {
@@ -109,17 +200,17 @@ impl Session {
             return self.send(&refusal.envelope(), true);
         }
         match req {
-            Request::Call(call) => self.call(call),
+            Request::Call(call) => self.call(call, bytes),
             Request::Cancel { id, target } => self.cancel(id, target),
             Request::CancelTag { id, tag } => self.cancel_tag(id, &tag),
             Request::Hello { id } => self.hello(id),
-            Request::Text { id, request, meta } => self.text(id, request, None, meta),
+            Request::Text { id, request, meta } => self.text(id, request, None, meta, bytes),
             Request::Messages {
                 id,
                 messages,
                 request,
                 meta,
-            } => self.text(id, request, Some(messages), meta),
+            } => self.text(id, request, Some(messages), meta, bytes),
         }
     }
 
@@ -184,7 +275,13 @@ impl Session {
 
     /// Records a request as in flight under its id and returns its key; `None` (the request answered, its
     /// slot given back) when the id is already in flight.
-    fn register(&self, id: &Option<Value>, tool: &str, tag: Option<String>) -> Option<String> {
+    fn register(
+        &self,
+        id: &Option<Value>,
+        tool: &str,
+        tag: Option<String>,
+        bytes: usize,
+    ) -> Option<String> {
         let key = match id {
             Some(id) => format!("i{}", crate::request::id_key(id)),
             None => format!("n{}", self.seq.fetch_add(1, Ordering::Relaxed)),
@@ -192,6 +289,7 @@ impl Session {
         let mut calls = self.table.lock();
         if calls.contains_key(&key) {
             drop(calls);
+            self.table.release(bytes);
             let msg = format!(
                 "id {} is already in flight; its first request will still be answered",
                 id.clone().unwrap_or_default()
@@ -209,6 +307,7 @@ impl Session {
             InFlight {
                 handles: Vec::new(),
                 tag,
+                bytes,
             },
         );
         drop(calls);
@@ -230,8 +329,8 @@ impl Session {
         }
     }
 
-    fn call(&self, call: ToolCall) {
-        let Some(key) = self.register(&call.id, &call.tool, call.tag.clone()) else {
+    fn call(&self, call: ToolCall, bytes: usize) {
+        let Some(key) = self.register(&call.id, &call.tool, call.tag.clone(), bytes) else {
             return;
         };
         let answer = self.on_answer(key.clone());
@@ -252,8 +351,9 @@ impl Session {
         req: TextRequest,
         messages: Option<Vec<Value>>,
         meta: Option<Value>,
+        bytes: usize,
     ) {
-        let Some(key) = self.register(&id, "", req.tag.clone()) else {
+        let Some(key) = self.register(&id, "", req.tag.clone(), bytes) else {
             return;
         };
         let answer = self.on_answer(key.clone());
@@ -342,6 +442,7 @@ impl Session {
         hello.insert("workers".into(), json!(cfg.workers));
         hello.insert("sandbox_workers".into(), json!(cfg.sandbox_workers));
         hello.insert("max_in_flight".into(), json!(self.info.max_in_flight));
+        hello.insert("max_queued_bytes".into(), json!(self.info.max_queued_bytes));
         hello.insert("max_line_bytes".into(), json!(self.info.max_line_bytes));
         hello.insert(
             "limits".into(),
@@ -406,6 +507,64 @@ mod tests {
 
     #[derive(Default)]
     struct Collect(Mutex<Vec<(String, bool)>>);
+
+    /// Large lines share the budget: one that does not fit waits until an answer gives bytes back; small ones
+    /// and control messages never wait; refused and control requests give their bytes back at once.
+    #[test]
+    fn the_byte_budget_holds_large_requests_until_answers_free_it() {
+        let catalog = beaker_engine::Catalog::empty()
+            .with("calculator")
+            .unwrap()
+            .with("testing")
+            .unwrap();
+        let engine = Engine::builder().catalog(catalog).build().unwrap();
+        let info = SessionInfo {
+            max_queued_bytes: 3 * SMALL_REQUEST_BYTES,
+            ..SessionInfo::default()
+        };
+        let sink = Arc::new(Collect::default());
+        let session = Arc::new(Session::new(engine, info, sink.clone()));
+        let big = 2 * SMALL_REQUEST_BYTES;
+        let block = br#"{"id": 1, "tool": "_block", "limits": {"timeout_ms": 60000}}"#;
+        session.handle_reserved(
+            Request::parse(block).unwrap().unwrap(),
+            session.reserve(big),
+        );
+        assert_eq!(session.queued_bytes(), big);
+        // Small lines pass a full budget; a control request's reservation is given back at once.
+        drop(session.reserve(10));
+        let hello = Request::parse(br#"{"id": "h", "hello": {}}"#)
+            .unwrap()
+            .unwrap();
+        session.handle_reserved(hello, session.reserve(big / 2));
+        assert_eq!(session.queued_bytes(), big);
+        // A duplicate id is refused and its bytes come back.
+        let dup = br#"{"id": 1, "tool": "calculator", "params": {"expression": "1"}}"#;
+        session.handle_reserved(
+            Request::parse(dup).unwrap().unwrap(),
+            session.reserve(big / 2),
+        );
+        assert_eq!(session.queued_bytes(), big);
+        let waiting = {
+            let session = session.clone();
+            std::thread::spawn(move || {
+                let r = session.reserve(big);
+                let queued = session.queued_bytes();
+                drop(r);
+                queued
+            })
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !waiting.is_finished(),
+            "a reservation beyond the budget did not wait"
+        );
+        let cancel = Request::parse(br#"{"cancel": 1}"#).unwrap().unwrap();
+        session.handle(cancel);
+        assert_eq!(waiting.join().unwrap(), big);
+        session.wait_idle();
+        assert_eq!(session.queued_bytes(), 0);
+    }
 
     impl Sink for Collect {
         fn send(&self, line: String, finished: bool) {
