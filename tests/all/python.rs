@@ -137,6 +137,69 @@ fn code_test_isolates_tests() -> Outcome {
     ensure(errors[7].contains("fuel"), || errors[7].to_string())
 }
 
+/// One slow test does not cost the others their results: it is marked `timeout` within its share of the call's
+/// time and the tests after it run (fuel is raised so that time, not fuel, ends the loop).
+fn code_test_times_out_one_test_not_the_call() -> Outcome {
+    let env = run(
+        "code_test",
+        json!({"code": "def f():\n    return 1", "tests": ["assert f() == 1", "while True: pass", "assert f() == 2"]}),
+        json!({"timeout_ms": 3000, "max_fuel": 1_000_000_000_000u64}),
+    )?;
+    ensure(env["success"] == true, || format!("{env}"))?;
+    let r = &env["result"]["results"];
+    ensure(r[0]["passed"] == true && r[2]["passed"] == false, || {
+        format!("{env}")
+    })?;
+    ensure(
+        r[1]["error"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("timeout: the test ran past its"),
+        || format!("{env}"),
+    )?;
+    ensure(
+        r[2]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("AssertionError"),
+        || format!("{env}"),
+    )
+}
+
+/// `os._exit(n)` is the program's exit: what was printed is kept and a non-zero status is a `SystemExit`, never a
+/// tool error; in `code_test`, `os._exit(0)` in a test passes it.
+fn os_exit_is_the_programs_exit() -> Outcome {
+    let env = run(
+        "execute_python",
+        json!({"code": "import os\nprint('kept')\nos._exit(3)"}),
+        json!({}),
+    )?;
+    let r = &env["result"];
+    ensure(
+        env["success"] == true && r["stdout"] == "kept\n" && r["exception"]["type"] == "SystemExit",
+        || format!("{env}"),
+    )?;
+    ensure(r["exception"]["message"] == "3", || format!("{env}"))?;
+    let env = run(
+        "execute_python",
+        json!({"code": "import os\nprint('kept')\nos._exit(0)\nprint('not reached')"}),
+        json!({}),
+    )?;
+    ensure(
+        env["result"]["stdout"] == "kept\n" && env["result"]["exception"].is_null(),
+        || format!("{env}"),
+    )?;
+    let env = run(
+        "code_test",
+        json!({"code": "import os\ndef f():\n    return 1", "tests": ["assert f() == 1\nos._exit(0)", "assert f() == 2"]}),
+        json!({}),
+    )?;
+    ensure(
+        env["result"]["passed"] == 1 && env["result"]["failed"] == 1,
+        || format!("{env}"),
+    )
+}
+
 fn code_test_reports_broken_code_on_every_test() -> Outcome {
     let env = run(
         "code_test",
@@ -166,6 +229,14 @@ pub fn trials() -> Vec<Trial> {
             same_call_same_bytes_and_seeds_matter,
         ),
         Trial::test("python::code_test_isolates_tests", code_test_isolates_tests),
+        Trial::test(
+            "python::code_test_times_out_one_test_not_the_call",
+            code_test_times_out_one_test_not_the_call,
+        ),
+        Trial::test(
+            "python::os_exit_is_the_programs_exit",
+            os_exit_is_the_programs_exit,
+        ),
         Trial::test(
             "python::code_test_reports_broken_code_on_every_test",
             code_test_reports_broken_code_on_every_test,

@@ -51,6 +51,10 @@ pub struct CodeTest {
 /// Most tests one `code_test` call may carry.
 pub const MAX_TESTS: usize = 256;
 
+/// Time `code_test` keeps back from its tests' shares (plus 5% of what is left), so the answer with every
+/// test's result is ready before the call's own deadline would answer `timeout` for all of them.
+const CODE_TEST_MARGIN_MS: u64 = 20;
+
 impl ExecutePython {
     /// The tool over a loaded Python guest.
     pub fn new(guest: Guest) -> Self {
@@ -144,13 +148,15 @@ fn run_guest(
     // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
     // can break its answer, so that is the program's doing, not Beaker's.
     let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
-        ToolError::new(
-            ErrorKind::ToolError,
+        let why = if outcome.stdout.is_empty() {
+            "the Python guest ended without a report (the program stopped the interpreter)".to_string()
+        } else {
             format!(
                 "the program wrote to the raw standard output (file descriptor 1), which the sandbox does not \
                  allow; use print() ({e})"
-            ),
-        )
+            )
+        };
+        ToolError::new(ErrorKind::ToolError, why)
     })?;
     let Value::Object(json) = json else {
         return Err(ToolError::new(
@@ -239,8 +245,7 @@ impl Tool for CodeTest {
                 tests.len()
             )));
         }
-        let mut results = Vec::with_capacity(tests.len());
-        let mut passed = 0usize;
+        let mut strings = Vec::with_capacity(tests.len());
         for (i, t) in tests.iter().enumerate() {
             let Value::String(test) = t else {
                 return Err(ToolError::invalid_params(format!(
@@ -249,12 +254,27 @@ impl Tool for CodeTest {
                 )));
             };
             check_len("tests[]", test, &ctx.limits)?;
+            strings.push(test.as_str());
+        }
+        let mut results = Vec::with_capacity(tests.len());
+        let mut passed = 0usize;
+        for (i, test) in strings.iter().copied().enumerate() {
             ctx.checkpoint()?;
-            // Every test gets what is left of the call's time, so the whole call keeps its deadline.
+            // Each test gets an equal share of the time left, so one slow test is marked `timeout` and the
+            // others still run; what a fast test leaves goes to the ones after it.
             let mut limits = ctx.limits;
             if let Some(deadline) = ctx.deadline {
-                let left = deadline.saturating_duration_since(Instant::now());
-                limits.timeout_ms = (left.as_millis() as u64).max(1);
+                let left = deadline
+                    .saturating_duration_since(Instant::now())
+                    .as_millis() as u64;
+                let usable = (left - left / 20).saturating_sub(CODE_TEST_MARGIN_MS);
+                if usable == 0 {
+                    for test in &strings[i..] {
+                        results.push(json!({"test": test, "passed": false, "error": "not run: the call's timeout_ms was used up by the tests before it"}));
+                    }
+                    break;
+                }
+                limits.timeout_ms = (usable / (strings.len() - i) as u64).max(1);
             }
             let input = json!({
                 "code": code,
@@ -268,6 +288,16 @@ impl Tool for CodeTest {
                 Ok(r) => r,
                 Err(e) if e.kind == ErrorKind::LimitExceeded => {
                     results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));
+                    continue;
+                }
+                // Its own share ran out (the call's deadline has not: that would be a cancellation).
+                Err(e) if e.kind == ErrorKind::Timeout && ctx.cancel.reason().is_none() => {
+                    let msg = format!(
+                        "timeout: the test ran past its {} ms share of the call's timeout_ms (the tests left share \
+                         the time left equally)",
+                        limits.timeout_ms
+                    );
+                    results.push(json!({"test": test, "passed": false, "error": msg}));
                     continue;
                 }
                 Err(e) => return Err(e),

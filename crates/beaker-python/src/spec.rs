@@ -91,6 +91,6 @@ pub(crate) fn code_test_spec() -> ToolSpec {
                 {"test": "assert square(3) == 9", "passed": true, "error": null},
                 {"test": "assert square(-2) == 5", "passed": false, "error": "AssertionError (test line 1)"}
             ]}), elided: Vec::new() }],
-        notes: String::new(),
+        notes: include_str!("code_test.md").into(),
     }
 }

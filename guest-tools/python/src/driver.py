@@ -185,6 +185,13 @@ def _compile_cell(code):
     return _beaker_compile_cell(code)
 
 
+def _os_exit(status):
+    """os._exit(n). CPython ends the process at once; here the run ends as
+    sys.exit(n) would, so what was printed is kept and the exit is reported as
+    the program's (SystemExit with its status), not as a lost answer."""
+    raise SystemExit(status)
+
+
 def _exit_is_success(exc):
     return _isinstance(exc, SystemExit) and exc.code in (None, 0)
 
@@ -205,6 +212,7 @@ def run(seed, code, stdin, test, cap):
     _sys.stderr = _sys.__stderr__ = stderr
     _sys.stdin = _sys.__stdin__ = stdin_file
     _sys.argv = [""]
+    os._exit = _os_exit
 
     main = _ModuleType("__main__")
     g = main.__dict__
