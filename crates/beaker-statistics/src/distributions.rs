@@ -629,11 +629,21 @@ fn unkey(k: i64) -> f64 {
     f64::from_bits(b as u64)
 }
 
+/// `(P(a, z), Q(a, z))`, the gamma distribution's cdf and sf at `z` (0 and 1 below the support).
+fn gamma_tails(a: f64, z: f64) -> (f64, f64) {
+    if z <= 0.0 {
+        (0.0, 1.0)
+    } else {
+        crate::incgamma::gamma_pq(a, z)
+    }
+}
+
 /// `ln Q(a, x)`, the log of the regularised upper incomplete gamma function, for x > a + 1 where Q may
 /// underflow: `-x + a ln x - ln Γ(a) + ln CF`, the continued fraction evaluated by Lentz's method.
 fn ln_gamma_q(a: f64, x: f64) -> f64 {
-    if x <= a + 1.0 {
-        return statrs::function::gamma::gamma_ur(a, x).ln();
+    let q = crate::incgamma::gamma_pq(a, x).1;
+    if x <= a + 1.0 || q > 1e-300 {
+        return q.ln();
     }
     let tiny = 1e-300;
     let mut b = x + 1.0 - a;
@@ -769,11 +779,11 @@ impl Cont {
         match self {
             Cont::Normal(_) => crate::normal::pdf(z),
             Cont::T(d) => d.pdf(z),
-            Cont::Chi2(d) => d.pdf(z),
+            Cont::Chi2(d) => 0.5 * crate::incgamma::gamma_density(d.freedom() / 2.0, z / 2.0),
             Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z),
             Cont::Uniform(d) => d.pdf(z),
             Cont::Exponential(d) => d.pdf(z),
-            Cont::Gamma(d) => d.pdf(z),
+            Cont::Gamma(d) => crate::incgamma::gamma_density(d.shape(), z),
             Cont::Beta(d) => d.pdf(z),
             Cont::LogNormal(d, _) => d.pdf(z),
             Cont::Weibull(d, _) => d.pdf(z),
@@ -784,11 +794,25 @@ impl Cont {
         match self {
             Cont::Normal(_) => crate::normal::ln_pdf(z),
             Cont::T(d) => d.ln_pdf(z),
-            Cont::Chi2(d) => d.ln_pdf(z),
+            Cont::Chi2(d) => {
+                let p = 0.5 * crate::incgamma::gamma_density(d.freedom() / 2.0, z / 2.0);
+                if p > 0.0 && p.is_finite() {
+                    p.ln()
+                } else {
+                    d.ln_pdf(z)
+                }
+            }
             Cont::F(d) => f_pdf(d.freedom_1(), d.freedom_2(), z).ln(),
             Cont::Uniform(d) => d.ln_pdf(z),
             Cont::Exponential(d) => d.ln_pdf(z),
-            Cont::Gamma(d) => d.ln_pdf(z),
+            Cont::Gamma(d) => {
+                let p = crate::incgamma::gamma_density(d.shape(), z);
+                if p > 0.0 && p.is_finite() {
+                    p.ln()
+                } else {
+                    d.ln_pdf(z)
+                }
+            }
             Cont::Beta(d) => d.ln_pdf(z),
             Cont::LogNormal(d, _) => d.ln_pdf(z),
             Cont::Weibull(d, _) => d.ln_pdf(z),
@@ -799,7 +823,7 @@ impl Cont {
         match self {
             Cont::Normal(_) => crate::normal::cdf(z),
             Cont::T(d) => t_cdf(d.freedom(), z),
-            Cont::Chi2(d) => d.cdf(z),
+            Cont::Chi2(d) => gamma_tails(d.freedom() / 2.0, z / 2.0).0,
             Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).0,
             Cont::Uniform(d) => d.cdf(z),
             Cont::Exponential(_) => {
@@ -809,7 +833,7 @@ impl Cont {
                     -(-z).exp_m1()
                 }
             }
-            Cont::Gamma(d) => d.cdf(z),
+            Cont::Gamma(d) => gamma_tails(d.shape(), z).0,
             Cont::Beta(d) => {
                 if z <= 0.0 {
                     0.0
@@ -839,7 +863,7 @@ impl Cont {
         match self {
             Cont::Normal(_) => crate::normal::sf(z),
             Cont::T(d) => t_cdf(d.freedom(), -z),
-            Cont::Chi2(d) => d.sf(z),
+            Cont::Chi2(d) => gamma_tails(d.freedom() / 2.0, z / 2.0).1,
             Cont::F(d) => f_cdf_sf(d.freedom_1(), d.freedom_2(), z).1,
             Cont::Uniform(d) => d.sf(z),
             Cont::Exponential(_) => {
@@ -849,7 +873,7 @@ impl Cont {
                     (-z).exp()
                 }
             }
-            Cont::Gamma(d) => d.sf(z),
+            Cont::Gamma(d) => gamma_tails(d.shape(), z).1,
             Cont::Beta(d) => {
                 if z <= 0.0 {
                     1.0
@@ -1021,7 +1045,7 @@ impl Disc {
         match self {
             Disc::Binomial(d) => binomial_cdf_sf(d, k).0,
             Disc::Poisson(None) => 1.0,
-            Disc::Poisson(Some(d)) => statrs::function::gamma::gamma_ur(k as f64 + 1.0, d.lambda()),
+            Disc::Poisson(Some(d)) => crate::incgamma::gamma_pq(k as f64 + 1.0, d.lambda()).1,
             Disc::Geometric(d) => d.cdf(k),
             Disc::Hypergeometric(d) => d.cdf(k),
             Disc::NegativeBinomial(d) => {
@@ -1033,7 +1057,7 @@ impl Disc {
         match self {
             Disc::Binomial(d) => binomial_cdf_sf(d, k).1,
             Disc::Poisson(None) => 0.0,
-            Disc::Poisson(Some(d)) => d.sf(k),
+            Disc::Poisson(Some(d)) => crate::incgamma::gamma_pq(k as f64 + 1.0, d.lambda()).0,
             Disc::Geometric(d) => d.sf(k),
             Disc::Hypergeometric(d) => d.sf(k),
             Disc::NegativeBinomial(d) => {

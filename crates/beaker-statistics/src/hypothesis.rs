@@ -10,7 +10,7 @@ use crate::input::{
 use crate::sums::{mean, rank, ss, sum, tie_term, two_sample, var, TwoSample};
 use beaker_core::ToolError;
 use serde_json::{json, Map, Value};
-use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
+use statrs::distribution::StudentsT;
 use statrs::function::gamma::ln_gamma;
 
 fn t_dist(df: f64) -> Result<StudentsT, ToolError> {
@@ -19,9 +19,16 @@ fn t_dist(df: f64) -> Result<StudentsT, ToolError> {
 }
 
 fn chi2_sf(x: f64, df: f64) -> Result<f64, ToolError> {
-    Ok(ChiSquared::new(df)
-        .map_err(|e| ToolError::domain(format!("no chi-square distribution with df = {df}: {e}")))?
-        .sf(x))
+    if !(df > 0.0 && df.is_finite()) {
+        return Err(ToolError::domain(format!(
+            "no chi-square distribution with df = {df}"
+        )));
+    }
+    Ok(if x <= 0.0 {
+        1.0
+    } else {
+        crate::incgamma::gamma_pq(df / 2.0, x / 2.0).1
+    })
 }
 
 fn norm_p(z: f64, alt: Alternative) -> f64 {

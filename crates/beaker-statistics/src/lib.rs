@@ -23,6 +23,7 @@ mod descriptive;
 pub mod distributions;
 mod exact;
 mod hypothesis;
+mod incgamma;
 mod input;
 mod intervals;
 mod keys;

@@ -34,6 +34,27 @@ pub(crate) fn stirlerr(n: f64) -> f64 {
     }
 }
 
+/// `ln(1 + t) - t` with full relative precision for small `t`.
+pub(crate) fn log1pmx(t: f64) -> f64 {
+    if !(-0.791_490_64..=1.0).contains(&t) {
+        return t.ln_1p() - t;
+    }
+    // ln(1+t) - t = r·(2·y·S(y) - t) with r = t/(2+t), y = r², S(y) = Σ y^k/(2k+3).
+    let r = t / (2.0 + t);
+    let y = r * r;
+    let mut s = 0.0;
+    let mut power = 1.0;
+    for k in 0..200 {
+        let term = power / f64::from(2 * k + 3);
+        s += term;
+        if term <= s * f64::EPSILON / 4.0 {
+            break;
+        }
+        power *= y;
+    }
+    r * (2.0 * y * s - t)
+}
+
 /// `x ln(x/m) + m - x` without cancellation when x ≈ m (Loader's `bd0`).
 pub(crate) fn bd0(x: f64, m: f64) -> f64 {
     if (x - m).abs() < 0.1 * (x + m) {
@@ -50,6 +71,11 @@ pub(crate) fn bd0(x: f64, m: f64) -> f64 {
             s = s1;
         }
         s
+    } else if x > 0.0 && x < 2.0 * m {
+        // x·ln(1 + d/m) - d = x·(ln(1 + δ) - δ) + d²/m with δ = d/m: far less cancellation than the direct
+        // form (1e-12 relative at x = 0.8·m for m = 1e4, where the two terms are 2231 and -1999).
+        let d = x - m;
+        x * log1pmx(d / m) + d * d / m
     } else {
         x * (x / m).ln() + m - x
     }
