@@ -73,7 +73,7 @@ pub(crate) fn spec() -> ToolSpec {
                 result: json!({"test": "Wilcoxon signed-rank test", "statistic": 9.0, "p_value": 0.46875, "significant": false, "conclusion": "Fail to reject the null hypothesis at alpha = 0.05 (p = 0.4688)", "alternative": "two-sided", "alpha": 0.05, "r_plus": 19.0, "r_minus": 9.0, "n": 7, "zeros_dropped": 1, "method": "exact (tied ranks)"}), elided: Vec::new() },
             Example {
                 params: json!({"operation": "kruskal", "data": {"groups": [[2.9, 3.0, 2.5, 2.6, 3.2], [3.8, 2.7, 4.0, 2.4], [2.8, 3.4, 3.7, 2.2, 2.0]]}}),
-                result: json!({"test": "Kruskal-Wallis H test", "statistic": 0.7714285714285722, "p_value": 0.6799647735788934, "significant": false, "conclusion": "Fail to reject the null hypothesis at alpha = 0.05 (p = 0.68)", "alpha": 0.05, "df": 2.0}), elided: Vec::new() },
+                result: json!({"test": "Kruskal-Wallis H test", "statistic": 0.7714285714285722, "p_value": 0.6799647735788936, "significant": false, "conclusion": "Fail to reject the null hypothesis at alpha = 0.05 (p = 0.68)", "alpha": 0.05, "df": 2.0}), elided: Vec::new() },
             Example {
                 params: json!({"operation": "ks_test", "data": {"sample1": [-0.3, 0.1, 0.5, -1.2, 0.9, 1.4, -0.7], "distribution": "normal"}}),
                 result: json!({"test": "one-sample Kolmogorov-Smirnov test", "statistic": 0.12003388984544172, "p_value": 0.9995865461369278, "significant": false, "conclusion": "Fail to reject the null hypothesis at alpha = 0.05 (p = 0.9996)", "alternative": "two-sided", "alpha": 0.05, "d_plus": 0.08075665923377107, "d_minus": 0.12003388984544172, "n": 7, "method": "exact"}), elided: Vec::new() },
