@@ -288,6 +288,25 @@ fn large_requests_wait_for_the_byte_budget() -> Outcome {
     )
 }
 
+/// A line of megabytes is parsed off the reading thread: a small call sent after it is answered first (parsing
+/// 8 MiB of numbers takes a thousand times longer than the calculator call), and the large one is still
+/// answered before EOF ends the server.
+fn large_lines_do_not_hold_up_the_reader() -> Outcome {
+    let mut s = Server::start(&[]);
+    let numbers: Vec<u32> = (0..1_500_000).collect();
+    s.send(&json!({"id": "big", "tool": "calculator", "params": {"expression": "1+1"}, "meta": numbers}));
+    s.send(&json!({"id": "small", "tool": "calculator", "params": {"expression": "2+2"}}));
+    let (out, status) = s.finish();
+    let order: Vec<Value> = out.iter().map(|r| r["id"].clone()).collect();
+    ensure(
+        status.success() && order == vec![json!("small"), json!("big")],
+        || format!("answers came in the order {order:?}"),
+    )?;
+    ensure(out[1]["result"]["value"] == "2", || {
+        format!("{}", out[1]["result"])
+    })
+}
+
 fn hello_reports_version_tools_and_limits() -> Outcome {
     let mut s = Server::start(&[]);
     s.send(&json!({"id": "h", "hello": {}}));
@@ -693,6 +712,10 @@ pub fn trials() -> Vec<Trial> {
             numeric_ids_are_echoed_as_written,
         ),
         Trial::test("serve::equal_ids_are_one_id", equal_ids_are_one_id),
+        Trial::test(
+            "serve::large_lines_do_not_hold_up_the_reader",
+            large_lines_do_not_hold_up_the_reader,
+        ),
         Trial::test(
             "serve::large_requests_wait_for_the_byte_budget",
             large_requests_wait_for_the_byte_budget,

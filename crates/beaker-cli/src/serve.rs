@@ -19,6 +19,9 @@ use std::io::{BufWriter, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Request lines at least this long are parsed on a thread of their own, so the reader goes on.
+const PARSE_ELSEWHERE_BYTES: usize = 1 << 20;
+
 /// What the writer thread is sent.
 enum Out {
     /// A response line.
@@ -76,6 +79,28 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
                     Err(Request::too_long(&buf, n, settings.max_line_bytes)),
                     None,
                 ),
+                Line::Data if buf.len() >= PARSE_ELSEWHERE_BYTES => {
+                    // Parsing megabytes takes long enough to hold up the small requests behind it.
+                    let reservation = session.reserve(buf.len());
+                    let pending = session.pending();
+                    let line = std::mem::take(&mut buf);
+                    let (session, take) = (session.clone(), take.clone());
+                    std::thread::Builder::new()
+                        .name("beaker-parse".into())
+                        .spawn(move || {
+                            match Request::parse(&line) {
+                                Ok(Some(req)) => {
+                                    if !req.holds_slot() || take.send(()).is_ok() {
+                                        session.handle_reserved(req, reservation);
+                                    }
+                                }
+                                Ok(None) => {}
+                                Err(refusal) => session.refuse(&refusal),
+                            }
+                            drop(pending);
+                        })?;
+                    continue;
+                }
                 Line::Data => {
                     // Memory backpressure before parsing: a parsed request takes many times its bytes.
                     let reservation = session.reserve(buf.len());

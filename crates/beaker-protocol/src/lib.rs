@@ -39,7 +39,7 @@ mod scan;
 mod session;
 
 pub use request::{id_key, parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING};
-pub use session::{Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};
+pub use session::{Pending, Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};
 
 /// The protocol's version, reported by `hello`.
 pub const PROTOCOL_VERSION: u64 = 1;

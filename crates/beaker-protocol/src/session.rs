@@ -51,6 +51,18 @@ impl Reservation {
     }
 }
 
+/// A request the transport has read but not yet handed to the session (it is being parsed elsewhere): while
+/// one is alive the session is not idle, so EOF and shutdown wait for it. See [`Session::pending`].
+pub struct Pending {
+    table: Arc<Table>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.table.sent_one();
+    }
+}
+
 impl Drop for Reservation {
     fn drop(&mut self) {
         self.table.release(self.bytes);
@@ -79,6 +91,15 @@ impl Table {
         self.unsent.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Counts one answer (or one pending request) as done, waking waiters when none is left.
+    fn sent_one(&self) {
+        let mut unsent = self.unsent();
+        *unsent = unsent.saturating_sub(1);
+        if *unsent == 0 {
+            self.all_sent.notify_all();
+        }
+    }
+
     fn release(&self, bytes: usize) {
         if bytes == 0 {
             return;
@@ -93,11 +114,7 @@ impl Table {
         let freed = self.lock().remove(key);
         self.release(freed.map_or(0, |f| f.bytes));
         sink.send(line, true);
-        let mut unsent = self.unsent();
-        *unsent = unsent.saturating_sub(1);
-        if *unsent == 0 {
-            self.all_sent.notify_all();
-        }
+        self.sent_one();
     }
 }
 
@@ -157,6 +174,16 @@ impl Session {
         Reservation {
             table: self.table.clone(),
             bytes: if max > 0 { bytes } else { 0 },
+        }
+    }
+
+    /// Marks a request as read but not handed over yet (a transport parsing a large line off its reading
+    /// thread): until the guard is dropped, after [`Session::handle`] or [`Session::refuse`], waiting for idle
+    /// waits for it too.
+    pub fn pending(&self) -> Pending {
+        *self.table.unsent() += 1;
+        Pending {
+            table: self.table.clone(),
         }
     }
 
