@@ -56,11 +56,65 @@ fn align_phase(got: &Value, want: &Value) -> Value {
     )
 }
 
+/// The test generator of `numerical_reference.py`: `rows × cols` entries `((s >> 11) / 2⁵³)·2 − 1` of a 64-bit
+/// LCG (exact doubles in [-1, 1)), row by row.
+fn lcg(rows: u64, cols: u64, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..rows * cols.max(1))
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Params with the generated matrices written out: `{"$lcg": [rows, cols, seed]}` (cols 0: a vector) and
+/// `{"$lcg_sym": [n, seed]}` (B + Bᵀ for B = the n×n `$lcg`), as the generator script defines them.
+fn expand(v: &Value) -> Value {
+    let ints = |spec: &Value| -> Vec<u64> {
+        spec.as_array()
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default()
+    };
+    match v {
+        Value::Object(m) if m.len() == 1 && m.contains_key("$lcg") => {
+            let p = ints(&m["$lcg"]);
+            let (rows, cols, seed) = (p[0], p[1], p[2]);
+            let x = lcg(rows, cols, seed);
+            if cols == 0 {
+                json!(x)
+            } else {
+                Value::Array(x.chunks(cols as usize).map(|r| json!(r)).collect())
+            }
+        }
+        Value::Object(m) if m.len() == 1 && m.contains_key("$lcg_sym") => {
+            let p = ints(&m["$lcg_sym"]);
+            let (n, seed) = (p[0] as usize, p[1]);
+            let b = lcg(n as u64, n as u64, seed);
+            Value::Array(
+                (0..n)
+                    .map(|i| {
+                        json!((0..n)
+                            .map(|j| b[i * n + j] + b[j * n + i])
+                            .collect::<Vec<_>>())
+                    })
+                    .collect(),
+            )
+        }
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), expand(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(expand).collect()),
+        other => other.clone(),
+    }
+}
+
 fn check_reference(engine: &Engine, case: &Value) -> Outcome {
     let limits: LimitsRequest =
         serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
             .map_err(|e| e.to_string())?;
-    let env = engine.call(ToolCall::new("numerical", case["params"].clone()).with_limits(limits));
+    let params = expand(&case["params"]);
+    let env = engine.call(ToolCall::new("numerical", params.clone()).with_limits(limits));
     let env = serde_json::to_value(env).map_err(|e| e.to_string())?;
     if let Some(kind) = case.get("error_kind") {
         ensure(env["error_kind"] == *kind, || {
@@ -152,9 +206,38 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
             compare(g, w, rtol, atol, k)?;
         }
     }
+    // Symmetric eigenproblems: every (real) pair satisfies A v = λ v and v has unit norm.
+    if let Some(tol) = case.get("real_residual").and_then(Value::as_f64) {
+        let a: Vec<Vec<f64>> = params["data"]["A"]
+            .as_array()
+            .map(|r| r.iter().map(floats).collect())
+            .unwrap_or_default();
+        let anorm = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
+        let vals = floats(&got["eigenvalues"]);
+        let vecs = got["eigenvectors"].as_array().cloned().unwrap_or_default();
+        ensure(vecs.len() == a.len(), || {
+            format!("{} eigenvectors", vecs.len())
+        })?;
+        for (k, (l, v)) in vals.iter().zip(&vecs).enumerate() {
+            let v = floats(v);
+            let res: f64 = a
+                .iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let av: f64 = row.iter().zip(&v).map(|(x, y)| x * y).sum();
+                    (av - l * v[i]).powi(2)
+                })
+                .sum::<f64>()
+                .sqrt();
+            let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            ensure(res <= tol * anorm && (norm - 1.0).abs() < 1e-12, || {
+                format!("eigenpair {k}: ||A v - λ v|| = {res:e}, ||v|| = {norm}")
+            })?;
+        }
+    }
     // General eigenproblems: every pair satisfies A v = λ v.
     if let Some(tol) = case.get("residual").and_then(Value::as_f64) {
-        let a: Vec<Vec<f64>> = case["params"]["data"]["A"]
+        let a: Vec<Vec<f64>> = params["data"]["A"]
             .as_array()
             .map(|r| r.iter().map(floats).collect())
             .unwrap_or_default();
@@ -201,7 +284,7 @@ fn determinism() -> Outcome {
             continue;
         }
         let run = || {
-            let env = engine.call(ToolCall::new("numerical", c["params"].clone()));
+            let env = engine.call(ToolCall::new("numerical", expand(&c["params"])));
             serde_json::to_vec(&env.result).unwrap_or_default()
         };
         let (a, b) = (run(), run());

@@ -21,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod dense;
 mod dop853;
 mod fft;
 mod input;

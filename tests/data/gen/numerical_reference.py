@@ -238,6 +238,43 @@ case("matmul_vector", "matmul", {"A": A3, "B": [1.0, -2.0, 0.5]},
      {"result": f(np.asarray(A3) @ np.asarray([1.0, -2.0, 0.5]))}, rtol=1e-14)
 case("matmul_mismatch", "matmul", {"A": A3, "B": RECT}, error_kind="invalid_params")
 
+# Matrices from 150 rows or columns up take another code path (faer's decompositions). They are too large to keep
+# literally: the params hold {"$lcg": [rows, cols, seed]} (cols 0: a vector) or {"$lcg_sym": [n, seed]} (B + B^T),
+# which tests/all/numerical.rs expands with the same generator before the call.
+def lcg(rows, cols, seed):
+    """The test generator: entries ((s >> 11) / 2^53) * 2 - 1 of a 64-bit LCG, exact doubles in [-1, 1)."""
+    s, out = seed, []
+    for _ in range(rows * max(cols, 1)):
+        s = (s * 6364136223846793005 + 1442695040888963407) % 2 ** 64
+        out.append(((s >> 11) / float(1 << 53)) * 2.0 - 1.0)
+    return np.array(out).reshape(rows, cols) if cols else np.array(out)
+
+
+def lcg_sym(n, seed):
+    b = lcg(n, n, seed)
+    return b + b.T
+
+
+_big = lcg(200, 160, 11)
+_sv = np.linalg.svd(_big, compute_uv=False)
+case("svd_large_200x160", "svd", {"A": {"$lcg": [200, 160, 11]}}, {"S": f(_sv)}, rtol=1e-11, atol=1e-12 * float(_sv[0]))
+_ls_a, _ls_b = lcg(300, 160, 12), lcg(300, 0, 13)
+_ls_x, _ls_res, _ls_rank, _ = np.linalg.lstsq(_ls_a, _ls_b, rcond=None)
+case("solve_linear_lstsq_large_300x160", "solve_linear", {"A": {"$lcg": [300, 160, 12]}, "b": {"$lcg": [300, 0, 13]}},
+     {"x": f(_ls_x), "rank": int(_ls_rank), "residual_norm": float(np.linalg.norm(_ls_a @ _ls_x - _ls_b))},
+     rtol=1e-10, atol=1e-12, exact=["rank"])
+_c = lcg(170, 170, 14)
+case("condition_number_2_large_170", "condition_number", {"A": {"$lcg": [170, 170, 14]}},
+     {"condition_number": float(np.linalg.cond(_c, 2))}, options={"ord": "2"}, rtol=1e-9)
+case("rank_large_170", "rank", {"A": {"$lcg": [170, 170, 14]}}, {"rank": int(np.linalg.matrix_rank(_c))},
+     exact=["rank"])
+_sym = lcg_sym(180, 15)
+_ev = np.linalg.eigvalsh(_sym)
+case("eigenvalues_symmetric_large_180", "eigenvalues", {"A": {"$lcg_sym": [180, 15]}},
+     {"eigenvalues": f(_ev), "symmetric": True}, rtol=1e-10, atol=1e-12 * float(np.abs(_ev).max()),
+     real_residual=1e-12)
+
+
 # ---------------------------------------------------------------- root finding
 ROOTS = [
     ("seed_cubic", "x**3 - x - 2", [1.0, 2.0], 1.5),
