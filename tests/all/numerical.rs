@@ -56,6 +56,16 @@ fn align_phase(got: &Value, want: &Value) -> Value {
     )
 }
 
+/// `data.A` of the params as rows, and its Frobenius norm.
+fn matrix_and_norm(params: &Value) -> (Vec<Vec<f64>>, f64) {
+    let a: Vec<Vec<f64>> = params["data"]["A"]
+        .as_array()
+        .map(|r| r.iter().map(floats).collect())
+        .unwrap_or_default();
+    let norm = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
+    (a, norm)
+}
+
 /// The test generator of `numerical_reference.py`: `rows × cols` entries `((s >> 11) / 2⁵³)·2 − 1` of a 64-bit
 /// LCG (exact doubles in [-1, 1)), row by row.
 fn lcg(rows: u64, cols: u64, seed: u64) -> Vec<f64> {
@@ -208,11 +218,7 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
     }
     // Symmetric eigenproblems: every (real) pair satisfies A v = λ v and v has unit norm.
     if let Some(tol) = case.get("real_residual").and_then(Value::as_f64) {
-        let a: Vec<Vec<f64>> = params["data"]["A"]
-            .as_array()
-            .map(|r| r.iter().map(floats).collect())
-            .unwrap_or_default();
-        let anorm = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
+        let (a, anorm) = matrix_and_norm(&params);
         let vals = floats(&got["eigenvalues"]);
         let vecs = got["eigenvectors"].as_array().cloned().unwrap_or_default();
         ensure(vecs.len() == a.len(), || {
@@ -237,11 +243,7 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
     }
     // General eigenproblems: every pair satisfies A v = λ v.
     if let Some(tol) = case.get("residual").and_then(Value::as_f64) {
-        let a: Vec<Vec<f64>> = params["data"]["A"]
-            .as_array()
-            .map(|r| r.iter().map(floats).collect())
-            .unwrap_or_default();
-        let anorm = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
+        let (a, anorm) = matrix_and_norm(&params);
         let vals = got["eigenvalues"].as_array().cloned().unwrap_or_default();
         let vecs = got["eigenvectors"].as_array().cloned().unwrap_or_default();
         for (k, (l, v)) in vals.iter().zip(&vecs).enumerate() {
