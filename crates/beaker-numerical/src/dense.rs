@@ -1,15 +1,15 @@
 //! Large dense decompositions on faer. From [`FAER_FROM`] rows or columns up, faer's blocked algorithms are
-//! 3–4.5× faster than nalgebra's (SVD, symmetric eigen: docs/PERFORMANCE.md); below it nalgebra's lower setup
+//! 2.7–4.5× faster than nalgebra's (SVD, symmetric eigen, LU: docs/PERFORMANCE.md); below it nalgebra's lower setup
 //! cost wins, so `linalg` keeps nalgebra there. Results come back as nalgebra matrices: every convention the tool
 //! applies afterwards (ordering, signs) is applied once, to either.
 
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 use std::sync::Once;
 
 /// A thin SVD `(U, σ, Vᵀ)`: U is m×k, σ has k values (unordered), Vᵀ is k×n, k = min(m, n).
 pub(crate) type ThinSvd = (DMatrix<f64>, Vec<f64>, DMatrix<f64>);
 
-/// The size (largest dimension) from which the SVD and the symmetric eigen-decomposition run on faer.
+/// The size (largest dimension) from which the SVD, the symmetric eigen-decomposition and the LU solve run on faer.
 pub(crate) const FAER_FROM: usize = 150;
 
 /// faer parallelises inside one decomposition by default; a tool call runs on one worker of a pool that is
@@ -40,6 +40,38 @@ pub(crate) fn svd(a: &DMatrix<f64>) -> Option<ThinSvd> {
 pub(crate) fn singular_values(a: &DMatrix<f64>) -> Option<Vec<f64>> {
     sequential();
     to_faer(a).singular_values().ok()
+}
+
+/// An LU factorisation with partial pivoting, for solves with A and Aᵀ.
+pub(crate) struct Lu(faer::linalg::solvers::PartialPivLu<f64>);
+
+impl Lu {
+    /// Factorises the square matrix `a`.
+    pub(crate) fn new(a: &DMatrix<f64>) -> Lu {
+        sequential();
+        Lu(to_faer(a).partial_piv_lu())
+    }
+
+    /// x with A x = b; `None` when A is singular (the solve gives non-finite values).
+    pub(crate) fn solve(&self, b: &DVector<f64>) -> Option<DVector<f64>> {
+        use faer::linalg::solvers::Solve;
+        let mut x = faer::Mat::from_fn(b.len(), 1, |i, _| b[i]);
+        self.0.solve_in_place(x.as_mut());
+        finite(x)
+    }
+
+    /// x with Aᵀ x = b; `None` when A is singular.
+    pub(crate) fn solve_transpose(&self, b: &DVector<f64>) -> Option<DVector<f64>> {
+        use faer::linalg::solvers::Solve;
+        let mut x = faer::Mat::from_fn(b.len(), 1, |i, _| b[i]);
+        self.0.solve_transpose_in_place(x.as_mut());
+        finite(x)
+    }
+}
+
+fn finite(x: faer::Mat<f64>) -> Option<DVector<f64>> {
+    let v = DVector::from_fn(x.nrows(), |i, _| x[(i, 0)]);
+    v.iter().all(|x| x.is_finite()).then_some(v)
 }
 
 /// Eigenvalues and unit eigenvectors (columns) of a symmetric matrix, from its lower triangle.
@@ -88,6 +120,16 @@ mod tests {
             .iter()
             .zip(&s2)
             .all(|(x, y)| (x - y).abs() <= 1e-12 * y.abs().max(1.0)));
+        let square = a.rows(0, n).into_owned();
+        let b = DVector::from_fn(n, |i, _| i as f64 - 3.0);
+        let lu = Lu::new(&square);
+        let x = lu.solve(&b).unwrap();
+        assert!((&square * &x - &b).amax() < 1e-10);
+        let xt = lu.solve_transpose(&b).unwrap();
+        assert!((square.transpose() * &xt - &b).amax() < 1e-10);
+        assert!(Lu::new(&DMatrix::zeros(3, 3))
+            .solve(&DVector::from_element(3, 1.0))
+            .is_none());
         let sym = &a.transpose() * &a;
         let (values, vectors) = symmetric_eigen(&sym).unwrap();
         for (k, lambda) in values.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Linear algebra on nalgebra: determinant, inverse, eigen-decomposition, SVD, solve, rank, norms, QR,
 //! Cholesky, condition numbers and products. Decompositions run with bounded iteration counts. The SVD (and
-//! what rests on it: rank, 2-norm condition, least squares) and the symmetric eigen-decomposition of matrices
-//! from `dense::FAER_FROM` rows or columns up run on faer instead (`dense`), 3–4.5× faster there.
+//! what rests on it: rank, 2-norm condition, least squares), the symmetric eigen-decomposition and the LU solve
+//! of matrices from `dense::FAER_FROM` rows or columns up run on faer instead (`dense`), 2.7–4.5× faster there.
 
 #![allow(
     clippy::neg_cmp_op_on_partial_ord,
@@ -84,11 +84,21 @@ fn inv_norm1_estimate(lu: &LU<f64, Dyn, Dyn>, n: usize) -> f64 {
         lu.p().inv_permute_rows(&mut w);
         Some(w)
     };
+    inv_norm1_estimate_by(n, |b| lu.solve(b), solve_t)
+}
+
+/// [`inv_norm1_estimate`] from any factorisation: `solve` and `solve_t` solve with A and Aᵀ (`None` or a
+/// non-finite result: singular).
+fn inv_norm1_estimate_by(
+    n: usize,
+    solve: impl Fn(&DVector<f64>) -> Option<DVector<f64>>,
+    solve_t: impl Fn(&DVector<f64>) -> Option<DVector<f64>>,
+) -> f64 {
     let l1 = |v: &DVector<f64>| v.iter().map(|x| x.abs()).sum::<f64>();
     let mut x = DVector::from_element(n, 1.0 / n as f64);
     let mut est = 0.0;
     for k in 0..5 {
-        let Some(y) = lu.solve(&x) else {
+        let Some(y) = solve(&x) else {
             return f64::INFINITY;
         };
         let e = l1(&y);
@@ -115,7 +125,7 @@ fn inv_norm1_estimate(lu: &LU<f64, Dyn, Dyn>, n: usize) -> f64 {
             let s = if i % 2 == 0 { 1.0 } else { -1.0 };
             s * (1.0 + i as f64 / (n - 1) as f64)
         });
-        match lu.solve(&alt) {
+        match solve(&alt) {
             Some(y) => est = est.max(2.0 * l1(&y) / (3.0 * n as f64)),
             None => return f64::INFINITY,
         }
@@ -225,11 +235,18 @@ pub(crate) fn run(
             let lstsq = method == "lstsq" || (method == "auto" && a.nrows() != a.ncols());
             if !lstsq {
                 square(&a, op)?;
-                let lu = a.clone().lu();
-                nonsingular(norm1(&a) * inv_norm1_estimate(&lu, a.nrows()), op, true)?;
-                let x = lu
-                    .solve(&b)
-                    .ok_or_else(|| ToolError::domain("`solve_linear`: the matrix is singular"))?;
+                let n = a.nrows();
+                let singular = || ToolError::domain("`solve_linear`: the matrix is singular");
+                let x = if n >= crate::dense::FAER_FROM {
+                    let lu = crate::dense::Lu::new(&a);
+                    let est = inv_norm1_estimate_by(n, |b| lu.solve(b), |b| lu.solve_transpose(b));
+                    nonsingular(norm1(&a) * est, op, true)?;
+                    lu.solve(&b).ok_or_else(singular)?
+                } else {
+                    let lu = a.clone().lu();
+                    nonsingular(norm1(&a) * inv_norm1_estimate(&lu, n), op, true)?;
+                    lu.solve(&b).ok_or_else(singular)?
+                };
                 let r = (&a * &x - &b).norm();
                 Ok(
                     json!({"x": arr(x.as_slice()), "method": "LU decomposition", "residual_norm": r}),

@@ -263,6 +263,10 @@ _ls_x, _ls_res, _ls_rank, _ = np.linalg.lstsq(_ls_a, _ls_b, rcond=None)
 case("solve_linear_lstsq_large_300x160", "solve_linear", {"A": {"$lcg": [300, 160, 12]}, "b": {"$lcg": [300, 0, 13]}},
      {"x": f(_ls_x), "rank": int(_ls_rank), "residual_norm": float(np.linalg.norm(_ls_a @ _ls_x - _ls_b))},
      rtol=1e-10, atol=1e-12, exact=["rank"])
+_sa, _sb = lcg(200, 200, 16), lcg(200, 0, 17)
+_sx = np.linalg.solve(_sa, _sb)
+case("solve_linear_lu_large_200", "solve_linear", {"A": {"$lcg": [200, 200, 16]}, "b": {"$lcg": [200, 0, 17]}},
+     {"x": f(_sx), "method": "LU decomposition"}, rtol=1e-9, atol=1e-12)
 _c = lcg(170, 170, 14)
 case("condition_number_2_large_170", "condition_number", {"A": {"$lcg": [170, 170, 14]}},
      {"condition_number": float(np.linalg.cond(_c, 2))}, options={"ord": "2"}, rtol=1e-9)
