@@ -449,11 +449,15 @@ fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
                     text.push(*d);
                     chars.next();
                 }
-                let n = text
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|n| *n <= MAX_POWER)
-                    .ok_or_else(|| too_large_power(&text))?;
+                // After `^` (or `^-`) the number is a power, refused here while its text is at hand; elsewhere a
+                // number is whatever the parser makes of it (`21` alone is not a unit).
+                let after_pow =
+                    matches!(toks.as_slice(), [.., Tok::Pow] | [.., Tok::Pow, Tok::Minus]);
+                let n = match text.parse::<i32>() {
+                    Ok(n) if !(after_pow && n > MAX_POWER) => n,
+                    _ if after_pow => return Err(too_large_power(&text)),
+                    _ => i32::MAX,
+                };
                 toks.push(Tok::Num(n));
             }
             _ if is_name_char(c) => {
