@@ -61,7 +61,7 @@ pub(super) fn draw<DB: DrawingBackend>(
         .x_label_area_size(48)
         .y_label_area_size(64);
     if !p.title.is_empty() {
-        builder.caption(&p.title, ("sans-serif", 22));
+        builder.caption(&p.title, (super::encode::FONT, 22));
     }
     let mut chart = builder
         .build_cartesian_2d(p.x.0..p.x.1, p.y.0..p.y.1)
@@ -70,8 +70,8 @@ pub(super) fn draw<DB: DrawingBackend>(
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(&p.xlabel)
             .y_desc(&p.ylabel)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16));
+            .label_style((super::encode::FONT, 14))
+            .axis_desc_style((super::encode::FONT, 16));
         if !p.grid {
             mesh.disable_mesh();
         } else {
@@ -83,6 +83,7 @@ pub(super) fn draw<DB: DrawingBackend>(
             _ => None,
         };
         let log_x = p.log_x;
+        let x_range = p.x;
         let fmt = move |v: &f64| match &labels {
             Some(l) => {
                 let i = v.round();
@@ -93,7 +94,7 @@ pub(super) fn draw<DB: DrawingBackend>(
                 }
             }
             None if log_x => log_label(*v, p.x),
-            None => fmt_num(*v),
+            None => tick_label(*v, x_range),
         };
         let log_y = p.log_y;
         let y_range = p.y;
@@ -101,7 +102,7 @@ pub(super) fn draw<DB: DrawingBackend>(
             if log_y {
                 log_label(*v, y_range)
             } else {
-                fmt_num(*v)
+                tick_label(*v, y_range)
             }
         };
         if let Body::Bars { rects, labels } = &p.body {
@@ -156,7 +157,7 @@ pub(super) fn draw<DB: DrawingBackend>(
             if p.legend {
                 chart
                     .configure_series_labels()
-                    .label_font(("sans-serif", 14))
+                    .label_font((super::encode::FONT, 14))
                     .background_style(WHITE.mix(0.85))
                     .border_style(RGBColor(0xcc, 0xcc, 0xcc))
                     .draw()
@@ -205,9 +206,17 @@ pub(super) fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// A tick label on an axis spanning `range`: a tick computed in floating point lands next to 0 (-2.22e-16
+/// on a [-1, 1] axis), and that is 0; how close counts as 0 is relative to the axis, so a [0, 1e-20] axis keeps
+/// its ticks.
+pub(super) fn tick_label(v: f64, range: (f64, f64)) -> String {
+    let span = (range.1 - range.0).abs();
+    fmt_num(if v.abs() < 1e-9 * span { 0.0 } else { v })
+}
+
+/// A number for a description or a label, with four significant decimals or in scientific notation outside
+/// 1e-4..1e6.
 pub(super) fn fmt_num(v: f64) -> String {
-    // Ticks computed in floating point land next to 0 (-2.22e-16): that is 0.
-    let v = if v.abs() < 1e-12 { 0.0 } else { v };
     if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
         let r = format!("{v:.3e}");
         // 2.500e7 → 2.5e7

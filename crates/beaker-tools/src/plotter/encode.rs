@@ -4,11 +4,16 @@ use beaker_core::ToolError;
 use plotters::style::FontStyle;
 use std::sync::OnceLock;
 
+/// The font family every text of a plot names: DejaVu Sans (the font the PNG is drawn with), then fallbacks
+/// with the same metrics class, so an SVG viewer without DejaVu lays the text out alike instead of taking its
+/// own default sans-serif. Registered under this exact string, so PNG and SVG name the same family.
+pub(super) const FONT: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
+
 pub(super) fn font() -> Result<(), ToolError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font(
-            "sans-serif",
+            FONT,
             FontStyle::Normal,
             include_bytes!("../../assets/DejaVuSans.ttf"),
         )

@@ -13,6 +13,10 @@ mod spec;
 use base64::Engine as _;
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
 use draw::{draw, fmt_num};
+
+/// The largest magnitude an axis may reach: near the top of the double range (1.8e308) plotters' tick
+/// arithmetic overflows and the drawing never ends.
+const MAX_AXIS_MAGNITUDE: f64 = 1e307;
 use encode::{encode_png, font};
 use params::{color, invalid, range_of};
 use plotters::prelude::*;
@@ -167,14 +171,20 @@ impl Plotter {
                 PLOT_TYPES.join(", ")
             ))),
         }?;
-        let (body, desc, y_view) = (built.body, built.desc, built.y_view);
+        let (body, mut desc, y_view) = (built.body, built.desc, built.y_view);
         let mut body = body;
         if let Body::Series(series) = &mut body {
             for s in series.iter_mut() {
                 let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+                let (mut points, mut dropped) = (0usize, 0usize);
                 for seg in &s.segments {
                     let mut cur = Vec::new();
                     for &(px, py) in seg {
+                        points += 1;
+                        // Function samples are never at or below 0 on a log x axis (the range is above 0).
+                        let below =
+                            (log_x && kind != "function" && px <= 0.0) || (log_y && py <= 0.0);
+                        dropped += usize::from(below);
                         // Function samples are already in log10(x) when log_x is on.
                         let tx = if log_x && kind != "function" {
                             px.log10()
@@ -197,6 +207,18 @@ impl Plotter {
                         "series `{}` has no positive values to show on a log axis",
                         s.label
                     )));
+                }
+                if dropped > 0 {
+                    let what = if kind == "function" {
+                        "samples"
+                    } else {
+                        "points"
+                    };
+                    desc.push_str(&format!(
+                        " On the logarithmic axis, {dropped} of the {points} {what} of `{}` are at or below 0 and \
+                         are not shown.",
+                        s.label
+                    ));
                 }
                 s.segments = out;
             }
@@ -247,6 +269,16 @@ impl Plotter {
             (None, Some((lo, hi))) if !log_y => padded(lo, hi),
             _ => y,
         };
+        // Axes near the top of the double range make the tick arithmetic overflow (a drawing that never ends).
+        for (axis, (lo, hi), log) in [("x", x, log_x), ("y", y, log_y)] {
+            let reach = lo.abs().max(hi.abs());
+            if !log && reach > MAX_AXIS_MAGNITUDE {
+                return Err(invalid(format!(
+                    "the {axis} axis would reach {reach:e}, beyond ±1e307 where drawing overflows; rescale the \
+                     data (divide by a power of ten) or give options.{axis}_range"
+                )));
+            }
+        }
         let n_series = match &body {
             Body::Series(s) => s.len(),
             _ => 0,

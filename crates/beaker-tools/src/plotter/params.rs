@@ -34,12 +34,34 @@ pub(super) fn range_of(v: &Value, what: &str) -> Result<Option<(f64, f64)>, Tool
     }
     let r = numbers(v, what)?;
     match r[..] {
-        [a, b] if a < b => Ok(Some((a, b))),
+        [a, b] if a < b => {
+            // Beyond ±1e300 margins and sample spacings overflow; a range narrower than 1e-12 of its magnitude
+            // (or than 1e-300) holds too few doubles to draw (`[0, 1e-320]` has a handful): refuse both.
+            if a.abs().max(b.abs()) > MAX_RANGE_MAGNITUDE {
+                return Err(invalid(format!(
+                    "`{what}` [{a:e}, {b:e}] reaches beyond ±1e300, where a plot's margins and sample spacing \
+                     overflow; rescale the data (plot x/1e300) instead"
+                )));
+            }
+            let width = b - a;
+            if width < MIN_RANGE_WIDTH || width < 1e-12 * a.abs().max(b.abs()) {
+                return Err(invalid(format!(
+                    "`{what}` [{a:e}, {b:e}] is too narrow to plot: it holds too few distinct doubles \
+                     (its width must be at least 1e-300 and 1e-12 of its magnitude); rescale or widen it"
+                )));
+            }
+            Ok(Some((a, b)))
+        }
         _ => Err(invalid(format!(
             "`{what}` must be [low, high] with low < high"
         ))),
     }
 }
+
+/// The largest magnitude a plotted range may reach.
+pub(super) const MAX_RANGE_MAGNITUDE: f64 = 1e300;
+/// The narrowest range plotted.
+pub(super) const MIN_RANGE_WIDTH: f64 = 1e-300;
 
 pub(super) fn color(s: &str) -> Option<RGBColor> {
     let h = s.strip_prefix('#')?;

@@ -103,7 +103,8 @@ pub(super) fn sample(
         if let Some(&(px, py)) = segments.last().and_then(|s| s.last()) {
             let dy = (y - py).abs();
             let pole = dy > 0.5 * scale && {
-                let mid = eval((px + x) / 2.0);
+                // Halves first: (px + x) overflows near the top of the double range.
+                let mid = eval(px * 0.5 + x * 0.5);
                 !(mid.is_finite() && mid >= py.min(y) && mid <= py.max(y))
             };
             let here = slope(i - 1);
@@ -138,7 +139,7 @@ pub(super) fn refine(
 ) {
     let steep = !(l.1.is_finite() && r.1.is_finite()) || (r.1 - l.1).abs() > 0.02 * scale;
     if depth > 0 && steep && out.len() < MAX_POINTS {
-        let mx = (l.0 + r.0) / 2.0;
+        let mx = l.0 * 0.5 + r.0 * 0.5;
         let m = (mx, eval(mx));
         refine(eval, l, m, scale, depth - 1, out);
         refine(eval, m, r, scale, depth - 1, out);

@@ -133,6 +133,9 @@ fn svg_output_is_a_document_with_the_title() {
     assert!(
         svg.starts_with("<svg") && svg.contains("Two bars") && svg.trim_end().ends_with("</svg>")
     );
+    // Every text names the font the layout was measured with, then fallbacks, never a bare generic family.
+    assert!(svg.contains(r#"font-family="DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif""#));
+    assert!(!svg.contains(r#"font-family="sans-serif""#));
     assert_eq!(
         (r["format"].clone(), r["width"].clone()),
         (json!("svg"), json!(400))
@@ -255,13 +258,16 @@ fn jumps_and_poles_are_gaps_and_blow_ups_do_not_squash_the_plot() {
         .unwrap_or(f64::MAX);
     assert!(top < 100.0, "{r}");
     assert_eq!(fmt_num(2.5e7), "2.5e7");
-    assert_eq!(fmt_num(-2.220446049250313e-16), "0");
+    // A tick next to 0 on a [-1, 1] axis is 0; on a [0, 1e-20] axis 1e-21 is a real tick.
+    assert_eq!(
+        super::draw::tick_label(-2.220446049250313e-16, (-1.0, 1.0)),
+        "0"
+    );
+    assert_eq!(super::draw::tick_label(1e-21, (0.0, 1e-20)), "1e-21");
+    assert_eq!(fmt_num(-2.220446049250313e-16), "-2.22e-16");
     // A steep, finite curve is not cut off: the axis reaches its maximum, e^50 ≈ 5.18e21.
     let r = d("exp(25*x)");
-    assert!(
-        r.contains("y from 0 to 5.185e21") || r.contains("to 5.445e21"),
-        "{r}"
-    );
+    assert!(r.contains("y from 1.929e-22 to 5.185e21"), "{r}");
     assert_eq!(fmt_num(0.5), "0.5");
 }
 
@@ -309,4 +315,39 @@ fn data_descriptions_give_ranges() {
         call(json!({"plot_type": "scatter", "data": {"x": [1, 2, 3], "y": [4, -1, 9]}})).unwrap();
     let d = r["description"].as_str().unwrap();
     assert!(d.contains("3 points, x from 1 to 3, y from -1 to 9"), "{d}");
+}
+
+#[test]
+fn log_axes_say_how_many_points_they_leave_out() {
+    let r = call(
+        json!({"plot_type": "scatter", "data": {"x": [-1, 0, 1, 10, 100], "y": [1, 2, 3, 4, 5]},
+        "options": {"log_x": true}}),
+    )
+    .unwrap();
+    let d = r["description"].as_str().unwrap();
+    assert!(
+        d.contains("2 of the 5 points of `y` are at or below 0"),
+        "{d}"
+    );
+    let r = call(json!({"plot_type": "scatter", "data": {"x": [1, 10], "y": [1, 2]}, "options": {"log_x": true}}))
+        .unwrap();
+    assert!(!r["description"].as_str().unwrap().contains("at or below 0"));
+}
+
+#[test]
+fn tiny_and_huge_values_are_described_as_they_are() {
+    let r = call(json!({"plot_type": "line", "data": {"y": [1e-20, 3e-20]}})).unwrap();
+    let d = r["description"].as_str().unwrap();
+    assert!(d.contains("y from 1e-20 to 3e-20"), "{d}");
+    assert!(d.contains("y from 9e-21 to 3.1e-20"), "{d}");
+    let r = call(
+        json!({"plot_type": "function", "data": {"functions": ["x"], "x_range": [1e299, 1e300]}}),
+    )
+    .unwrap();
+    let d = r["description"].as_str().unwrap();
+    assert!(
+        d.contains("x in [1e299, 1e300]") && d.contains("801 samples"),
+        "{d}"
+    );
+    assert!(!d.contains("undefined"), "{d}");
 }
