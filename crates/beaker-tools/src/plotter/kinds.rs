@@ -465,12 +465,22 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
             } else {
                 0.5
             };
-            // Arrowhead: two strokes at ±25° from the shaft, a third of its length, in cell units.
+            // Arrowhead: two strokes at ±25° from the shaft, a third of its length in cell units but never
+            // shorter than MIN_HEAD, so a weak arrow still shows its direction; a zero vector is a small diamond.
             let (ux, uy) = (-dx / cell.0, -dy / cell.1);
             let len = (ux * ux + uy * uy).sqrt();
             let mut pts = vec![(x0, y0), (x1, y1)];
-            if len > 1e-9 {
-                let head = 0.3 * len;
+            if len <= 1e-9 {
+                let r = (DOT_RADIUS * cell.0, DOT_RADIUS * cell.1);
+                pts = vec![
+                    (x - r.0, y),
+                    (x, y + r.1),
+                    (x + r.0, y),
+                    (x, y - r.1),
+                    (x - r.0, y),
+                ];
+            } else {
+                let head = (0.3 * len).max(MIN_HEAD);
                 for ang in [0.44f64, -0.44] {
                     let (c, s) = (ang.cos(), ang.sin());
                     let (hx, hy) = (
@@ -494,6 +504,11 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
         })
     }
 }
+
+/// The shortest arrowhead stroke, in grid cells (a cell is about 30 pixels at the default size).
+const MIN_HEAD: f64 = 0.15;
+/// The radius of the diamond drawn for a zero vector, in grid cells.
+const DOT_RADIUS: f64 = 0.06;
 
 /// `heatmap`: a matrix of values in viridis colours.
 pub(super) fn heatmap(input: &Input) -> Result<Built, ToolError> {

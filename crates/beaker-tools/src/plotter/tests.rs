@@ -351,3 +351,28 @@ fn tiny_and_huge_values_are_described_as_they_are() {
     );
     assert!(!d.contains("undefined"), "{d}");
 }
+
+#[test]
+fn weak_arrows_keep_a_visible_head_and_zero_vectors_a_dot() {
+    let params = json!({"plot_type": "vector_field", "data": {"u": "x", "v": "y"}});
+    let (plot, _) = Plotter::new()
+        .build(&params, &CallContext::new(Limits::default()))
+        .unwrap();
+    let Body::Lines(lines) = plot.body else {
+        panic!("a vector field is drawn as lines")
+    };
+    let cell = 10.0 / 21.0;
+    let dist = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+    // The grid's centre is (0, 0), where the field vanishes: a closed diamond.
+    let dot = lines
+        .iter()
+        .find(|(_, p)| p.len() == 5 && p[0] == p[4])
+        .expect("a dot for the zero vector");
+    assert!(dist(dot.1[0], dot.1[2]) > 0.1 * cell);
+    // Every arrow's head strokes are at least MIN_HEAD cells long, however short the shaft.
+    for (_, p) in lines.iter().filter(|(_, p)| p.len() == 6) {
+        let tip = p[1];
+        assert!(dist(tip, p[2]) >= 0.149 * cell, "{p:?}");
+        assert!(dist(tip, p[4]) >= 0.149 * cell, "{p:?}");
+    }
+}
