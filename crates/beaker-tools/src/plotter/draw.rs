@@ -49,12 +49,70 @@ pub(super) fn viridis(t: f64) -> RGBColor {
     RGBColor(mix(c0.0, c1.0), mix(c0.1, c1.1), mix(c0.2, c1.2))
 }
 
+/// Pixels the colour bar strip takes on the right of a contour plot.
+const COLORBAR_WIDTH: u32 = 90;
+
+/// Draws `bar` in `area`: a vertical viridis gradient from `lo` (bottom) to `hi` (top), a tick and the value at
+/// each level.
+fn colorbar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bar: &super::kinds::ColorBar,
+    titled: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (_, h) = area.dim_in_pixel();
+    // Line up with the chart's plotting area: the same margins as the chart (title, x label area).
+    let top = 16 + if titled { 32 } else { 0 };
+    let bottom = h as i32 - 16 - 48;
+    let (x0, x1) = (8, 28);
+    let span = if bar.hi > bar.lo {
+        bar.hi - bar.lo
+    } else {
+        1.0
+    };
+    let rows = (bottom - top).max(1);
+    for k in 0..rows {
+        let t = 1.0 - f64::from(k) / f64::from(rows);
+        area.draw(&Rectangle::new(
+            [(x0, top + k), (x1, top + k + 1)],
+            viridis(t).filled(),
+        ))?;
+    }
+    area.draw(&Rectangle::new(
+        [(x0, top), (x1, bottom)],
+        RGBColor(0x66, 0x66, 0x66).stroke_width(1),
+    ))?;
+    let style = TextStyle::from((super::encode::FONT, 12).into_font()).color(&BLACK);
+    for v in &bar.ticks {
+        let t = (v - bar.lo) / span;
+        if !(0.0..=1.0).contains(&t) {
+            continue;
+        }
+        let y = bottom - (t * f64::from(rows)).round() as i32;
+        area.draw(&PathElement::new(vec![(x1, y), (x1 + 5, y)], BLACK))?;
+        let label = tick_label(*v, (bar.lo, bar.hi));
+        area.draw(&Text::new(label, (x1 + 8, y - 6), style.clone()))?;
+    }
+    Ok(())
+}
+
 pub(super) fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     p: &Plot,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
+    // A colour bar takes a strip on the right; the chart gets the rest.
+    let (root, bar_area) = match &p.colorbar {
+        Some(_) => {
+            let (w, _) = root.dim_in_pixel();
+            let (left, right) = root.split_horizontally(w.saturating_sub(COLORBAR_WIDTH));
+            (left, Some(right))
+        }
+        None => (root, None),
+    };
+    if let (Some(bar), Some(area)) = (&p.colorbar, &bar_area) {
+        colorbar(area, bar, !p.title.is_empty()).map_err(e)?;
+    }
     let mut builder = ChartBuilder::on(&root);
     builder
         .margin(16)

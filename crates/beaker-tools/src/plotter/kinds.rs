@@ -25,6 +25,8 @@ pub(super) struct Built {
     pub(super) body: Body,
     pub(super) desc: String,
     pub(super) y_view: Option<(f64, f64)>,
+    /// A colour bar beside the plot (contours: the value range and the levels).
+    pub(super) colorbar: Option<ColorBar>,
 }
 
 /// `function`: expressions in x, sampled adaptively.
@@ -126,6 +128,7 @@ pub(super) fn function(input: &Input) -> Result<Built, ToolError> {
         body: Body::Series(series),
         desc,
         y_view,
+        colorbar: None,
     })
 }
 
@@ -208,6 +211,7 @@ pub(super) fn series(input: &Input) -> Result<Built, ToolError> {
         body: Body::Series(series),
         desc,
         y_view: None,
+        colorbar: None,
     })
 }
 
@@ -257,6 +261,7 @@ pub(super) fn bar(input: &Input) -> Result<Built, ToolError> {
         body: Body::Bars { rects, labels },
         desc,
         y_view: None,
+        colorbar: None,
     })
 }
 
@@ -305,7 +310,15 @@ pub(super) fn histogram(input: &Input) -> Result<Built, ToolError> {
         },
         desc,
         y_view: None,
+        colorbar: None,
     })
+}
+
+/// A viridis colour bar: the colours from `lo` (dark) to `hi` (yellow), labelled at `ticks`.
+pub(super) struct ColorBar {
+    pub(super) lo: f64,
+    pub(super) hi: f64,
+    pub(super) ticks: Vec<f64>,
 }
 
 /// `contour` and `vector_field`: a function of x and y on a grid.
@@ -414,13 +427,18 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
         }
         let shown: Vec<String> = levels.iter().take(12).map(|l| fmt_num(*l)).collect();
         let desc = format!(
-                "Contour plot of f(x, y) = {src} for x in [{}, {}], y in [{}, {}]: values from {} to {}, {} levels ({}), {} lines, coloured dark purple (low) to yellow (high).",
+                "Contour plot of f(x, y) = {src} for x in [{}, {}], y in [{}, {}]: values from {} to {}, {} levels ({}), {} lines, coloured dark purple (low) to yellow (high), with a colour bar of the levels.",
                 fmt_num(xa), fmt_num(xb), fmt_num(ya), fmt_num(yb), fmt_num(lo), fmt_num(hi), levels.len(), shown.join(", "), lines.len()
             );
         Ok(Built {
             body: Body::Lines(lines),
             desc,
             y_view: None,
+            colorbar: Some(ColorBar {
+                lo,
+                hi,
+                ticks: levels,
+            }),
         })
     } else {
         let (su, u) = compile("u")?;
@@ -501,6 +519,7 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
             body: Body::Lines(lines),
             desc,
             y_view: None,
+            colorbar: None,
         })
     }
 }
@@ -544,5 +563,6 @@ pub(super) fn heatmap(input: &Input) -> Result<Built, ToolError> {
         body: Body::Heat { z, lo, hi },
         desc,
         y_view: None,
+        colorbar: None,
     })
 }

@@ -122,6 +122,7 @@ struct Plot {
     colors: Vec<RGBColor>,
     log_x: bool,
     log_y: bool,
+    colorbar: Option<kinds::ColorBar>,
 }
 
 impl Plotter {
@@ -171,7 +172,8 @@ impl Plotter {
                 PLOT_TYPES.join(", ")
             ))),
         }?;
-        let (body, mut desc, y_view) = (built.body, built.desc, built.y_view);
+        let (body, mut desc, y_view, colorbar) =
+            (built.body, built.desc, built.y_view, built.colorbar);
         let mut body = body;
         if let Body::Series(series) = &mut body {
             for s in series.iter_mut() {
@@ -295,6 +297,7 @@ impl Plotter {
             colors,
             log_x,
             log_y,
+            colorbar,
         };
         let shown = |v: f64, log: bool| fmt_num(if log { 10f64.powf(v) } else { v });
         let desc = format!(

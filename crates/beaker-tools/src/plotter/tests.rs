@@ -186,7 +186,8 @@ fn contour_levels_lie_on_their_circles() {
     // f = x² + y²: the level 1 contour is the unit circle. Read it back from the SVG's polylines is fragile;
     // check the description and that a circle's worth of ink is drawn at the radius the level implies.
     let r = call(json!({"plot_type": "contour", "data": {"function": "x**2 + y**2", "x_range": [-2, 2], "y_range": [-2, 2]},
-        "options": {"levels": [1], "width": 600, "height": 600}}))
+        // 690 wide: the colour bar takes 90 pixels, leaving the plotting area as wide as it is tall.
+        "options": {"levels": [1], "width": 690, "height": 600}}))
     .unwrap();
     let d = r["description"].as_str().unwrap();
     assert!(
@@ -201,6 +202,8 @@ fn contour_levels_lie_on_their_circles() {
             p[0] < 200 && (p[0], p[1], p[2]) != (0, 0, 0) && !(p[0] == p[1] && p[1] == p[2])
         })
         .map(|(i, _)| ((i as u32 % w) as f64, (i as u32 / w) as f64))
+        // The colour bar's gradient on the right is ink too, but not the contour's.
+        .filter(|p| p.0 < f64::from(w - 90))
         .collect();
     assert!(ink.len() > 200, "{} pixels", ink.len());
     let cx = ink.iter().map(|p| p.0).sum::<f64>() / ink.len() as f64;
@@ -375,4 +378,20 @@ fn weak_arrows_keep_a_visible_head_and_zero_vectors_a_dot() {
         assert!(dist(tip, p[2]) >= 0.149 * cell, "{p:?}");
         assert!(dist(tip, p[4]) >= 0.149 * cell, "{p:?}");
     }
+}
+
+#[test]
+fn contours_have_a_colour_bar_labelled_with_their_levels() {
+    let r = call(json!({"plot_type": "contour", "data": {"function": "x*y", "x_range": [-1, 1], "y_range": [-1, 1]},
+        "options": {"levels": [-0.5, 0.25, 0.75], "format": "svg"}}))
+    .unwrap();
+    let svg = r["image"].as_str().unwrap();
+    for label in [">\n-0.5\n<", ">\n0.25\n<", ">\n0.75\n<"] {
+        assert!(svg.contains(label), "no colour bar label {label}");
+    }
+    assert!(r["description"].as_str().unwrap().contains("colour bar"));
+    // Other plots keep the whole width.
+    let r = call(json!({"plot_type": "line", "data": {"y": [1, 2]}, "options": {"format": "svg"}}))
+        .unwrap();
+    assert!(!r["image"].as_str().unwrap().contains(">\n0.25\n<"));
 }
