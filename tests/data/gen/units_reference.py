@@ -351,6 +351,14 @@ add("resistance", [  # "Ω" here is U+03A9; Pint rejects U+2126 OHM SIGN
     ("1", "kΩ", "ohm"), ("4.7", "kΩ", "Ω"), ("1", "MΩ", "kΩ"), ("1", "MΩ", "ohm"),
     ("1", "ohm", "Ω"), ("220", "ohm", "kΩ"), ("0.1", "kohm", "ohm"), ("1", "V/A", "ohm"),
 ])
+add("si_derived", [  # the named SI derived units and their prefixes
+    ("1", "mT", "T"), ("1", "T", "Wb/m^2"), ("1", "Wb", "V*s"), ("2.5", "mWb", "Wb"),
+    ("1", "µF", "F"), ("1", "F", "C/V"), ("470", "pF", "nF"), ("1", "nH", "H"), ("1", "H", "Wb/A"),
+    ("1", "mS", "S"), ("1", "S", "A/V"), ("1", "lx", "lm/m^2"), ("1", "lm", "cd*sr"), ("800", "lm", "klm"),
+    ("1", "kBq", "Bq"), ("1", "Bq", "1/s"), ("1", "mGy", "Gy"), ("1", "Gy", "J/kg"), ("1", "mSv", "Sv"),
+    ("1", "Sv", "J/kg"), ("1", "kat", "mol/s"), ("1", "µkat", "mol/s"), ("1", "sr", "rad^2"),
+    ("1", "MBq", "kBq"), ("1", "GS", "S"),
+])
 add("amount", [
     ("1", "mol", "mmol"), ("1", "kmol", "mol"), ("250", "mmol", "mol"), ("1", "kmol", "mmol"),
     ("1", "mol", "µmol"), ("0.1", "mol", "mmol"), ("-1", "mmol", "mol"), ("1e-30", "mol", "mmol"),

@@ -53,6 +53,18 @@ const VOLTAGE: Dims = d(2, 1, -3, -1, 0, 0, 0, 0, 0);
 const RESISTANCE: Dims = d(2, 1, -3, -2, 0, 0, 0, 0, 0);
 const CONCENTRATION: Dims = d(-3, 0, 0, 0, 0, 1, 0, 0, 0);
 const ANGULAR_SPEED: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 1);
+const CAPACITANCE: Dims = d(-2, -1, 4, 2, 0, 0, 0, 0, 0);
+const CONDUCTANCE: Dims = d(-2, -1, 3, 2, 0, 0, 0, 0, 0);
+const MAGNETIC_FLUX: Dims = d(2, 1, -2, -1, 0, 0, 0, 0, 0);
+const FLUX_DENSITY: Dims = d(0, 1, -2, -1, 0, 0, 0, 0, 0);
+const INDUCTANCE: Dims = d(2, 1, -2, -2, 0, 0, 0, 0, 0);
+/// The steradian is a squared radian here (angle is a dimension, see [`BASE`]).
+const SOLID_ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 2);
+const LUMINOUS_FLUX: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 2);
+const ILLUMINANCE: Dims = d(-2, 0, 0, 0, 0, 0, 1, 0, 2);
+/// Absorbed and equivalent dose (gray, sievert): J/kg.
+const DOSE: Dims = d(2, 0, -2, 0, 0, 0, 0, 0, 0);
+const CATALYTIC_ACTIVITY: Dims = d(0, 0, -1, 0, 0, 1, 0, 0, 0);
 
 /// Names for the dimensions people call by name (used in results and errors).
 pub(crate) const NAMED: &[(Dims, &str)] = &[
@@ -82,6 +94,16 @@ pub(crate) const NAMED: &[(Dims, &str)] = &[
     (CONCENTRATION, "concentration"),
     (ANGULAR_SPEED, "angular speed"),
     (d(0, 0, -1, 0, 0, 0, 0, 1, 0), "data rate"),
+    (CAPACITANCE, "capacitance"),
+    (CONDUCTANCE, "conductance"),
+    (MAGNETIC_FLUX, "magnetic flux"),
+    (FLUX_DENSITY, "magnetic flux density"),
+    (INDUCTANCE, "inductance"),
+    (SOLID_ANGLE, "solid angle"),
+    (LUMINOUS_FLUX, "luminous flux"),
+    (ILLUMINANCE, "illuminance"),
+    (DOSE, "absorbed dose"),
+    (CATALYTIC_ACTIVITY, "catalytic activity"),
 ];
 
 /// Which prefixes a unit takes.
@@ -222,7 +244,7 @@ pub(crate) const UNITS: &[Def] = &[
     si(&["cd"], &["candela"], "1", LUM),
     // temperature
     si(&["K"], &["kelvin"], "1", TEMP),
-    // `C` and `F` alone mean coulomb and (unknown) farad; next to a temperature they mean °C and °F (see mod.rs).
+    // `C` and `F` alone mean coulomb and farad; next to a temperature they mean °C and °F (see mod.rs).
     Def {
         offset: Some("273.15"),
         ..unit(
@@ -307,6 +329,20 @@ pub(crate) const UNITS: &[Def] = &[
     si(&["C"], &["coulomb"], "1", CHARGE),
     si(&["V"], &["volt"], "1", VOLTAGE),
     si(&["Ω", "ohm"], &["ohm"], "1", RESISTANCE),
+    // The other named SI derived units (SI brochure, 9th ed., table 4). `F` alone is the farad and `T` the tesla
+    // (tera needs a unit after it: `Tm` is the terametre); `F` next to a temperature is °F (mod.rs).
+    si(&["F"], &["farad"], "1", CAPACITANCE),
+    si(&["S"], &["siemens"], "1", CONDUCTANCE),
+    si(&["Wb"], &["weber"], "1", MAGNETIC_FLUX),
+    si(&["T"], &["tesla"], "1", FLUX_DENSITY),
+    si(&["H"], &["henry"], "1", INDUCTANCE),
+    si(&["sr"], &["steradian"], "1", SOLID_ANGLE),
+    si(&["lm"], &["lumen"], "1", LUMINOUS_FLUX),
+    si(&["lx"], &["lux"], "1", ILLUMINANCE),
+    si(&["Bq"], &["becquerel"], "1", FREQ),
+    si(&["Gy"], &["gray"], "1", DOSE),
+    si(&["Sv"], &["sievert"], "1", DOSE),
+    si(&["kat"], &["katal"], "1", CATALYTIC_ACTIVITY),
     si(&["L", "l"], &["liter", "litre"], "0.001", VOLUME),
     noted(
         si(&["M"], &["molar"], "1000", CONCENTRATION),
