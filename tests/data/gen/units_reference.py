@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 # Requires:  pip install pint==0.26.2      (Pint 0.26.x needs Python >= 3.12)
 #
+# The data in tests/data/units/reference.jsonl was last written with Pint 0.26.2 on CPython 3.12.1 (pyenv:
+# /root/.pyenv/versions/3.12.1/bin/python3.12 on the build machine, whose default python3 is 3.11). Pint 0.26
+# and not an older one that installs on 3.11 (0.24.4), because 0.24 still has CODATA 2018 constants and reads
+# `acre` as the US survey acre, while Beaker's table follows 0.26 (CODATA 2022, the international acre).
+#
 #   python3.12 -m pip install pint==0.26.2
 #   python3.12 tests/data/gen/units_reference.py            # (re)writes the .jsonl
 #   python3.12 tests/data/gen/units_reference.py --defs     # also prints the exact factors
@@ -64,6 +69,10 @@ conversions here: m3, m2, cm3, kg/m3, rev, fl_oz, fl.oz, Torr, hz, KM, kmh, lbm,
 Celsius, Fahrenheit, Kelvin, degrees_Celsius, kilometers_per_hour, square_meter, cubic_meter,
 Nm (newton metre; write N*m, N m or N·m), ′ and ″ (prime signs for arcmin/arcsec), and "Ω"
 written with U+2126 OHM SIGN (Pint accepts only U+03A9 GREEK CAPITAL OMEGA).
+
+Spellings Beaker accepts that Pint does not (or reads otherwise) are computed from the Pint spelling in
+``PINT_SPELLING`` below (e.g. Beaker's "cu ft" is Pint's "ft**3", "Mb" is "Mbit": the line keeps Beaker's
+spelling, the number is Pint's), and the few units Pint lacks are defined in ``EXTRA_DEFS`` with their source.
 Spellings Pint ACCEPTS but with a surprising meaning (not used, traps for a tool):
 kb/Mb = kilo/mega-barn (area), Gb = gilbert, cfm = centi-fermi, kt = knot, a = year,
 d = day, and "1 B -> rad" converts (bit/byte and radian are all dimensionless in Pint).
@@ -101,13 +110,48 @@ PI_136 = (
 # ---------------------------------------------------------------------------------------
 # Registries
 # ---------------------------------------------------------------------------------------
-UF = pint.UnitRegistry(non_int_type=Fraction)  # the reference
-UF_PI = pint.UnitRegistry(non_int_type=Fraction, on_redefinition="ignore")
+# Units Pint 0.26.2 does not have (or has only in another system), defined exactly, each with its source.
+# They are added to every registry below, so they convert through Pint like its own units.
+EXTRA_DEFS = [
+    # parts per billion / trillion (short scale), as ppm = 1e-6 in Pint: ISO 80000-1 annex, NIST SP 811 7.10.3.
+    # Pint has no ppb, and reads "ppt" as a picopint.
+    "ppb = 1e-9",
+    "ppt = 1e-12",
+    # gauss: 1 G = 1e-4 T exactly by convention (SI Brochure 8th ed., table 9; CGS-EMU). Pint keeps its gauss in
+    # Gaussian dimensions, convertible to tesla only through a context that goes via mu_0 (not exact since 2019).
+    "gauss_si = 1e-4 * tesla",
+    # bytes per second (IEC 80000-13: 1 B = 8 bit); Pint has bps (bit/s) but no Bps.
+    "Bps_iec = 8 * bit / second",
+]
+
+# Beaker spellings whose value is computed from Pint's spelling of the same unit (why, after each).
+PINT_SPELLING = {
+    "Mb": "Mbit", "Mb/s": "Mbit/s", "Gb": "Gbit", "kb": "kbit",  # Pint: b is the barn; Beaker: the bit
+    "MBps": "MBps_iec", "GBps": "GBps_iec",  # no Bps in Pint (EXTRA_DEFS)
+    "G": "gauss_si", "gauss": "gauss_si", "mG": "milligauss_si", "kG": "kilogauss_si",  # EXTRA_DEFS
+    "cu ft": "ft**3", "cu in": "in**3", "sq m": "m**2", "sq ft": "ft**2", "sq. ft.": "ft**2",  # Pint: cu_ft, sq_ft
+    "N.m": "N*m", "N-m": "N*m", "lbf-ft": "lbf*ft", "kilowatt-hours": "kWh",  # a dot or hyphen as a product
+    "KPH": "kph", "PSI": "psi", "kWH": "kWh", "kOhm": "kohm", "KM": "km", "Kg": "kg",  # Beaker's case rule
+    "KILOMETERS": "kilometer", "MILES": "mile",  # long names in any case
+    "degrees Celsius": "degC", "degrees Fahrenheit": "degF", "henries": "henry", "teslas": "tesla",
+    "parts per million": "ppm", "per mille": "permille", "1": "dimensionless",
+}
+
+
+def registry(**kw):
+    reg = pint.UnitRegistry(**kw)
+    for d in EXTRA_DEFS:
+        reg.define(d)
+    return reg
+
+
+UF = registry(non_int_type=Fraction)  # the reference
+UF_PI = registry(non_int_type=Fraction, on_redefinition="ignore")
 UF_PI.define(f"pi = {PI_136} = π")  # same, but with a 136-digit pi (detects pi-dependence)
 DEC_CTX = decimal.Context(prec=50)
 decimal.setcontext(DEC_CTX)
-UD = pint.UnitRegistry(non_int_type=Decimal)  # cross-check at 50 digits
-UFLOAT = pint.UnitRegistry()  # cross-check: what plain Pint (float64) says
+UD = registry(non_int_type=Decimal)  # cross-check at 50 digits
+UFLOAT = registry()  # cross-check: what plain Pint (float64) says
 
 F = Fraction
 
@@ -160,6 +204,8 @@ PINT_DEFAULTS = [
     ("yr", "s", F(31557600)),
     # nmi = 1852 m
     ("nmi", "m", F(1852)),
+    # survey_acre = US survey acre: 10 survey chains^2 = 43560 survey ft^2 (survey ft = 1200/3937 m)
+    ("survey_acre", "m^2", F(43560) * F(1200, 3937) ** 2),
     # acre = international acre since Pint 0.26: 43560 ft^2 = 4046.8564224 m^2 (Pint <= 0.25 used the US survey acre, 4046.8726... m^2)
     ("acre", "m^2", F("4046.8564224")),
     # cup = US liquid cup = pint/2 = 236.5882365 mL
@@ -359,6 +405,34 @@ add("si_derived", [  # the named SI derived units and their prefixes
     ("1", "Sv", "J/kg"), ("1", "kat", "mol/s"), ("1", "µkat", "mol/s"), ("1", "sr", "rad^2"),
     ("1", "MBq", "kBq"), ("1", "GS", "S"),
 ])
+add("cgs_atomic", [  # CGS and atomic units, curie
+    ("1", "G", "T"), ("1", "G", "mT"), ("1", "T", "gauss"), ("50", "µT", "G"), ("1", "mG", "nT"), ("1", "kG", "T"),
+    ("1", "P", "Pa*s"), ("1", "cP", "mPa*s"), ("1", "St", "m^2/s"), ("1", "cSt", "mm^2/s"),
+    ("1", "Ci", "Bq"), ("1", "mCi", "MBq"), ("1", "µCi", "kBq"), ("1", "GBq", "Ci"),
+    ("1", "hartree", "eV"), ("1", "Eh", "J"), ("1", "hartree", "kcal"), ("1", "Ry", "eV"), ("1", "Ry", "hartree"),
+    ("1", "mSv", "µSv"), ("1", "u", "kg"), ("1", "u", "Da"), ("1", "kDa", "u"), ("1", "Gyr", "yr"), ("1", "Myr", "s"),
+])
+add("ratios", [
+    ("50", "%", "1"), ("1", "%", "ppm"), ("1", "ppm", "ppb"), ("1", "ppb", "ppt"), ("5", "‰", "%"),
+    ("250", "ppm", "%"), ("1", "percent", "permille"), ("1", "mg/kg", "ppm"), ("3", "µg/kg", "ppb"),
+    ("1", "ppt", "ppm"), ("1", "parts per million", "per mille"), ("1", "1", "%"),
+])
+add("data_rates", [
+    ("1", "Mb", "kB"), ("8", "Mb", "MB"), ("1", "Gb", "MiB"), ("1", "kb", "bit"), ("1", "Mb/s", "kB/s"),
+    ("1", "Mbps", "kB/s"), ("100", "Mbps", "MB/s"), ("1", "Gbps", "Mbps"), ("1", "MB/s", "Mbps"),
+    ("1", "bit/s", "bps"), ("1", "kbps", "bit/s"), ("1", "MiB/s", "Mbps"), ("1", "MBps", "Mbps"),
+    ("1", "GBps", "Gbps"), ("1", "kB", "KiB"), ("1", "TB", "TiB"), ("1", "PB", "PiB"), ("1", "GiB", "Gb"),
+])
+add("spellings", [  # spellings models write (Beaker's reading; the value from PINT_SPELLING's)
+    ("1", "cu ft", "L"), ("1", "cu in", "mL"), ("1", "sq m", "sq ft"), ("1", "sq. ft.", "m^2"), ("1", "N.m", "J"),
+    ("1", "N-m", "J"), ("1", "lbf-ft", "N*m"), ("1", "kilowatt-hours", "MJ"), ("60", "KPH", "m/s"),
+    ("30", "PSI", "kPa"), ("60", "MPH", "km/h"), ("5", "KILOMETERS", "MILES"), ("1", "kWH", "MJ"),
+    ("4.7", "kOhm", "ohm"), ("1", "KM", "mi"), ("1", "Kg", "lb"), ("20", "degrees Celsius", "degrees Fahrenheit"),
+    ("2", "henries", "mH"), ("3", "teslas", "gauss"),
+])
+add("acre", [  # acre is the international acre (as Pint 0.26); survey_acre the US survey one
+    ("1", "acre", "survey_acre"), ("1", "survey_acre", "m^2"), ("640", "survey_acre", "km^2"),
+])
 add("amount", [
     ("1", "mol", "mmol"), ("1", "kmol", "mol"), ("250", "mmol", "mol"), ("1", "kmol", "mmol"),
     ("1", "mol", "µmol"), ("0.1", "mol", "mmol"), ("-1", "mmol", "mol"), ("1e-30", "mol", "mmol"),
@@ -431,6 +505,11 @@ ERRORS = [
     ("1", "foobar", "m", "unknown_unit"), ("1", "kmh?", "m/s", "unknown_unit"),
     ("1", "meterz", "ft", "unknown_unit"), ("1", "m", "meterz", "unknown_unit"),
     ("1", "kg", "blorp", "unknown_unit"), ("5", "furlongz", "m", "unknown_unit"),
+    # named derived units of different dimensions
+    ("1", "T", "Wb", "dimension"), ("1", "F", "H", "dimension"), ("1", "S", "ohm", "dimension"),
+    ("1", "kat", "mol", "dimension"), ("1", "P", "St", "dimension"), ("1", "Ci", "Gy", "dimension"),
+    # spellings that match several units when case is ignored: Beaker refuses them, Pint does not know them
+    ("1", "KB", "kB", "unknown_unit"), ("1", "MBar", "bar", "unknown_unit"), ("1", "MHZ", "Hz", "unknown_unit"),
 ]
 
 
@@ -486,8 +565,12 @@ def rel_close(a, b, rel, abs_tol=0.0):
 # ---------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------
+def pint_spelling(unit):
+    return PINT_SPELLING.get(unit, unit)
+
+
 def convert(reg, value, frm, to):
-    return reg.Quantity(value, frm).to(to).magnitude
+    return reg.Quantity(value, pint_spelling(frm)).to(pint_spelling(to)).magnitude
 
 
 def exact_line(category, value, frm, to):

@@ -2,7 +2,7 @@
 //! hour`, `square feet`, `meters per second squared`. Parsed into a [`Quantity`]: an exact factor to SI base
 //! units (a rational times a power of π), a dimension vector, and for a lone °C/°F its offset.
 
-use super::table::{Dims, Prefixes, BINARY_PREFIXES, SI_PREFIXES, UNITS};
+use super::table::{Def, Dims, BINARY_PREFIXES, SI_PREFIXES, UNITS};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
 use std::sync::OnceLock;
@@ -22,7 +22,7 @@ pub(crate) struct Quantity {
     pub dims: [i32; 9],
     /// For a lone unit on a shifted scale (°C, °F): kelvin = (value + offset) × factor.
     pub offset: Option<Rational>,
-    pub notes: Vec<&'static str>,
+    pub notes: Vec<String>,
 }
 
 /// Why a unit expression could not be read.
@@ -31,6 +31,14 @@ pub(crate) enum UnitError {
     Unknown {
         name: String,
         suggestions: Vec<String>,
+        /// When set, `suggestions` are not close spellings but examples of units of this dimension (the one the
+        /// other side asks for), because no known unit of it is spelled like `name`.
+        examples_of: Option<String>,
+    },
+    /// A spelling that is no symbol, and that matches several units when case is ignored (`MM`: mm, Mm, mM).
+    Ambiguous {
+        name: String,
+        candidates: Vec<String>,
     },
     Syntax(String),
     /// A power beyond what a unit may carry (`m^999999999999`): a limit, not a typo.
@@ -62,7 +70,7 @@ impl Quantity {
         }
         if self.offset.is_some() || other.offset.is_some() {
             self.notes
-                .push("°C and °F inside a compound unit are temperature differences");
+                .push("°C and °F inside a compound unit are temperature differences".into());
         }
         self.offset = None;
         self.notes.extend(other.notes);
@@ -80,7 +88,7 @@ impl Quantity {
         }
         if self.offset.take().is_some() {
             self.notes
-                .push("°C and °F inside a compound unit are temperature differences");
+                .push("°C and °F inside a compound unit are temperature differences".into());
         }
         self
     }
@@ -180,7 +188,7 @@ fn from_def(i: usize, scale: Rational) -> Quantity {
         dims,
         // A prefixed temperature (none has prefixes) could not be shifted; offsets only on bare units.
         offset: offset.clone(),
-        notes: def.note.into_iter().collect(),
+        notes: def.note.into_iter().map(String::from).collect(),
     }
 }
 
@@ -197,6 +205,7 @@ fn ten_to(e: i32) -> Rational {
 fn singulars(lower: &str) -> Vec<String> {
     let mut out = vec![lower.to_string()];
     let irregular = [
+        ("henries", "henry"),
         ("feet", "foot"),
         ("inches", "inch"),
         ("degrees", "degree"),
@@ -216,56 +225,75 @@ fn singulars(lower: &str) -> Vec<String> {
     out
 }
 
-/// Every prefix once: (symbol, long name, scale, binary), SI then binary, longest symbols first.
-fn prefixes() -> &'static [(&'static str, &'static str, Rational, bool)] {
-    static P: OnceLock<Vec<(&'static str, &'static str, Rational, bool)>> = OnceLock::new();
+/// One prefix: its symbol, long name, scale, and power of ten (0 for a binary prefix).
+pub(crate) struct Prefix {
+    pub sym: &'static str,
+    pub long: &'static str,
+    pub scale: Rational,
+    pub pow10: i32,
+    pub binary: bool,
+}
+
+impl Prefix {
+    fn applies_to(&self, u: &Def) -> bool {
+        u.prefixes.takes(self.pow10, self.binary)
+    }
+}
+
+/// Every prefix once, SI then binary, longest symbols first.
+pub(crate) fn prefixes() -> &'static [Prefix] {
+    static P: OnceLock<Vec<Prefix>> = OnceLock::new();
     P.get_or_init(|| {
-        let si = SI_PREFIXES
-            .iter()
-            .map(|(s, l, e)| (*s, *l, ten_to(*e), false));
-        let bin = BINARY_PREFIXES
-            .iter()
-            .map(|(s, l, e)| (*s, *l, Rational::from(Integer::u_pow_u(2, *e)), true));
+        let si = SI_PREFIXES.iter().map(|(s, l, e)| Prefix {
+            sym: s,
+            long: l,
+            scale: ten_to(*e),
+            pow10: *e,
+            binary: false,
+        });
+        let bin = BINARY_PREFIXES.iter().map(|(s, l, e)| Prefix {
+            sym: s,
+            long: l,
+            scale: Rational::from(Integer::u_pow_u(2, *e)),
+            pow10: 0,
+            binary: true,
+        });
         si.chain(bin).collect()
     })
 }
 
-/// One unit name, with prefixes and plurals.
-pub(crate) fn lookup(token: &str) -> Option<Quantity> {
+/// A name as written, case-sensitive for symbols: a symbol, a long name (any case, plurals), a prefixed symbol
+/// or a prefixed long name. The table index and the prefix's scale.
+fn lookup_exact(token: &str) -> Option<(usize, Rational)> {
     if let Some(i) = UNITS.iter().position(|u| u.symbols.contains(&token)) {
-        return Some(from_def(i, Rational::from(1)));
+        return Some((i, Rational::from(1)));
     }
     let lower = token.to_lowercase();
     let forms = singulars(&lower);
     for f in &forms {
         if let Some(i) = UNITS.iter().position(|u| u.names.contains(&f.as_str())) {
-            return Some(from_def(i, Rational::from(1)));
+            return Some((i, Rational::from(1)));
         }
     }
-    // A prefix applies to units that take it: SI prefixes to SI units, binary ones to data units only.
-    let takes = |u: &super::table::Def, binary: bool| match u.prefixes {
-        Prefixes::None => false,
-        Prefixes::Si => !binary,
-        Prefixes::SiBinary => true,
-    };
-    for (sym, _, scale, binary) in prefixes() {
-        if let Some(rest) = token.strip_prefix(sym) {
+    // A prefix applies to the units that take it (table::Prefixes).
+    for p in prefixes() {
+        if let Some(rest) = token.strip_prefix(p.sym) {
             if let Some(i) = UNITS
                 .iter()
-                .position(|u| takes(u, *binary) && u.symbols.contains(&rest))
+                .position(|u| p.applies_to(u) && u.symbols.contains(&rest))
             {
-                return Some(from_def(i, scale.clone()));
+                return Some((i, p.scale.clone()));
             }
         }
     }
     for f in &forms {
-        for (_, long, scale, binary) in prefixes() {
-            if let Some(rest) = f.strip_prefix(long) {
+        for p in prefixes() {
+            if let Some(rest) = f.strip_prefix(p.long) {
                 if let Some(i) = UNITS
                     .iter()
-                    .position(|u| takes(u, *binary) && u.names.contains(&rest))
+                    .position(|u| p.applies_to(u) && u.names.contains(&rest))
                 {
-                    return Some(from_def(i, scale.clone()));
+                    return Some((i, p.scale.clone()));
                 }
             }
         }
@@ -273,27 +301,172 @@ pub(crate) fn lookup(token: &str) -> Option<Quantity> {
     None
 }
 
-/// Known names closest to `name` (edit distance), for an unknown-unit message.
-pub(crate) fn suggestions(name: &str) -> Vec<String> {
-    let mut known: Vec<String> = Vec::new();
-    for u in UNITS {
-        known.extend(u.symbols.iter().map(|s| s.to_string()));
-        known.extend(u.names.iter().map(|s| s.replace('_', " ")));
-        if u.prefixes != Prefixes::None {
-            for p in ["k", "m", "M", "G", "µ", "c", "n"] {
-                known.extend(u.symbols.iter().map(|s| format!("{p}{s}")));
+/// Every symbol spelling the table accepts: each unit's symbols, bare and with each prefix it takes, with the
+/// unit's index and its spelling in lower case. Spellings that read as another unit (a prefixed spelling that
+/// is itself a symbol) are left out. Built once.
+fn spellings() -> &'static [(String, String, usize)] {
+    static S: OnceLock<Vec<(String, String, usize)>> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut out = Vec::new();
+        for (i, u) in UNITS.iter().enumerate() {
+            for sym in u.symbols {
+                let mut push = |sp: String| {
+                    if lookup_exact(&sp).is_some_and(|(j, _)| j == i) {
+                        out.push((sp.to_lowercase(), sp, i));
+                    }
+                };
+                push((*sym).to_string());
+                for p in prefixes().iter().filter(|p| p.applies_to(u)) {
+                    push(format!("{}{sym}", p.sym));
+                }
             }
         }
+        out
+    })
+}
+
+/// The case rule's fallback: the spellings equal to `token` when case is ignored, one per distinct unit.
+fn case_matches(token: &str) -> Vec<(&'static str, Quantity)> {
+    let lower = token.to_lowercase();
+    let mut out: Vec<(&'static str, Quantity)> = Vec::new();
+    for (l, sp, _) in spellings() {
+        if *l != lower {
+            continue;
+        }
+        let Some((i, scale)) = lookup_exact(sp) else {
+            continue;
+        };
+        let q = from_def(i, scale);
+        let same = |o: &Quantity| {
+            o.factor == q.factor && o.pi == q.pi && o.dims == q.dims && o.offset == q.offset
+        };
+        if !out.iter().any(|(_, o)| same(o)) {
+            out.push((sp.as_str(), q));
+        }
     }
+    out
+}
+
+/// One unit name. Symbols are case-sensitive (`ms` millisecond, `mS` millisiemens, `MS` megasiemens); long
+/// names are not (`KILOMETERS`). A spelling that is neither is compared with every symbol ignoring case, and read
+/// as the one unit it then matches (`KPH` as `kph`, `kWH` as `kWh`), with a note; when it matches several
+/// (`MM`: mm, Mm, mM) or none, it is refused.
+pub(crate) fn lookup(token: &str) -> Result<Quantity, UnitError> {
+    if let Some((i, scale)) = lookup_exact(token) {
+        return Ok(from_def(i, scale));
+    }
+    let mut matches = case_matches(token);
+    match matches.len() {
+        0 => Err(UnitError::Unknown {
+            suggestions: suggestions(token, None),
+            name: token.to_string(),
+            examples_of: None,
+        }),
+        1 => {
+            let (sp, mut q) = matches.remove(0);
+            q.notes.push(format!(
+                "{token} is read as {sp}: symbols are case-sensitive, and ignoring case only {sp} matches"
+            ));
+            Ok(q)
+        }
+        _ => Err(UnitError::Ambiguous {
+            name: token.to_string(),
+            candidates: matches.into_iter().map(|(s, _)| s.to_string()).collect(),
+        }),
+    }
+}
+
+/// Known spellings to suggest, each with its dimension: symbols, long names, and symbols with the common
+/// prefixes each unit takes. Every one of them is accepted as written. Built once.
+fn known() -> &'static [(String, Dims)] {
+    static K: OnceLock<Vec<(String, Dims)>> = OnceLock::new();
+    K.get_or_init(|| {
+        let mut out: Vec<(String, Dims)> = Vec::new();
+        let common = ["k", "m", "M", "G", "µ", "c", "n", "Ki", "Mi", "Gi"];
+        for (i, u) in UNITS.iter().enumerate() {
+            let mut push = |sp: String| {
+                if lookup_exact(&sp).is_some_and(|(j, _)| j == i)
+                    && !out.iter().any(|(k, _)| *k == sp)
+                {
+                    out.push((sp, u.dims));
+                }
+            };
+            for s in u.symbols {
+                push((*s).to_string());
+            }
+            for n in u.names {
+                push(n.replace('_', " "));
+            }
+            for p in prefixes()
+                .iter()
+                .filter(|p| common.contains(&p.sym) && p.applies_to(u))
+            {
+                for s in u.symbols {
+                    push(format!("{}{s}", p.sym));
+                }
+            }
+        }
+        out
+    })
+}
+
+/// Known spellings closest to `name` (edit distance with transpositions, ignoring case, then with case, then
+/// table order), at most three, within 1 edit for names up to 4 characters and a third of the length (at least
+/// 2) beyond. With `want`, only units of that dimension when the table has any.
+pub(crate) fn suggestions(name: &str, want: Option<&Dims>) -> Vec<String> {
+    let want = want.filter(|w| known().iter().any(|(_, d)| d == *w));
     let lower = name.to_lowercase();
-    let mut scored: Vec<(usize, String)> = known
-        .into_iter()
-        .map(|k| (strsim::levenshtein(&lower, &k.to_lowercase()), k))
-        .filter(|(d, _)| *d <= 2.max(name.chars().count() / 3))
+    let len = name.chars().count();
+    let limit = if len <= 4 { 1 } else { 2.max(len / 3) };
+    let mut scored: Vec<(usize, usize, usize, &str)> = known()
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, d))| want.is_none_or(|w| d == w))
+        .map(|(i, (k, _))| {
+            let ci = strsim::osa_distance(&lower, &k.to_lowercase());
+            (ci, strsim::osa_distance(name, k), i, k.as_str())
+        })
+        .filter(|(d, ..)| *d <= limit)
         .collect();
-    scored.sort();
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, k)| k).collect()
+    scored.sort_unstable();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(.., k)| k.to_string())
+        .collect()
+}
+
+/// The first few symbols of units of dimension `want` (for an unknown unit no known one is spelled like).
+pub(crate) fn examples(want: &Dims) -> Vec<String> {
+    UNITS
+        .iter()
+        .filter(|u| u.dims == *want)
+        .filter_map(|u| u.symbols.first().map(|s| (*s).to_string()))
+        .take(5)
+        .collect()
+}
+
+/// The dimension `name` must have for `unit` (an expression containing it) to have dimension `target`: found by
+/// reading `unit` with `name` standing for 1 and for a length, since its dimension enters linearly. `None` when
+/// the rest of `unit` does not parse or no whole dimension fits.
+pub(crate) fn required_dims(unit: &str, name: &str, target: &[i32; 9]) -> Option<Dims> {
+    let d0 = parse_with(unit, name, Quantity::one()).ok()?.dims;
+    let mut len = Quantity::one();
+    len.dims[0] = 1;
+    let d1 = parse_with(unit, name, len).ok()?.dims;
+    let k = d1[0] - d0[0];
+    if k == 0 {
+        return None;
+    }
+    let mut out = [0i8; 9];
+    for ((o, t), z) in out.iter_mut().zip(target).zip(d0) {
+        let diff = t - z;
+        if diff % k != 0 {
+            return None;
+        }
+        *o = i8::try_from(diff / k).ok()?;
+    }
+    Some(out)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -359,8 +532,17 @@ fn join_multiword(s: &str) -> String {
     if lower.len() != out.len() {
         return out;
     }
+    // Whole words only: `deg c` is not inside `deg cm`.
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     for (from, to) in multiword() {
-        if let Some(i) = lower.find(from.as_str()) {
+        let found = lower
+            .match_indices(from.as_str())
+            .map(|(i, _)| i)
+            .find(|&i| {
+                !word_char(lower[..i].chars().next_back())
+                    && !word_char(lower[i + from.len()..].chars().next())
+            });
+        if let Some(i) = found {
             out.replace_range(i..i + from.len(), to);
             lower = out.to_lowercase();
         }
@@ -422,7 +604,33 @@ fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
             }
             '-' => {
                 chars.next();
-                toks.push(Tok::Minus);
+                // `N-m`, `kW-h`, `lbf-ft`: a hyphen between two names is a product; elsewhere a minus sign.
+                let after_unit = matches!(
+                    toks.as_slice(),
+                    [.., Tok::Name(_) | Tok::Close] | [.., Tok::Pow, Tok::Num(_)]
+                );
+                if after_unit && chars.peek().is_some_and(|c| is_name_char(*c)) {
+                    toks.push(Tok::Mul);
+                } else {
+                    toks.push(Tok::Minus);
+                }
+            }
+            '.' => {
+                // `N.m` is a product; `ft.` and `sq. ft.` are abbreviations, their dot dropped.
+                chars.next();
+                let after_name = matches!(toks.last(), Some(Tok::Name(_)));
+                match chars.peek() {
+                    Some(c) if after_name && is_name_char(*c) => toks.push(Tok::Mul),
+                    None => {}
+                    Some(c)
+                        if after_name
+                            && (c.is_whitespace() || matches!(c, '/' | ')' | '*' | '·')) => {}
+                    _ => return Err(UnitError::Syntax("unexpected character `.`".into())),
+                }
+            }
+            '%' | '‰' => {
+                chars.next();
+                toks.push(Tok::Name(c.to_string()));
             }
             '⁻' => {
                 // `s⁻²`: a superscript minus starts a superscript power.
@@ -490,6 +698,8 @@ fn lex(s: &str) -> Result<Vec<Tok>, UnitError> {
 struct Parser {
     toks: Vec<Tok>,
     at: usize,
+    /// A name read as the given quantity instead of looked up (see [`required_dims`]).
+    subst: Option<(String, Quantity)>,
 }
 
 impl Parser {
@@ -525,7 +735,7 @@ impl Parser {
         if self.word("square") || self.word("sq") {
             self.at += 1;
             power = 2;
-        } else if self.word("cubic") {
+        } else if self.word("cubic") || self.word("cu") {
             self.at += 1;
             power = 3;
         }
@@ -585,10 +795,10 @@ impl Parser {
             }
             Some(Tok::Name(n)) => {
                 self.at += 1;
-                lookup(&n).ok_or_else(|| UnitError::Unknown {
-                    suggestions: suggestions(&n),
-                    name: n,
-                })
+                match &self.subst {
+                    Some((name, q)) if *name == n => Ok(q.clone()),
+                    _ => lookup(&n),
+                }
             }
             Some(t) => Err(UnitError::Syntax(format!("unexpected {}", show(&t)))),
             None => Err(UnitError::Syntax("the unit ends too early".into())),
@@ -609,6 +819,20 @@ fn show(t: &Tok) -> String {
     }
 }
 
+/// Parses a unit expression with the name `name` read as `q`.
+pub(crate) fn parse_with(s: &str, name: &str, q: Quantity) -> Result<Quantity, UnitError> {
+    let mut p = Parser {
+        toks: lex(s)?,
+        at: 0,
+        subst: Some((name.to_string(), q)),
+    };
+    let r = p.expr(0)?;
+    match p.peek() {
+        None => Ok(r),
+        Some(t) => Err(UnitError::Syntax(format!("unexpected {}", show(t)))),
+    }
+}
+
 /// Parses a unit expression.
 pub(crate) fn parse_unit(s: &str) -> Result<Quantity, UnitError> {
     if s.len() > MAX_UNIT_LEN {
@@ -620,7 +844,11 @@ pub(crate) fn parse_unit(s: &str) -> Result<Quantity, UnitError> {
     if toks.is_empty() {
         return Err(UnitError::Syntax("the unit is empty".into()));
     }
-    let mut p = Parser { toks, at: 0 };
+    let mut p = Parser {
+        toks,
+        at: 0,
+        subst: None,
+    };
     let q = p.expr(0)?;
     match p.peek() {
         None => Ok(q),

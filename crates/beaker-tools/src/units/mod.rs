@@ -12,6 +12,7 @@ use expr::{parse_unit, product, Quantity, UnitError};
 use rug::float::Constant;
 use rug::{Float, Integer, Rational};
 use serde_json::{json, Value};
+use table::Dims;
 use table::{BASE, NAMED, TEMP};
 
 /// Significant digits of a value that is not an exact terminating decimal, when no `precision` is given:
@@ -44,14 +45,23 @@ impl UnitConverter {
 
 /// The dimension in words: a name when it has one, else its base dimensions (`length^2 / time`).
 fn dimension_name(q: &Quantity) -> String {
-    if let Some(d) = q.dims8() {
+    dims_name(&q.dims)
+}
+
+fn dims_name(dims: &[i32; 9]) -> String {
+    let small: Option<Dims> = dims
+        .iter()
+        .map(|d| i8::try_from(*d).ok())
+        .collect::<Option<Vec<i8>>>()
+        .and_then(|v| v.try_into().ok());
+    if let Some(d) = small {
         if let Some((_, name)) = NAMED.iter().find(|(n, _)| *n == d) {
             return (*name).to_string();
         }
     }
     let part = |pos: bool| -> Vec<String> {
         BASE.iter()
-            .zip(q.dims)
+            .zip(*dims)
             .filter(|(_, e)| if pos { *e > 0 } else { *e < 0 })
             .map(|((name, _), e)| match e.abs() {
                 1 => (*name).to_string(),
@@ -72,27 +82,115 @@ fn dimension_name(q: &Quantity) -> String {
     }
 }
 
+fn quoted(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn unit_error(which: &str, unit: &str, e: UnitError) -> ToolError {
     match e {
-        UnitError::Unknown { name, suggestions } if suggestions.is_empty() => {
+        UnitError::Unknown {
+            name, suggestions, ..
+        } if suggestions.is_empty() => {
             ToolError::invalid_params(format!("{which}: unknown unit `{name}` in `{unit}`"))
         }
-        UnitError::Unknown { name, suggestions } => ToolError::invalid_params(format!(
+        UnitError::Unknown {
+            name,
+            suggestions,
+            examples_of: Some(dim),
+        } => ToolError::invalid_params(format!(
+            "{which}: unknown unit `{name}` in `{unit}`; units of {dim} include {}",
+            quoted(&suggestions)
+        )),
+        UnitError::Unknown {
+            name, suggestions, ..
+        } => ToolError::invalid_params(format!(
             "{which}: unknown unit `{name}` in `{unit}`; did you mean {}?",
-            suggestions
-                .iter()
-                .map(|s| format!("`{s}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            quoted(&suggestions)
+        )),
+        UnitError::Ambiguous { name, candidates } => ToolError::invalid_params(format!(
+            "{which}: `{name}` in `{unit}` is not a unit symbol, and ignoring case it could be {}; symbols are \
+             case-sensitive: write the one you mean",
+            quoted(&candidates)
         )),
         UnitError::Syntax(m) => ToolError::invalid_params(format!("{which} `{unit}`: {m}")),
         UnitError::TooLarge(m) => ToolError::limit(format!("{which} `{unit}`: {m}")),
     }
 }
 
-/// Reads a unit; `C` and `F` alone are coulomb (and farad) unless the other side is a temperature.
+/// A unit that did not parse, read again knowing the dimension the other side asks for. A spelling that
+/// matches several units ignoring case (`Kg`: kg, kG) is read as the one of that dimension if only one fits;
+/// otherwise the suggestions are narrowed to that dimension: a typo in `km/hrz` next to `m/s` is offered units
+/// of time, never a name that is merely spelled alike.
+fn with_dimension(e: UnitError, unit: &str, other: &str) -> Result<Quantity, UnitError> {
+    let Ok(other) = parse_unit(other) else {
+        return Err(e);
+    };
+    let name = match &e {
+        UnitError::Unknown { name, .. } | UnitError::Ambiguous { name, .. } => name.clone(),
+        _ => return Err(e),
+    };
+    let Some(want) = expr::required_dims(unit, &name, &other.dims) else {
+        return Err(e);
+    };
+    Err(match e {
+        UnitError::Unknown { .. } => {
+            let suggestions = expr::suggestions(&name, Some(&want));
+            if suggestions.is_empty() {
+                let examples = expr::examples(&want);
+                let examples_of = (!examples.is_empty()).then(|| dims_name(&want.map(i32::from)));
+                UnitError::Unknown {
+                    name,
+                    suggestions: examples,
+                    examples_of,
+                }
+            } else {
+                UnitError::Unknown {
+                    name,
+                    suggestions,
+                    examples_of: None,
+                }
+            }
+        }
+        UnitError::Ambiguous { candidates, .. } => {
+            let fits: Vec<(String, Quantity)> = candidates
+                .iter()
+                .filter_map(|c| parse_unit(c).ok().map(|q| (c.clone(), q)))
+                .filter(|(_, q)| q.dims8() == Some(want))
+                .collect();
+            if let [(c, q)] = fits.as_slice() {
+                let mut q = q.clone();
+                q.notes.push(format!(
+                    "{name} is read as {c}: symbols are case-sensitive, and ignoring case {} match, of which only \
+                     {c} has the dimension of the other side",
+                    quoted(&candidates)
+                ));
+                return expr::parse_with(unit, &name, q);
+            }
+            UnitError::Ambiguous {
+                name,
+                candidates: if fits.is_empty() {
+                    candidates
+                } else {
+                    fits.into_iter().map(|(c, _)| c).collect()
+                },
+            }
+        }
+        e => e,
+    })
+}
+
+/// Reads a unit; `C` and `F` alone are coulomb and farad unless the other side is a temperature.
 fn read_units(from: &str, to: &str) -> Result<(Quantity, Quantity), ToolError> {
-    let parse = |which: &str, u: &str| parse_unit(u).map_err(|e| unit_error(which, u, e));
+    let parse = |which: &str, u: &str| {
+        let other = if which == "from_unit" { to } else { from };
+        parse_unit(u)
+            .or_else(|e| with_dimension(e, u, other))
+            .map_err(|e| unit_error(which, u, e))
+    };
     let as_temp = |u: &str| match u.trim() {
         "C" => Some("degC"),
         "F" => Some("degF"),
@@ -108,11 +206,14 @@ fn read_units(from: &str, to: &str) -> Result<(Quantity, Quantity), ToolError> {
         match as_temp(u) {
             Some(t) if other_is_temp(other) || as_temp(other).is_some() => {
                 let mut q = parse(which, t)?;
-                q.notes.push(if t == "degC" {
-                    "C next to a temperature is read as degrees Celsius (alone, C is the coulomb)"
-                } else {
-                    "F next to a temperature is read as degrees Fahrenheit"
-                });
+                q.notes.push(
+                    if t == "degC" {
+                        "C next to a temperature is read as degrees Celsius (alone, C is the coulomb)"
+                    } else {
+                        "F next to a temperature is read as degrees Fahrenheit (alone, F is the farad)"
+                    }
+                    .into(),
+                );
                 Ok(q)
             }
             _ => parse(which, u),
@@ -314,7 +415,12 @@ impl Tool for UnitConverter {
             )));
         }
         let absolute = from.dims8() == Some(TEMP) && !is_delta(from_unit) && !is_delta(to_unit);
-        let mut notes: Vec<&str> = from.notes.iter().chain(&to.notes).copied().collect();
+        let mut notes: Vec<&str> = from
+            .notes
+            .iter()
+            .chain(&to.notes)
+            .map(String::as_str)
+            .collect();
         notes.sort_unstable();
         notes.dedup();
         let mut out = serde_json::Map::new();

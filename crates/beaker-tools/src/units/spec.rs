@@ -11,8 +11,9 @@ pub(super) fn spec() -> ToolSpec {
         description: "Convert a value between units with dimensional analysis. Units are expressions parsed at \
             run time: SI prefixes (k, M, µ or u, ...), products and quotients (km/h, kg*m/s^2, N·m, kWh, J/(kg*K)), \
             powers (m^3, m**3, m³, m2), long names and plurals (kilometers per hour, square feet), temperatures \
-            (K, degC or °C, degF or °F, R; delta_degC for differences). Conversions are exact (rational factors) \
-            until rounded; a dimension mismatch is an error naming both dimensions."
+            (K, degC or °C, degF or °F, R; delta_degC for differences), ratios (%, ppm) and data (Mb/s, MB, KiB). \
+            Symbols are case-sensitive as in SI (mS is millisiemens, ms milliseconds). Conversions are exact \
+            (rational factors) until rounded; a dimension mismatch is an error naming both dimensions."
             .into(),
         params_schema: json!({
             "type": "object",

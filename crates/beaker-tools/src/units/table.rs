@@ -65,6 +65,9 @@ const ILLUMINANCE: Dims = d(-2, 0, 0, 0, 0, 0, 1, 0, 2);
 /// Absorbed and equivalent dose (gray, sievert): J/kg.
 const DOSE: Dims = d(2, 0, -2, 0, 0, 0, 0, 0, 0);
 const CATALYTIC_ACTIVITY: Dims = d(0, 0, -1, 0, 0, 1, 0, 0, 0);
+const DATA_RATE: Dims = d(0, 0, -1, 0, 0, 0, 0, 1, 0);
+const VISCOSITY: Dims = d(-1, 1, -1, 0, 0, 0, 0, 0, 0);
+const KINEMATIC_VISCOSITY: Dims = d(2, 0, -1, 0, 0, 0, 0, 0, 0);
 
 /// Names for the dimensions people call by name (used in results and errors).
 pub(crate) const NAMED: &[(Dims, &str)] = &[
@@ -93,7 +96,7 @@ pub(crate) const NAMED: &[(Dims, &str)] = &[
     (RESISTANCE, "resistance"),
     (CONCENTRATION, "concentration"),
     (ANGULAR_SPEED, "angular speed"),
-    (d(0, 0, -1, 0, 0, 0, 0, 1, 0), "data rate"),
+    (DATA_RATE, "data rate"),
     (CAPACITANCE, "capacitance"),
     (CONDUCTANCE, "conductance"),
     (MAGNETIC_FLUX, "magnetic flux"),
@@ -102,8 +105,10 @@ pub(crate) const NAMED: &[(Dims, &str)] = &[
     (SOLID_ANGLE, "solid angle"),
     (LUMINOUS_FLUX, "luminous flux"),
     (ILLUMINANCE, "illuminance"),
-    (DOSE, "absorbed dose"),
+    (DOSE, "dose (J/kg)"),
     (CATALYTIC_ACTIVITY, "catalytic activity"),
+    (VISCOSITY, "dynamic viscosity"),
+    (KINEMATIC_VISCOSITY, "kinematic viscosity"),
 ];
 
 /// Which prefixes a unit takes.
@@ -111,8 +116,24 @@ pub(crate) const NAMED: &[(Dims, &str)] = &[
 pub(crate) enum Prefixes {
     None,
     Si,
-    /// SI and binary (`Ki`, `Mi`, …): data units.
-    SiBinary,
+    /// Data units: the SI multiples from kilo up and the binary prefixes (`Ki`, `Mi`, …). A millibyte means
+    /// nothing, and leaving it out keeps `mb`, `MB` and `Mb` apart under the case rule.
+    Data,
+    /// Milli and below only (molar: `mM`, `µM`, `nM`); `kM`, `MM` and `cM` are not used, and leaving them out
+    /// keeps `KM` and `CM` unambiguous under the case rule.
+    Small,
+}
+
+impl Prefixes {
+    /// Whether a prefix (a power of ten, or a binary prefix) applies.
+    pub(crate) fn takes(self, power_of_ten: i32, binary: bool) -> bool {
+        match self {
+            Prefixes::None => false,
+            Prefixes::Si => !binary,
+            Prefixes::Data => binary || power_of_ten >= 3,
+            Prefixes::Small => !binary && power_of_ten <= -3,
+        }
+    }
 }
 
 /// One unit.
@@ -159,6 +180,18 @@ const fn si(
 ) -> Def {
     Def {
         prefixes: Prefixes::Si,
+        ..unit(symbols, names, factor, dims)
+    }
+}
+
+const fn data(
+    symbols: &'static [&'static str],
+    names: &'static [&'static str],
+    factor: &'static str,
+    dims: Dims,
+) -> Def {
+    Def {
+        prefixes: Prefixes::Data,
         ..unit(symbols, names, factor, dims)
     }
 }
@@ -225,7 +258,14 @@ pub(crate) const UNITS: &[Def] = &[
     unit(&["long_ton"], &["long_ton"], "1016.0469088", MASS),
     unit(&["st"], &["stone"], "6.35029318", MASS),
     unit(&["gr"], &["grain"], "0.00006479891", MASS),
+    // The CODATA 2022 atomic mass constant, as in Pint 0.26.
     si(&["Da", "amu"], &["dalton"], "1.66053906892e-27", MASS),
+    unit(
+        &["u"],
+        &["unified_atomic_mass_unit", "atomic_mass_unit"],
+        "1.66053906892e-27",
+        MASS,
+    ),
     // time
     si(&["s", "sec", "secs"], &["second"], "1", TIME),
     unit(&["min", "mins"], &["minute"], "60", TIME),
@@ -233,8 +273,13 @@ pub(crate) const UNITS: &[Def] = &[
     unit(&["d"], &["day"], "86400", TIME),
     unit(&["wk"], &["week"], "604800", TIME),
     unit(&["fortnight"], &["fortnight"], "1209600", TIME),
+    // `Gyr`, `Myr`, `kyr` take prefixes; `a` does not (`Pa` is the pascal).
     noted(
-        unit(&["yr", "a"], &["year", "julian_year"], "31557600", TIME),
+        si(&["yr"], &["year", "julian_year"], "31557600", TIME),
+        "a year is the Julian year (365.25 days)",
+    ),
+    noted(
+        unit(&["a"], &["annum"], "31557600", TIME),
         "a year is the Julian year (365.25 days)",
     ),
     unit(&["month"], &["month"], "2629800", TIME),
@@ -281,15 +326,24 @@ pub(crate) const UNITS: &[Def] = &[
         "5/9",
         TEMP,
     ),
-    // information
-    Def {
-        prefixes: Prefixes::SiBinary,
-        ..unit(&["bit"], &["bit"], "1", INFO)
-    },
-    Def {
-        prefixes: Prefixes::SiBinary,
-        ..unit(&["B"], &["byte", "octet"], "8", INFO)
-    },
+    // information (IEC 80000-13: 1 B = 8 bit; kB = 1000 B, KiB = 1024 B)
+    data(&["bit", "bits"], &["bit"], "1", INFO),
+    noted(
+        data(&["b"], &[], "1", INFO),
+        "b is read as the bit (Mb = megabit, as in Mb/s); B is the byte",
+    ),
+    data(&["B"], &["byte", "octet"], "8", INFO),
+    data(&["bps"], &[], "1", DATA_RATE),
+    data(&["Bps"], &[], "8", DATA_RATE),
+    // ratios
+    unit(&["%"], &["percent"], "0.01", NONE),
+    unit(&["‰"], &["permille", "per_mille"], "0.001", NONE),
+    unit(&["ppm"], &["parts_per_million"], "1e-6", NONE),
+    unit(&["ppb"], &["parts_per_billion"], "1e-9", NONE),
+    noted(
+        unit(&["ppt"], &["parts_per_trillion"], "1e-12", NONE),
+        "ppt is parts per trillion (1e-12); per thousand is ‰ (permille)",
+    ),
     // angle
     noted(
         si(&["rad"], &["radian"], "1", ANGLE),
@@ -332,7 +386,7 @@ pub(crate) const UNITS: &[Def] = &[
     // The other named SI derived units (SI brochure, 9th ed., table 4). `F` alone is the farad and `T` the tesla
     // (tera needs a unit after it: `Tm` is the terametre); `F` next to a temperature is °F (mod.rs).
     si(&["F"], &["farad"], "1", CAPACITANCE),
-    si(&["S"], &["siemens"], "1", CONDUCTANCE),
+    si(&["S"], &["siemens", "mho"], "1", CONDUCTANCE),
     si(&["Wb"], &["weber"], "1", MAGNETIC_FLUX),
     si(&["T"], &["tesla"], "1", FLUX_DENSITY),
     si(&["H"], &["henry"], "1", INDUCTANCE),
@@ -343,9 +397,21 @@ pub(crate) const UNITS: &[Def] = &[
     si(&["Gy"], &["gray"], "1", DOSE),
     si(&["Sv"], &["sievert"], "1", DOSE),
     si(&["kat"], &["katal"], "1", CATALYTIC_ACTIVITY),
+    si(&["Ci"], &["curie"], "3.7e10", FREQ),
+    // CGS: 1 G = 1e-4 T by convention (SI Brochure, 8th ed., table 9), not through µ0 (Pint keeps the gauss in
+    // Gaussian dimensions). `G` before a unit is giga; `Gy` is the gray.
+    noted(
+        si(&["G"], &["gauss"], "1e-4", FLUX_DENSITY),
+        "G alone is the gauss (1e-4 T); G before a unit is giga, and Gy is the gray",
+    ),
+    si(&["P"], &["poise"], "0.1", VISCOSITY),
+    si(&["St"], &["stokes"], "1e-4", KINEMATIC_VISCOSITY),
     si(&["L", "l"], &["liter", "litre"], "0.001", VOLUME),
     noted(
-        si(&["M"], &["molar"], "1000", CONCENTRATION),
+        Def {
+            prefixes: Prefixes::Small,
+            ..unit(&["M"], &["molar"], "1000", CONCENTRATION)
+        },
         "M is molar (mol/L)",
     ),
     // force, energy, power, pressure
@@ -370,6 +436,20 @@ pub(crate) const UNITS: &[Def] = &[
     ),
     si(&["Wh"], &["watt_hour"], "3600", ENERGY),
     unit(&["erg"], &["erg"], "1e-7", ENERGY),
+    // Atomic units from CODATA 2022 as in Pint 0.26 (h and c exact, R∞ = 10973731.568157 /m): Ry = h·c·R∞,
+    // Eh = 2 Ry.
+    si(
+        &["Ry"],
+        &["rydberg"],
+        "6.62607015e-34*299792458*10973731.568157",
+        ENERGY,
+    ),
+    si(
+        &["Eh", "E_h"],
+        &["hartree"],
+        "2*6.62607015e-34*299792458*10973731.568157",
+        ENERGY,
+    ),
     noted(
         unit(
             &["BTU", "Btu"],
@@ -418,7 +498,7 @@ pub(crate) const UNITS: &[Def] = &[
     ),
     // speed
     unit(
-        &["mph", "MPH"],
+        &["mph"],
         &["mile_per_hour", "miles_per_hour"],
         "1609.344/3600",
         SPEED,
@@ -450,7 +530,16 @@ pub(crate) const UNITS: &[Def] = &[
         VOLUME,
     ),
     unit(&["ha"], &["hectare"], "10000", AREA),
-    unit(&["acre"], &["acre"], "4046.8564224", AREA),
+    noted(
+        unit(&["acre"], &["acre"], "4046.8564224", AREA),
+        "acre is the international acre (43560 ft² = 4046.8564224 m²); the US survey acre is survey_acre",
+    ),
+    unit(
+        &[],
+        &["survey_acre", "us_survey_acre"],
+        "43560*1200/3937*1200/3937",
+        AREA,
+    ),
     unit(&["are"], &["are"], "100", AREA),
     // charge
     si(&["Ah"], &["ampere_hour", "amp_hour"], "3600", CHARGE),

@@ -180,9 +180,214 @@ fn hostile_values_and_units_are_refused_cleanly() {
     );
 }
 
+/// The case rule (units.md): symbols are case-sensitive; long names are not; any other spelling is read
+/// ignoring case when that gives one unit (or one of the dimension the other side needs), with a note.
+#[test]
+fn case_rule_symbols_exact_names_free_others_only_when_unique() {
+    use super::expr::{lookup, parse_unit};
+    use super::table::UNITS;
+    let same = |a: &str, b: &str| {
+        let (x, y) = (parse_unit(a), parse_unit(b));
+        match (x, y) {
+            (Ok(x), Ok(y)) => (x.factor, x.pi, x.dims) == (y.factor, y.pi, y.dims),
+            _ => false,
+        }
+    };
+    // Symbols as SI writes them: the case is the meaning.
+    assert!(same("ms", "millisecond") && same("mS", "millisiemens") && same("MS", "megasiemens"));
+    assert!(
+        same("Mb", "megabit") && same("MB", "megabyte") && same("T", "tesla") && same("t", "tonne")
+    );
+    // Long names in any case, with their notes only.
+    for (a, b) in [
+        ("KILOMETERS", "km"),
+        ("Miles", "mi"),
+        ("DEGREES CELSIUS", "degC"),
+        ("Henries", "H"),
+    ] {
+        assert!(same(a, b), "{a}");
+        assert!(
+            parse_unit(a)
+                .unwrap()
+                .notes
+                .iter()
+                .all(|n| !n.contains("case")),
+            "{a}"
+        );
+    }
+    // Other spellings: read when exactly one unit matches ignoring case, and said so.
+    for (a, b) in [
+        ("KPH", "kph"),
+        ("PSI", "psi"),
+        ("MPH", "mph"),
+        ("kWH", "kWh"),
+        ("kOhm", "kohm"),
+        ("KM", "km"),
+        ("KWH", "kWh"),
+        ("GHZ", "GHz"),
+    ] {
+        assert!(same(a, b), "{a}");
+        let q = lookup(a).unwrap();
+        assert!(
+            q.notes
+                .iter()
+                .any(|n| n.contains(&format!("{a} is read as {b}"))),
+            "{a}: {:?}",
+            q.notes
+        );
+    }
+    // Several units ignoring case: refused, naming them all.
+    for (a, want) in [
+        ("MM", &["mm", "Mm", "mM"][..]),
+        ("KB", &["kB", "kb"]),
+        ("MBar", &["mbar", "Mbar"]),
+        ("MHZ", &["MHz", "mHz"]),
+    ] {
+        match lookup(a) {
+            Err(UnitError::Ambiguous { candidates, .. }) => {
+                for w in want {
+                    assert!(candidates.iter().any(|c| c == w), "{a}: {candidates:?}");
+                }
+            }
+            other => panic!("{a}: {other:?}"),
+        }
+    }
+    // ... unless the other side's dimension leaves one of them, which is then read, with a note.
+    // `FT` alone could be feet or femtotesla; next to an area (`SQ FT` to `m^2`) it is feet.
+    assert_eq!(
+        conv(json!(1), "SQ FT", "m^2").unwrap()["value"],
+        conv(json!(1), "ft^2", "m^2").unwrap()["value"]
+    );
+    let r = conv(json!(1), "Kg", "lb").unwrap();
+    assert!(r["notes"].to_string().contains("Kg is read as kg"), "{r}");
+    let e = conv(json!(1), "MM", "in").unwrap_err();
+    assert!(
+        e.message.contains("`mm`") && e.message.contains("`Mm`") && !e.message.contains("`mM`"),
+        "{e}"
+    );
+    assert!(conv(json!(1), "KB", "B")
+        .unwrap_err()
+        .message
+        .contains("`kB`"));
+    // Never a silent change of unit: every symbol spelling, upper-cased, either is a symbol itself, or reads as
+    // that same unit, or is refused as ambiguous naming it.
+    for u in UNITS {
+        for sym in u.symbols {
+            let up = sym.to_uppercase();
+            if UNITS.iter().any(|v| v.symbols.contains(&up.as_str()))
+                || parse_unit(&up).is_ok_and(|q| q.notes.iter().all(|n| !n.contains("is read as")))
+            {
+                continue;
+            }
+            match lookup(&up) {
+                Ok(_) => assert!(same(&up, sym), "{up} vs {sym}"),
+                Err(UnitError::Ambiguous { candidates, .. }) => {
+                    assert!(
+                        candidates.iter().any(|c| same(c, sym)),
+                        "{up}: {candidates:?}"
+                    )
+                }
+                Err(e) => panic!("{up}: {e:?}"),
+            }
+        }
+    }
+}
+
+/// Suggestions keep the dimension the other side asks for, are spellings the tool accepts as written, and
+/// never offer a prefix a unit does not take (`mB`).
+#[test]
+fn suggestions_keep_the_dimension_and_parse() {
+    use super::expr::{parse_unit, suggestions};
+    for name in [
+        "Mbz", "mBB", "metr", "secz", "kgz", "Tesal", "gallonz", "mbb", "KiBB", "hrz", "ftt",
+        "Gyy", "Svv",
+    ] {
+        for s in suggestions(name, None) {
+            assert!(
+                parse_unit(&s).is_ok(),
+                "{name}: suggested {s}, which does not parse"
+            );
+            assert_ne!(s, "mB", "{name}");
+        }
+    }
+    let e = conv(json!(1), "Mbz", "kB").unwrap_err();
+    assert!(
+        e.message.contains("`Mb`") && !e.message.contains("`mB`"),
+        "{e}"
+    );
+    // Same dimension as the other side, also inside a compound unit.
+    let e = conv(json!(1), "km/hrz", "m/s").unwrap_err();
+    assert!(
+        e.message.contains("`hr`") && e.message.contains("unknown unit `hrz`"),
+        "{e}"
+    );
+    let e = conv(json!(1), "molz", "km").unwrap_err();
+    assert!(
+        !e.message.contains("`mol`") && e.message.contains("units of length include `m`"),
+        "{e}"
+    );
+    let e = conv(json!(1), "metr", "s").unwrap_err();
+    assert!(
+        !e.message.contains("meter")
+            && !e.message.contains("year")
+            && e.message.contains("units of time"),
+        "{e}"
+    );
+    // Without another side to go by, the closest spelling.
+    let e = conv(json!(1), "metr", "foo").unwrap_err();
+    assert!(e.message.contains("`meter`"), "{e}");
+}
+
+/// Spellings models write, each the same unit as its plain form (values against Pint are in reference.jsonl).
+#[test]
+fn spellings_models_write() {
+    use super::expr::parse_unit;
+    for (a, b) in [
+        ("cu ft", "ft^3"),
+        ("cu. in.", "in^3"),
+        ("sq m", "m^2"),
+        ("sq. ft.", "ft^2"),
+        ("SQ IN", "in^2"),
+        ("N.m", "N*m"),
+        ("N-m", "N*m"),
+        ("lbf-ft", "lbf*ft"),
+        ("kilowatt-hours", "kWh"),
+        ("ft.", "ft"),
+        ("degrees Celsius", "degC"),
+        ("degrees fahrenheit", "degF"),
+        ("henries", "H"),
+        ("teslas", "T"),
+        ("parts per million", "ppm"),
+        ("per mille", "‰"),
+        ("percent", "%"),
+        ("Mb/s", "Mbps"),
+        ("MB/s", "MBps"),
+        ("bit/s", "bps"),
+        ("gauss", "G"),
+        ("poise", "P"),
+        ("stokes", "St"),
+        ("hartree", "Eh"),
+        ("u", "Da"),
+    ] {
+        let (x, y) = (
+            parse_unit(a).unwrap_or_else(|e| panic!("{a}: {e:?}")),
+            parse_unit(b).unwrap(),
+        );
+        assert_eq!(
+            (x.factor, x.pi, x.dims, x.offset),
+            (y.factor, y.pi, y.dims, y.offset),
+            "{a} vs {b}"
+        );
+    }
+    // A dot or hyphen that joins nothing is still refused.
+    for bad in ["m.2", ".m", "m..s", "-m"] {
+        assert!(parse_unit(bad).is_err(), "{bad}");
+    }
+}
+
 mod props {
-    use super::super::expr::{decimal, parse_unit};
-    use super::super::{significant, table::SI_PREFIXES, table::UNITS};
+    use super::super::expr::{decimal, parse_unit, prefixes};
+    use super::super::{significant, table::UNITS};
     use super::*;
     use proptest::prelude::*;
 
@@ -229,7 +434,8 @@ mod props {
         }
     }
 
-    /// Every prefixable symbol takes every SI prefix as 10^k times the unit, and long names mean their symbols.
+    /// Every prefixable symbol takes every prefix its unit allows as 10^k (or 2^k) times the unit, and long names
+    /// mean their symbols.
     #[test]
     fn prefixes_and_long_names_agree_with_symbols() {
         for u in UNITS
@@ -238,20 +444,31 @@ mod props {
         {
             let sym = u.symbols[0];
             let base = parse_unit(sym).unwrap_or_else(|e| panic!("{sym}: {e:?}"));
-            for (p, _, k) in SI_PREFIXES {
-                let Ok(q) = parse_unit(&format!("{p}{sym}")) else {
-                    continue;
-                };
+            for p in prefixes() {
+                let spelled = format!("{}{sym}", p.sym);
                 // Symbols that are themselves units (`min`, `Pa`, ...) win over a prefix reading.
-                if UNITS
-                    .iter()
-                    .any(|v| v.symbols.contains(&format!("{p}{sym}").as_str()))
-                {
+                if UNITS.iter().any(|v| v.symbols.contains(&spelled.as_str())) {
                     continue;
                 }
-                let want = base.factor.clone() * rug::ops::Pow::pow(Rational::from(10), *k);
-                assert_eq!(q.factor, want, "{p}{sym}");
-                assert_eq!(q.dims, base.dims, "{p}{sym}");
+                let got = parse_unit(&spelled);
+                if !u.prefixes.takes(p.pow10, p.binary) {
+                    // A prefix the unit does not take (`mB`) never reads as that unit scaled.
+                    if let Ok(q) = got {
+                        assert!(
+                            q.factor != Rational::from(&base.factor * &p.scale)
+                                || q.dims != base.dims,
+                            "{spelled}"
+                        );
+                    }
+                    continue;
+                }
+                let q = got.unwrap_or_else(|e| panic!("{spelled}: {e:?}"));
+                assert_eq!(
+                    q.factor,
+                    Rational::from(&base.factor * &p.scale),
+                    "{spelled}"
+                );
+                assert_eq!(q.dims, base.dims, "{spelled}");
             }
             for n in u.names {
                 let q = parse_unit(n).unwrap_or_else(|e| panic!("{n}: {e:?}"));
