@@ -1,9 +1,11 @@
 //! One builder per plot type: what to draw (a [`Body`]) and what was drawn, in words.
 
-use super::draw::fmt_num;
+use super::draw::{fmt_num, fmt_pair, fmt_within, frac};
 use super::params::{invalid, numbers, range_of};
 use super::sampling::{extent, sample};
-use super::{Body, Series, ARROWS, CONTOUR_GRID, MAX_CELLS, MAX_LEVELS, MAX_SERIES};
+use super::{
+    Body, Series, ARROWS, CONTOUR_GRID, MAX_AXIS_MAGNITUDE, MAX_CELLS, MAX_LEVELS, MAX_SERIES,
+};
 use beaker_core::{CallContext, ToolError};
 use beaker_expr::{parse, CompiledF64, ParseLimits};
 use serde_json::Value;
@@ -107,10 +109,9 @@ pub(super) fn function(input: &Input) -> Result<Built, ToolError> {
         } else {
             ""
         };
+        let (lo, hi) = fmt_pair(lo, hi);
         words.push(format!(
-            "y = {e}: {n} samples, y from {} to {}{gaps}{undefined}",
-            fmt_num(lo),
-            fmt_num(hi)
+            "y = {e}: {n} samples, y from {lo} to {hi}{gaps}{undefined}"
         ));
         series.push(Series {
             label: e.clone(),
@@ -118,12 +119,8 @@ pub(super) fn function(input: &Input) -> Result<Built, ToolError> {
             points: false,
         });
     }
-    let desc = format!(
-        "Function plot for x in [{}, {}]: {}.",
-        fmt_num(a),
-        fmt_num(b),
-        words.join("; ")
-    );
+    let (a, b) = fmt_pair(a, b);
+    let desc = format!("Function plot for x in [{a}, {b}]: {}.", words.join("; "));
     Ok(Built {
         body: Body::Series(series),
         desc,
@@ -189,12 +186,9 @@ pub(super) fn series(input: &Input) -> Result<Built, ToolError> {
         } else {
             format!("{} points", y.len())
         };
+        let ((xl, xh), (lo, hi)) = (fmt_pair(xl, xh), fmt_pair(lo, hi));
         words.push(format!(
-            "{label}: {points}, x from {} to {}, y from {} to {}",
-            fmt_num(xl),
-            fmt_num(xh),
-            fmt_num(lo),
-            fmt_num(hi)
+            "{label}: {points}, x from {xl} to {xh}, y from {lo} to {hi}"
         ));
         series.push(Series {
             label,
@@ -275,14 +269,26 @@ pub(super) fn histogram(input: &Input) -> Result<Built, ToolError> {
         return Err(invalid("histograms need `data.values`"));
     }
     let bins = opts["bins"].as_u64().unwrap_or(10) as usize;
-    let (lo, hi) = x_opt.unwrap_or_else(|| {
-        let (lo, hi) = extent(values.iter().copied());
-        if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 0.5, hi + 0.5)
+    let (lo, hi) = match x_opt {
+        Some(r) => r,
+        None => {
+            let (lo, hi) = extent(values.iter().copied());
+            let reach = lo.abs().max(hi.abs());
+            if reach > MAX_AXIS_MAGNITUDE {
+                return Err(invalid(format!(
+                    "`data.values` reach {reach:e}, beyond ±1e307 where the bins' arithmetic overflows; rescale \
+                     them (divide by a power of ten)"
+                )));
+            }
+            if hi - lo >= 1e-12 * reach && hi - lo >= 1e-300 {
+                (lo, hi)
+            } else {
+                // NumPy's ±0.5 around equal values, or a billionth of them where 0.5 is lost in rounding (1e20).
+                let d = (reach * 1e-9).max(0.5);
+                (lo - d, hi + d)
+            }
         }
-    });
+    };
     let w = (hi - lo) / bins as f64;
     let mut counts = vec![0u64; bins];
     // NumPy's rule: bins are half-open except the last, which includes its right edge.
@@ -300,8 +306,8 @@ pub(super) fn histogram(input: &Input) -> Result<Built, ToolError> {
             "Histogram of {} values in {bins} bins of width {} from {} to {}; the fullest bin holds {peak}.",
             values.len(),
             fmt_num(w),
-            fmt_num(lo),
-            fmt_num(hi)
+            fmt_within(lo, lo, hi),
+            fmt_within(hi, lo, hi)
         );
     Ok(Built {
         body: Body::Bars {
@@ -381,7 +387,15 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
                     )));
                 }
                 (1..=k)
-                    .map(|i| lo + (hi - lo) * i as f64 / (k + 1) as f64)
+                    .map(|i| {
+                        if (hi - lo).is_finite() {
+                            lo + (hi - lo) * i as f64 / (k + 1) as f64
+                        } else {
+                            // Values spanning more than the doubles hold (±1e308): no overflow.
+                            let t = i as f64 / (k + 1) as f64;
+                            lo * (1.0 - t) + hi * t
+                        }
+                    })
                     .collect()
             }
         };
@@ -399,10 +413,9 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
                 format!("contouring failed: {e:?}"),
             )
         })?;
-        let span = if hi > lo { hi - lo } else { 1.0 };
         let mut lines = Vec::new();
         for l in &found {
-            let t = (l.threshold() - lo) / span;
+            let t = frac(l.threshold(), lo, hi);
             for ls in &l.geometry().0 {
                 // The crate closes each ring along the grid's frame; those runs are not contours.
                 let frame = |x: f64, y: f64| {
@@ -425,10 +438,16 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
                 }
             }
         }
-        let shown: Vec<String> = levels.iter().take(12).map(|l| fmt_num(*l)).collect();
+        let shown: Vec<String> = levels
+            .iter()
+            .take(12)
+            .map(|l| fmt_within(*l, lo, hi))
+            .collect();
+        let ((sxa, sxb), (sya, syb), (slo, shi)) =
+            (fmt_pair(xa, xb), fmt_pair(ya, yb), fmt_pair(lo, hi));
         let desc = format!(
-                "Contour plot of f(x, y) = {src} for x in [{}, {}], y in [{}, {}]: values from {} to {}, {} levels ({}), {} lines, coloured dark purple (low) to yellow (high), with a colour bar of the levels.",
-                fmt_num(xa), fmt_num(xb), fmt_num(ya), fmt_num(yb), fmt_num(lo), fmt_num(hi), levels.len(), shown.join(", "), lines.len()
+                "Contour plot of f(x, y) = {src} for x in [{sxa}, {sxb}], y in [{sya}, {syb}]: values from {slo} to {shi}, {} levels ({}), {} lines, coloured dark purple (low) to yellow (high), with a colour bar of the levels.",
+                levels.len(), shown.join(", "), lines.len()
             );
         Ok(Built {
             body: Body::Lines(lines),
@@ -458,37 +477,61 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
                 }
             }
         }
-        // Arrow lengths in cell units, so arrows look right whatever the axes' scales.
-        let norm = |a: f64, b: f64| ((a / cell.0).powi(2) + (b / cell.1).powi(2)).sqrt();
-        let longest = field.iter().map(|f| norm(f.2, f.3)).fold(0.0, f64::max);
         if field.is_empty() {
             return Err(ToolError::domain(
                 "the vector field is undefined everywhere on the grid",
             ));
         }
+        // Arrow lengths in cell units, so arrows look right whatever the axes' scales. Where that overflows
+        // (huge vectors on a tiny cell), the vectors are first divided by their largest component.
+        let norm = |a: f64, b: f64| ((a / cell.0).powi(2) + (b / cell.1).powi(2)).sqrt();
+        let unit = if field.iter().all(|f| norm(f.2, f.3).is_finite()) {
+            1.0
+        } else {
+            field
+                .iter()
+                .map(|f| f.2.abs().max(f.3.abs()))
+                .fold(0.0, f64::max)
+        };
+        let longest = field
+            .iter()
+            .map(|f| norm(f.2 / unit, f.3 / unit))
+            .fold(0.0, f64::max);
         let scale = if longest > 0.0 { 0.9 / longest } else { 0.0 };
+        // |(a, b)|, without overflow for components near ±1.8e308.
+        let magnitude = |a: f64, b: f64| {
+            let m = (a * a + b * b).sqrt();
+            if m.is_finite() {
+                m
+            } else {
+                a.hypot(b)
+            }
+        };
         let mut lines = Vec::new();
         let (mut mlo, mut mhi) = (f64::INFINITY, 0.0f64);
         for (_, _, a, b) in &field {
-            let m = (a * a + b * b).sqrt();
+            let m = magnitude(*a, *b);
             mlo = mlo.min(m);
             mhi = mhi.max(m);
         }
+        let mut dots = 0usize;
         for (x, y, a, b) in field {
-            let (dx, dy) = (a * scale, b * scale);
+            let (dx, dy) = (a / unit * scale, b / unit * scale);
             let (x0, y0) = (x - dx / 2.0, y - dy / 2.0);
             let (x1, y1) = (x + dx / 2.0, y + dy / 2.0);
             let t = if mhi > mlo {
-                ((a * a + b * b).sqrt() - mlo) / (mhi - mlo)
+                frac(magnitude(a, b), mlo, mhi)
             } else {
                 0.5
             };
             // Arrowhead: two strokes at ±25° from the shaft, a third of its length in cell units but never
-            // shorter than MIN_HEAD, so a weak arrow still shows its direction; a zero vector is a small diamond.
+            // shorter than MIN_HEAD, so a weak arrow still shows its direction; a zero vector (or one under
+            // 1e-9 of the longest) is a small diamond.
             let (ux, uy) = (-dx / cell.0, -dy / cell.1);
             let len = (ux * ux + uy * uy).sqrt();
             let mut pts = vec![(x0, y0), (x1, y1)];
             if len <= 1e-9 {
+                dots += 1;
                 let r = (DOT_RADIUS * cell.0, DOT_RADIUS * cell.1);
                 pts = vec![
                     (x - r.0, y),
@@ -511,9 +554,16 @@ pub(super) fn field(input: &Input) -> Result<Built, ToolError> {
             }
             lines.push((t, pts));
         }
+        let ((sxa, sxb), (sya, syb), (smlo, smhi)) =
+            (fmt_pair(xa, xb), fmt_pair(ya, yb), fmt_pair(mlo, mhi));
+        let dots = match dots {
+            0 => String::new(),
+            1 => " 1 vector is zero (or under 1e-9 of the longest) and drawn as a dot.".into(),
+            k => format!(" {k} vectors are zero (or under 1e-9 of the longest) and drawn as dots."),
+        };
         let desc = format!(
-                "Vector field (u, v) = ({su}, {sv}) on a {n}×{n} grid over x in [{}, {}], y in [{}, {}]: magnitudes from {} to {}, arrows scaled to the longest and coloured dark purple (weak) to yellow (strong).",
-                fmt_num(xa), fmt_num(xb), fmt_num(ya), fmt_num(yb), fmt_num(mlo), fmt_num(mhi)
+                "Vector field (u, v) = ({su}, {sv}) on a {n}×{n} grid over x in [{sxa}, {sxb}], y in [{sya}, {syb}]: magnitudes from {smlo} to {smhi}, arrows scaled to the longest and coloured dark purple (weak) to yellow (strong); the shortest \
+                 still have a head of at least {MIN_HEAD} of a grid cell.{dots}"
             );
         Ok(Built {
             body: Body::Lines(lines),
@@ -556,8 +606,8 @@ pub(super) fn heatmap(input: &Input) -> Result<Built, ToolError> {
     let desc = format!(
             "Heatmap of {} rows × {cols} columns, values from {} (dark purple) to {} (yellow), viridis colours.",
             z.len(),
-            fmt_num(lo),
-            fmt_num(hi)
+            fmt_within(lo, lo, hi),
+            fmt_within(hi, lo, hi)
         );
     Ok(Built {
         body: Body::Heat { z, lo, hi },

@@ -12,7 +12,7 @@ mod spec;
 
 use base64::Engine as _;
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
-use draw::{draw, fmt_num};
+use draw::{draw, fmt_pair, fmt_pow10};
 
 /// The largest magnitude an axis may reach: near the top of the double range (1.8e308) plotters' tick
 /// arithmetic overflows and the drawing never ends.
@@ -216,9 +216,10 @@ impl Plotter {
                     } else {
                         "points"
                     };
+                    let are = if dropped == 1 { "is" } else { "are" };
                     desc.push_str(&format!(
-                        " On the logarithmic axis, {dropped} of the {points} {what} of `{}` are at or below 0 and \
-                         are not shown.",
+                        " On the logarithmic axis, {dropped} of the {points} {what} of `{}` {are} at or below 0 \
+                         and not shown.",
                         s.label
                     ));
                 }
@@ -274,10 +275,13 @@ impl Plotter {
         // Axes near the top of the double range make the tick arithmetic overflow (a drawing that never ends).
         for (axis, (lo, hi), log) in [("x", x, log_x), ("y", y, log_y)] {
             let reach = lo.abs().max(hi.abs());
-            if !log && reach > MAX_AXIS_MAGNITUDE {
+            // NaN too: an axis computed from data spanning more than the doubles hold.
+            let drawable = reach <= MAX_AXIS_MAGNITUDE && hi - lo > 0.0;
+            if !log && !drawable {
                 return Err(invalid(format!(
-                    "the {axis} axis would reach {reach:e}, beyond ±1e307 where drawing overflows; rescale the \
-                     data (divide by a power of ten) or give options.{axis}_range"
+                    "the {axis} axis would reach {}, beyond ±1e307 where drawing overflows; rescale the \
+                     data (divide by a power of ten) or give options.{axis}_range",
+                    draw::fmt_num(if reach.is_nan() { f64::INFINITY } else { reach })
                 )));
             }
         }
@@ -299,14 +303,22 @@ impl Plotter {
             log_y,
             colorbar,
         };
-        let shown = |v: f64, log: bool| fmt_num(if log { 10f64.powf(v) } else { v });
+        // The ends of each axis, told apart however narrow it is; a log axis' ends may lie beyond the doubles.
+        let shown = |(lo, hi): (f64, f64), log: bool| -> (String, String) {
+            if !log {
+                return fmt_pair(lo, hi);
+            }
+            let (a, b) = (10f64.powf(lo), 10f64.powf(hi));
+            if a.is_normal() && b.is_normal() {
+                fmt_pair(a, b)
+            } else {
+                (fmt_pow10(lo), fmt_pow10(hi))
+            }
+        };
+        let ((x0, x1), (y0, y1)) = (shown(plot.x, log_x), shown(plot.y, log_y));
         let desc = format!(
-            "{desc} Axes: x from {} to {}{}, y from {} to {}{}.{}",
-            shown(plot.x.0, log_x),
-            shown(plot.x.1, log_x),
+            "{desc} Axes: x from {x0} to {x1}{}, y from {y0} to {y1}{}.{}",
             if log_x { " (logarithmic)" } else { "" },
-            shown(plot.y.0, log_y),
-            shown(plot.y.1, log_y),
             if log_y { " (logarithmic)" } else { "" },
             if plot.title.is_empty() {
                 String::new()

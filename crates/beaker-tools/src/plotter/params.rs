@@ -1,5 +1,6 @@
 //! Reading the plotter's params: numbers, ranges, colours, and the error for a bad one.
 
+use super::draw::fmt_pair;
 use super::MAX_POINTS;
 use beaker_core::ToolError;
 use plotters::style::RGBColor;
@@ -37,16 +38,17 @@ pub(super) fn range_of(v: &Value, what: &str) -> Result<Option<(f64, f64)>, Tool
         [a, b] if a < b => {
             // Beyond ±1e300 margins and sample spacings overflow; a range narrower than 1e-12 of its magnitude
             // (or than 1e-300) holds too few doubles to draw (`[0, 1e-320]` has a handful): refuse both.
+            let (sa, sb) = fmt_pair(a, b);
             if a.abs().max(b.abs()) > MAX_RANGE_MAGNITUDE {
                 return Err(invalid(format!(
-                    "`{what}` [{a:e}, {b:e}] reaches beyond ±1e300, where a plot's margins and sample spacing \
-                     overflow; rescale the data (plot x/1e300) instead"
+                    "`{what}` [{sa}, {sb}] reaches beyond ±1e300, where a plot's margins and sample spacing \
+                     overflow; rescale the data (plot in units of a power of ten) instead"
                 )));
             }
             let width = b - a;
             if width < MIN_RANGE_WIDTH || width < 1e-12 * a.abs().max(b.abs()) {
                 return Err(invalid(format!(
-                    "`{what}` [{a:e}, {b:e}] is too narrow to plot: it holds too few distinct doubles \
+                    "`{what}` [{sa}, {sb}] is too narrow to plot: it holds too few distinct doubles \
                      (its width must be at least 1e-300 and 1e-12 of its magnitude); rescale or widen it"
                 )));
             }

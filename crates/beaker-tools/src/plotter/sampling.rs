@@ -6,13 +6,17 @@ use super::{Series, BASE_SAMPLES, MAX_POINTS, REFINE_DEPTH};
 use beaker_core::{CallContext, ToolError};
 use beaker_expr::CompiledF64;
 
-/// Bounds of finite values, padded 5% (matplotlib's margins); a flat range is widened to ±1.
+/// Bounds of finite values, padded 5% (matplotlib's margins). A flat range, or one too narrow to draw (under
+/// 1e-300, or 1e-12 of its magnitude: `[1, 1 + 2.2e-16]`), is widened by ±1, or ±5% of its magnitude beyond 20
+/// (±1 is nothing next to 1e20).
 pub(super) fn padded(lo: f64, hi: f64) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
         return (0.0, 1.0);
     }
-    if hi - lo < 1e-300 {
-        return (lo - 1.0, hi + 1.0);
+    let reach = lo.abs().max(hi.abs());
+    if hi - lo < 1e-300 || hi - lo < 1e-12 * reach {
+        let d = (0.05 * reach).max(1.0);
+        return (lo - d, hi + d);
     }
     let m = (hi - lo) * 0.05;
     (lo - m, hi + m)

@@ -1,5 +1,6 @@
 //! The plotter's pictures, checked by decoding them: size, not blank, and the curve where the function puts it.
 
+use super::draw::fmt_num;
 use super::sampling::clip;
 use super::*;
 use beaker_core::{ErrorKind, Limits};
@@ -394,4 +395,182 @@ fn contours_have_a_colour_bar_labelled_with_their_levels() {
     let r = call(json!({"plot_type": "line", "data": {"y": [1, 2]}, "options": {"format": "svg"}}))
         .unwrap();
     assert!(!r["image"].as_str().unwrap().contains(">\n0.25\n<"));
+}
+
+/// The description of a call's answer.
+fn described(p: Value) -> String {
+    let r = call(p.clone()).unwrap_or_else(|e| panic!("{p}: {e}"));
+    r["description"].as_str().unwrap().to_string()
+}
+
+/// The texts of an SVG answer (tick labels, colour bar labels, titles).
+fn svg_texts(mut p: Value) -> Vec<String> {
+    p["options"]["format"] = json!("svg");
+    let r = call(p.clone()).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let svg = r["image"].as_str().unwrap();
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once(">\n")?
+                .1
+                .split_once("\n<")
+                .map(|s| s.0.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn narrow_ranges_are_described_with_the_digits_that_tell_their_ends_apart() {
+    let d = described(
+        json!({"plot_type": "function", "data": {"functions": ["x"], "x_range": [1, 1.00001]}}),
+    );
+    assert!(
+        d.contains("x in [1, 1.00001]") && d.contains("y from 1 to 1.00001"),
+        "{d}"
+    );
+    assert!(d.contains("Axes: x from 0.9999995 to 1.0000105"), "{d}");
+    let d = described(json!({"plot_type": "line", "data": {"x": [1e6, 1000001], "y": [1, 2]}}));
+    assert!(d.contains("x from 1e6 to 1.000001e6"), "{d}");
+    let d =
+        described(json!({"plot_type": "scatter", "data": {"x": [1, 2], "y": [0.00012, 0.00014]}}));
+    assert!(d.contains("y from 0.00012 to 0.00014"), "{d}");
+    // Two neighbouring doubles: told apart, and drawn on an axis wide enough to draw (a flat range's ±1).
+    let d = described(json!({"plot_type": "line", "data": {"y": [1, 1.0000000000000002]}}));
+    assert!(
+        d.contains("y from 1 to 1.0000000000000002") && d.contains("y from 0 to 2."),
+        "{d}"
+    );
+    // A flat series far from 0 gets ±5% (±1 would vanish in rounding).
+    let d = described(json!({"plot_type": "line", "data": {"y": [1e20, 1e20]}}));
+    assert!(d.contains("y from 9.5e19 to 1.05e20"), "{d}");
+    // Contour levels close together keep their digits.
+    let d = described(
+        json!({"plot_type": "contour", "data": {"function": "1 + x*1e-9"}, "options": {"levels": 3}}),
+    );
+    assert!(
+        d.contains(
+            "values from 0.999999995 to 1.000000005, 3 levels (0.9999999975, 1, 1.0000000025)"
+        ),
+        "{d}"
+    );
+    assert_eq!(fmt_num(0.000123456), "0.0001235");
+    assert_eq!(fmt_num(123.45678), "123.4568");
+    assert_eq!(fmt_num(1e-320), "1e-320");
+}
+
+#[test]
+fn narrow_and_tiny_axes_get_distinct_tick_labels() {
+    let t = svg_texts(json!({"plot_type": "line", "data": {"y": [1, 1.00001]}}));
+    for label in ["1.000002", "1.000005", "1.00001"] {
+        assert!(t.iter().any(|s| s == label), "no tick {label}: {t:?}");
+    }
+    // plotters takes an axis narrower than 2.2e-16 for a point: [0, 1e-20] has ten ticks all the same.
+    let t = svg_texts(json!({"plot_type": "line", "data": {"y": [0, 1e-20]}}));
+    for label in ["2e-21", "5e-21", "1e-20"] {
+        assert!(t.iter().any(|s| s == label), "no tick {label}: {t:?}");
+    }
+    // Subnormal bar heights: ticks computed without overflowing the scale factor (10^320).
+    let t = svg_texts(json!({"plot_type": "bar", "data": {"values": [1e-320, 2e-320]}}));
+    for label in ["4e-321", "1e-320", "2e-320"] {
+        assert!(t.iter().any(|s| s == label), "no tick {label}: {t:?}");
+    }
+    let t =
+        svg_texts(json!({"plot_type": "line", "data": {"x": [1e20, 1.0000001e20], "y": [1, 2]}}));
+    assert!(t.iter().any(|s| s == "1.00000005e20"), "{t:?}");
+    // A log axis narrower than a decade's thousandth labels its ticks, not "1" ten times.
+    let t = svg_texts(
+        json!({"plot_type": "function", "data": {"functions": ["x"], "x_range": [1, 1.00000000001]},
+        "options": {"log_x": true}}),
+    );
+    assert!(t.iter().any(|s| s == "1.0000000000023"), "{t:?}");
+    let ticks = super::draw::key_points(1e-300, 2e-300, 10);
+    assert!(ticks.len() >= 5, "{ticks:?}");
+}
+
+#[test]
+fn values_near_the_top_of_the_doubles_are_drawn_without_overflow() {
+    // Contour values spanning more than a double holds: levels and colour bar labels, not inf or all 0.
+    let p =
+        json!({"plot_type": "contour", "data": {"function": "x*3e307"}, "options": {"levels": 5}});
+    let d = described(p.clone());
+    assert!(
+        d.contains("values from -1.5e308 to 1.5e308, 5 levels (-1e308, -5e307, 0, 5e307, 1e308)"),
+        "{d}"
+    );
+    let t = svg_texts(p);
+    assert!(
+        t.iter().any(|s| s == "-1e308") && t.iter().any(|s| s == "5e307"),
+        "{t:?}"
+    );
+    assert_eq!(super::draw::frac(0.0, -1.7e308, 1.7e308), 0.5);
+    // Vector magnitudes of 1e299 on a 1e299-wide grid: magnitudes, not inf.
+    let d = described(
+        json!({"plot_type": "vector_field", "data": {"u": "x", "v": "y", "x_range": [1e299, 1e300]}}),
+    );
+    assert!(d.contains("magnitudes from 1.214e299 to 9.786e299"), "{d}");
+    // Huge vectors on a tiny cell: arrows, with dots only in the column where u vanishes (x = 0), not 441
+    // dots (the lengths in cell units overflowed).
+    let d = described(json!({"plot_type": "vector_field",
+        "data": {"u": "x*1e300", "v": "1", "x_range": [-1, 1], "y_range": [-1e-290, 1e-290]}}));
+    assert!(d.contains(" 21 vectors are zero"), "{d}");
+    // A log axis padded beyond the doubles is described with its exponent, not "0 to inf".
+    let d = described(
+        json!({"plot_type": "scatter", "data": {"x": [1e-320, 1e308], "y": [1, 2]}, "options": {"log_x": true}}),
+    );
+    assert!(
+        d.contains("x from 3.981e-352 to 2.512e339 (logarithmic)"),
+        "{d}"
+    );
+    // Equal histogram values far from 0: NumPy's ±0.5 is lost in rounding; a billionth of them is not.
+    let d = described(json!({"plot_type": "histogram", "data": {"values": [1e20, 1e20]}}));
+    assert!(d.contains("bins of width 2e10"), "{d}");
+    let d = described(json!({"plot_type": "histogram", "data": {"values": [3, 3]}}));
+    assert!(d.contains("bins of width 0.1 from 2.5 to 3.5"), "{d}");
+}
+
+#[test]
+fn a_crowded_colour_bar_labels_every_few_levels() {
+    let bar = super::kinds::ColorBar {
+        lo: 0.0,
+        hi: 1.0,
+        ticks: (1..=100).map(|i| f64::from(i) / 101.0).collect(),
+    };
+    let ticks = super::draw::colorbar_ticks(&bar, 500);
+    assert_eq!(ticks.len(), 100, "every level keeps its tick");
+    let labelled: Vec<i32> = ticks
+        .iter()
+        .filter(|t| t.1.is_some())
+        .map(|t| t.0)
+        .collect();
+    assert!(
+        labelled.len() > 20 && labelled.len() < 50,
+        "{} labels",
+        labelled.len()
+    );
+    assert!(labelled.windows(2).all(|w| w[1] - w[0] >= 14));
+    assert_eq!(ticks[0].1.as_deref(), Some("0.009901"));
+    // A few levels: each labelled.
+    let bar = super::kinds::ColorBar {
+        lo: 0.0,
+        hi: 1.0,
+        ticks: vec![0.25, 0.5, 0.75],
+    };
+    assert!(super::draw::colorbar_ticks(&bar, 500)
+        .iter()
+        .all(|t| t.1.is_some()));
+}
+
+#[test]
+fn zero_vectors_and_log_samples_are_counted_in_the_description() {
+    let d = described(json!({"plot_type": "vector_field", "data": {"u": "x", "v": "y"}}));
+    assert!(d.contains("1 vector is zero"), "{d}");
+    let d = described(json!({"plot_type": "vector_field", "data": {"u": "1", "v": "y"}}));
+    assert!(!d.contains("zero"), "{d}");
+    let d = described(
+        json!({"plot_type": "function", "data": {"functions": ["-x"], "x_range": [-1, 0]}, "options": {"log_y": true}}),
+    );
+    assert!(
+        d.contains("1 of the 801 samples of `-x` is at or below 0 and not shown"),
+        "{d}"
+    );
 }
