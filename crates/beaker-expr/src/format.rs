@@ -94,7 +94,7 @@ pub fn format_significant(q: &Rational, precision: u32, integer_in_full: bool) -
 }
 
 /// `10^e` as a rational, for any sign of `e`.
-fn pow10(e: i64) -> Rational {
+pub fn pow10(e: i64) -> Rational {
     let p = Rational::from(Integer::from(Integer::u_pow_u(10, e.unsigned_abs() as u32)));
     if e < 0 {
         p.recip()
@@ -104,7 +104,7 @@ fn pow10(e: i64) -> Rational {
 }
 
 /// The `e` with `10^e <= x < 10^(e+1)`, for `x > 0`.
-fn decimal_exponent(x: &Rational) -> i64 {
+pub fn decimal_exponent(x: &Rational) -> i64 {
     let log2 = i64::from(x.numer().significant_bits()) - i64::from(x.denom().significant_bits());
     let mut e = (log2 as f64 * std::f64::consts::LOG10_2).floor() as i64;
     // The estimate is within one of the answer; step to it exactly.

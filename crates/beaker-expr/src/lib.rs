@@ -33,7 +33,8 @@ pub use error::ExprError;
 pub use exact::{eval_decimal, eval_exact, Decimal, ExactOptions, Num};
 pub use fast::CompiledF64;
 pub use format::{
-    format_fixed, format_significant, round_half_even, SCIENTIFIC_BELOW, SCIENTIFIC_FROM,
+    decimal_exponent, format_fixed, format_significant, pow10, round_half_even, SCIENTIFIC_BELOW,
+    SCIENTIFIC_FROM,
 };
 pub use parser::{parse, ParseLimits};
 

@@ -8,6 +8,7 @@ mod spec;
 pub(crate) mod table;
 
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
+use beaker_expr::pow10;
 use expr::{parse_unit, product, Quantity, UnitError};
 use rug::float::Constant;
 use rug::{Float, Integer, Rational};
@@ -288,22 +289,7 @@ pub(crate) fn significant(q: &Rational, digits: u32) -> String {
         return "0".into();
     }
     let abs = Rational::from(q.abs_ref());
-    // e = floor(log10 |q|), from the digit counts and then exact correction.
-    let mut e = abs.numer().to_string().len() as i64 - abs.denom().to_string().len() as i64;
-    let pow10 = |k: i64| -> Rational {
-        let p = Rational::from(Integer::u_pow_u(10, k.unsigned_abs() as u32));
-        if k >= 0 {
-            p
-        } else {
-            Rational::from(p.recip_ref())
-        }
-    };
-    while abs < pow10(e) {
-        e -= 1;
-    }
-    while abs >= pow10(e + 1) {
-        e += 1;
-    }
+    let mut e = beaker_expr::decimal_exponent(&abs);
     let scaled = Rational::from(&abs * &pow10(i64::from(digits) - 1 - e));
     let mut m = beaker_expr::round_half_even(&scaled);
     if m.to_string().len() > digits as usize {
