@@ -1,9 +1,11 @@
 //! Sandbox cost per call, and throughput:
 //! - `empty_guest`: instantiate + run + tear down a WebAssembly module whose `_start` returns at once;
 //! - `echo_guest`: the Rust `echo` guest from `guest-tools/` (params JSON in, result JSON out);
-//! - `execute_python_print`: `print(2**100)` through the `execute_python` tool (fresh instance of the
-//!   snapshotted interpreter), and `python3_subprocess`: `/usr/bin/python3 -c 'print(2**100)'` in a fresh
-//!   process, measured in the same run;
+//! - `execute_python_*`: through the `execute_python` tool (a fresh instance of the snapshotted CPython per
+//!   call): `print(2**100)`, a numpy 2×2 solve, sympy's `integrate(x**2*sin(x), x)`, 29 `Fraction`s;
+//! - `python3_*`: the same programs in a fresh native process, `$BEAKER_BENCH_PYTHON -c ...` (default
+//!   `python3`; it needs numpy and sympy for the last two, else they are skipped), which is what
+//!   SandboxFusion does per request, measured in the same run;
 //! - after criterion: calls per second of `execute_python` and of `echo` through the engine with every core
 //!   busy. Figures in docs/PERFORMANCE.md.
 
@@ -18,6 +20,14 @@ use serde_json::json;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// The programs timed in the sandbox and natively (each prints or ends in the value it computes).
+const PROGRAMS: [(&str, &str); 4] = [
+    ("print", "print(2**100)"),
+    ("numpy_solve", "import numpy as np\nprint(np.linalg.solve([[3, 1], [1, 2]], [9, 8]))"),
+    ("sympy_integrate", "import sympy as sp\nx = sp.symbols('x')\nprint(sp.integrate(x**2 * sp.sin(x), x))"),
+    ("fractions", "from fractions import Fraction\nprint(sum(Fraction(1, n) for n in range(1, 30)))"),
+];
 
 const EMPTY: &str = r#"(module (func (export "_start")) (memory (export "memory") 1))"#;
 
@@ -44,24 +54,30 @@ fn bench(c: &mut Criterion) {
     let tools = beaker_python::tools(&sandbox).expect("python tools");
     let py = &tools[0];
     let ctx = CallContext::new(limits);
-    let params = json!({"code": "print(2**100)"});
     g.sample_size(50);
-    g.bench_function("execute_python_print", |b| {
-        b.iter(|| py.call(black_box(&params), &ctx).expect("call"))
-    });
-    let fractions = json!({"code": "from fractions import Fraction\nsum(Fraction(1, n) for n in range(1, 30))"});
-    g.bench_function("execute_python_fractions", |b| {
-        b.iter(|| py.call(black_box(&fractions), &ctx).expect("call"))
-    });
-    g.sample_size(20);
-    g.bench_function("python3_subprocess", |b| {
-        b.iter(|| {
-            std::process::Command::new("/usr/bin/python3")
-                .args(["-c", "print(2**100)"])
+    for (name, code) in PROGRAMS {
+        let params = json!({ "code": code });
+        assert!(py.call(&params, &ctx).is_ok(), "{name}: execute_python failed");
+        g.bench_function(format!("execute_python_{name}"), |b| {
+            b.iter(|| py.call(black_box(&params), &ctx).expect("call"))
+        });
+    }
+    g.sample_size(10);
+    let python = std::env::var("BEAKER_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    for (name, code) in PROGRAMS {
+        let native = |code: &str| {
+            std::process::Command::new(&python)
+                .args(["-c", code])
                 .output()
-                .expect("python3")
-        })
-    });
+                .map(|o| o.status.success())
+                .unwrap_or(false)
+        };
+        if !native(code) {
+            eprintln!("skipping python3_{name}: `{python} -c` cannot run it");
+            continue;
+        }
+        g.bench_function(format!("python3_{name}"), |b| b.iter(|| native(black_box(code))));
+    }
     g.finish();
 }
 

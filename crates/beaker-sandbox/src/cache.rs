@@ -9,7 +9,7 @@ use crate::error::{chain, SandboxError};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use wasmtime::Module;
 
 /// Bumped whenever the way a snapshot is taken changes (its WASI context, the init export), so cached
@@ -23,7 +23,7 @@ pub(crate) struct ModuleCache {
 }
 
 /// FNV-1a over a `Hash` stream: stable across runs (std's `DefaultHasher` is not promised to be).
-struct Fnv(u64);
+pub(crate) struct Fnv(pub(crate) u64);
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -59,6 +59,28 @@ impl ModuleCache {
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
         wasm.hash(&mut h);
         initialize.hash(&mut h);
+        let bytes = || {
+            if initialize {
+                snapshot()
+            } else {
+                Ok(wasm.to_vec())
+            }
+        };
+        self.module_keyed(engine, name, h.finish(), bytes)
+    }
+
+    /// The compiled module identified by `identity` (a hash of everything its bytes depend on), from
+    /// memory, disk, or compiling what `produce` returns. Lets a caller that already knows a module's
+    /// identity (a reactor's pinned SHA-256 and its init code) skip reading and hashing 100 MB of wasm.
+    pub(crate) fn module_keyed(
+        &self,
+        engine: &wasmtime::Engine,
+        name: &str,
+        identity: u64,
+        produce: impl FnOnce() -> wasmtime::Result<Vec<u8>>,
+    ) -> Result<Module, SandboxError> {
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        identity.hash(&mut h);
         SNAPSHOT_RECIPE.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
         engine.precompile_compatibility_hash().hash(&mut h);
@@ -79,16 +101,25 @@ impl ModuleCache {
             .dir
             .as_ref()
             .map(|d| d.join(format!("{}-{key:016x}.cwasm", file_stem(name))));
+        // Sandboxes of one process (tests make many) share the disk: one compiles, the others wait and map
+        // its file instead of compiling the same module again side by side.
+        let file_lock = file.as_ref().map(|f| {
+            static FILES: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+            let mut files = FILES
+                .get_or_init(Mutex::default)
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            files.entry(f.clone()).or_default().clone()
+        });
+        let _held = file_lock
+            .as_ref()
+            .map(|l| l.lock().unwrap_or_else(|p| p.into_inner()));
         if let Some(m) = file.as_deref().and_then(|f| load_file(engine, f)) {
             *slot = Some(m.clone());
             return Ok(m);
         }
         let started = std::time::Instant::now();
-        let bytes = if initialize {
-            snapshot().map_err(|e| load_err(format!("wizer: {}", chain(&e))))?
-        } else {
-            wasm.to_vec()
-        };
+        let bytes = produce().map_err(|e| load_err(format!("snapshot: {}", chain(&e))))?;
         let module = Module::new(engine, &bytes).map_err(|e| load_err(chain(&e)))?;
         tracing::info!(
             guest = name,

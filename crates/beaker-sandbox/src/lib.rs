@@ -24,6 +24,7 @@ mod clock;
 mod error;
 mod manifest;
 mod pipe;
+mod reactor;
 mod sandbox;
 mod snapshot;
 mod store;
@@ -31,6 +32,7 @@ mod tool;
 
 pub use error::SandboxError;
 pub use manifest::{Grants, Manifest};
+pub use reactor::{ReadOnlyDir, Reactor};
 pub use sandbox::{declare_thread_stack, Guest, Outcome, Run, Sandbox, SandboxConfig};
 pub use tool::{load_dir, GuestTool, LoadError};
 

