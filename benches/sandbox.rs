@@ -24,9 +24,18 @@ use std::time::{Duration, Instant};
 /// The programs timed in the sandbox and natively (each prints or ends in the value it computes).
 const PROGRAMS: [(&str, &str); 4] = [
     ("print", "print(2**100)"),
-    ("numpy_solve", "import numpy as np\nprint(np.linalg.solve([[3, 1], [1, 2]], [9, 8]))"),
-    ("sympy_integrate", "import sympy as sp\nx = sp.symbols('x')\nprint(sp.integrate(x**2 * sp.sin(x), x))"),
-    ("fractions", "from fractions import Fraction\nprint(sum(Fraction(1, n) for n in range(1, 30)))"),
+    (
+        "numpy_solve",
+        "import numpy as np\nprint(np.linalg.solve([[3, 1], [1, 2]], [9, 8]))",
+    ),
+    (
+        "sympy_integrate",
+        "import sympy as sp\nx = sp.symbols('x')\nprint(sp.integrate(x**2 * sp.sin(x), x))",
+    ),
+    (
+        "fractions",
+        "from fractions import Fraction\nprint(sum(Fraction(1, n) for n in range(1, 30)))",
+    ),
 ];
 
 const EMPTY: &str = r#"(module (func (export "_start")) (memory (export "memory") 1))"#;
@@ -57,7 +66,10 @@ fn bench(c: &mut Criterion) {
     g.sample_size(50);
     for (name, code) in PROGRAMS {
         let params = json!({ "code": code });
-        assert!(py.call(&params, &ctx).is_ok(), "{name}: execute_python failed");
+        assert!(
+            py.call(&params, &ctx).is_ok(),
+            "{name}: execute_python failed"
+        );
         g.bench_function(format!("execute_python_{name}"), |b| {
             b.iter(|| py.call(black_box(&params), &ctx).expect("call"))
         });
@@ -76,7 +88,9 @@ fn bench(c: &mut Criterion) {
             eprintln!("skipping python3_{name}: `{python} -c` cannot run it");
             continue;
         }
-        g.bench_function(format!("python3_{name}"), |b| b.iter(|| native(black_box(code))));
+        g.bench_function(format!("python3_{name}"), |b| {
+            b.iter(|| native(black_box(code)))
+        });
     }
     g.finish();
 }

@@ -22,7 +22,13 @@ fn main() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&guests)
-        .args(["build", "--release", "--locked", "--target", "wasm32-wasip1"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--target",
+            "wasm32-wasip1",
+        ])
         .args(["-p", "echo"])
         .env("CARGO_TARGET_DIR", &target_dir)
         // The outer build's flags are for the host, not for wasm32-wasip1.

@@ -228,15 +228,27 @@ fn numpy_default_int_is_32_bits() -> Outcome {
 fn figures_are_png_images() -> Outcome {
     let code = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nplt.figure()\nplt.bar([1, 2], [3, 4])\nf3 = plt.figure()\nplt.close(f3)";
     let env = run("execute_python", json!({ "code": code }), json!({}))?;
-    let figures = env["result"]["figures"].as_array().cloned().unwrap_or_default();
+    let figures = env["result"]["figures"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     ensure(figures.len() == 2, || format!("{env}"))?;
     for f in &figures {
         let b64 = f.as_str().unwrap_or("");
         // base64 of the PNG signature \x89PNG\r\n\x1a\n.
-        ensure(b64.starts_with("iVBORw0KGgo"), || b64.chars().take(40).collect())?;
+        ensure(b64.starts_with("iVBORw0KGgo"), || {
+            b64.chars().take(40).collect()
+        })?;
     }
-    let next = run("execute_python", json!({"code": "import matplotlib.pyplot as plt\nplt.get_fignums()"}), json!({}))?;
-    ensure(next["result"]["result"] == "[]" && next["result"]["figures"] == json!([]), || format!("{next}"))
+    let next = run(
+        "execute_python",
+        json!({"code": "import matplotlib.pyplot as plt\nplt.get_fignums()"}),
+        json!({}),
+    )?;
+    ensure(
+        next["result"]["result"] == "[]" && next["result"]["figures"] == json!([]),
+        || format!("{next}"),
+    )
 }
 
 fn code_test_reports_broken_code_on_every_test() -> Outcome {

@@ -4,7 +4,7 @@
 //! `INSTALLED` last; this module reads that file, and loads `python.wasm` as a reactor snapshotted after
 //! [`DRIVER`] has run (the scientific stack imported, the per-call driver defined).
 
-use beaker_sandbox::{Guest, ReadOnlyDir, Reactor, Sandbox, SandboxError};
+use beaker_sandbox::{Guest, Reactor, ReadOnlyDir, Sandbox, SandboxError};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

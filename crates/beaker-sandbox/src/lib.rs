@@ -32,7 +32,7 @@ mod tool;
 
 pub use error::SandboxError;
 pub use manifest::{Grants, Manifest};
-pub use reactor::{ReadOnlyDir, Reactor};
+pub use reactor::{Reactor, ReadOnlyDir};
 pub use sandbox::{declare_thread_stack, Guest, Outcome, Run, Sandbox, SandboxConfig};
 pub use tool::{load_dir, GuestTool, LoadError};
 

@@ -134,12 +134,17 @@ pub(crate) fn snapshot_reactor(
     futures_executor::block_on(async {
         let instance = linker.instantiate_async(&mut store, &module).await?;
         let init = instance.get_typed_func::<(), ()>(&mut store, "_initialize")?;
-        init.call_async(&mut store, ())
-            .await
-            .map_err(|e| wasmtime::format_err!("{}", said(&format!("_initialize: {}", chain(&e)))))?;
+        init.call_async(&mut store, ()).await.map_err(|e| {
+            wasmtime::format_err!("{}", said(&format!("_initialize: {}", chain(&e))))
+        })?;
         let status = turn_async(&mut store, &instance, reactor.init.as_bytes())
             .await
-            .map_err(|e| wasmtime::format_err!("{}", said(&format!("the start-up code trapped: {}", chain(&e)))))?;
+            .map_err(|e| {
+                wasmtime::format_err!(
+                    "{}",
+                    said(&format!("the start-up code trapped: {}", chain(&e)))
+                )
+            })?;
         if status != 0 {
             return Err(wasmtime::format_err!(
                 "{}",

@@ -2,7 +2,7 @@ use crate::cache::ModuleCache;
 use crate::error::{chain, SandboxError};
 use crate::manifest::Grants;
 use crate::pipe::CappedPipe;
-use crate::reactor::{add_closed_door, open_dirs, snapshot_reactor, ReadOnlyDir, Reactor};
+use crate::reactor::{add_closed_door, open_dirs, snapshot_reactor, Reactor, ReadOnlyDir};
 use crate::snapshot::snapshot;
 use crate::store::{charge_host_call, sealed_wasi, Limiter, State, MAX_TABLE_ELEMENTS};
 use beaker_core::{CallContext, CancelReason, CancelToken, Limits, Usage, UsageSlot};
@@ -183,8 +183,9 @@ impl Sandbox {
         let mut linker = Linker::<State>::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)
             .map_err(|e| SandboxError::Internal(format!("cannot link WASI: {}", chain(&e))))?;
-        add_closed_door(&mut linker)
-            .map_err(|e| SandboxError::Internal(format!("cannot link host::call: {}", chain(&e))))?;
+        add_closed_door(&mut linker).map_err(|e| {
+            SandboxError::Internal(format!("cannot link host::call: {}", chain(&e)))
+        })?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
         {
             let engine = engine.weak();
