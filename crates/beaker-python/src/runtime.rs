@@ -148,3 +148,72 @@ impl Installed {
         Ok(sandbox.load_reactor(&self.reactor())?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Installed, RuntimeError};
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("beaker-runtime-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("temp dir");
+        d
+    }
+
+    #[test]
+    fn a_folder_without_installed_is_not_installed_and_says_how_to_install() {
+        let d = temp("empty");
+        let e = Installed::read(&d).expect_err("nothing is installed");
+        assert!(matches!(e, RuntimeError::NotInstalled { .. }), "{e}");
+        assert!(
+            e.to_string().contains("scripts/install-python-runtime.py"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_install_is_named() {
+        let d = temp("damaged");
+        std::fs::write(d.join("INSTALLED"), "not json").expect("write");
+        let e = Installed::read(&d).expect_err("damaged");
+        assert!(matches!(e, RuntimeError::Damaged { .. }), "{e}");
+        assert!(e.to_string().contains("--force"), "{e}");
+        let stamp = r#"{"version": "0.1.0", "python": "3.15.0", "python_wasm_sha256": "00", "stdlib_zip": "python315.zip"}"#;
+        std::fs::write(d.join("INSTALLED"), stamp).expect("write");
+        let e = Installed::read(&d).expect_err("no python.wasm");
+        assert!(e.to_string().contains("python.wasm is missing"), "{e}");
+    }
+
+    #[test]
+    fn another_version_is_not_this_one() {
+        let d = temp("other");
+        let stamp = r#"{"version": "0.0.9", "python": "3.14.0", "python_wasm_sha256": "00", "stdlib_zip": "python314.zip"}"#;
+        std::fs::write(d.join("INSTALLED"), stamp).expect("write");
+        assert!(matches!(
+            Installed::read(&d),
+            Err(RuntimeError::NotInstalled { .. })
+        ));
+    }
+
+    #[test]
+    fn the_reactor_preopens_the_stdlib_then_matplotlib_data_under_the_zip() {
+        let d = temp("layout");
+        std::fs::create_dir_all(d.join("mpl-data")).expect("mkdir");
+        let i = Installed {
+            dir: d.clone(),
+            python: "3.15.0".into(),
+            python_wasm_sha256: "ab".into(),
+            stdlib_zip: "python315.zip".into(),
+        };
+        let r = i.reactor();
+        let guests: Vec<&str> = r.dirs.iter().map(|d| d.guest.as_str()).collect();
+        assert_eq!(
+            guests,
+            [
+                "/usr/local/lib",
+                "/usr/local/lib/python315.zip/matplotlib/mpl-data"
+            ]
+        );
+        assert_eq!(r.identity, "ab");
+    }
+}

@@ -15,7 +15,10 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
             "type": "object",
             "properties": {
                 "code": {"type": "string", "description": "Python source; the value of a final expression is returned as `result`."},
-                "stdin": {"type": ["string", "null"], "description": "Text the program reads from standard input."}
+                "stdin": {"type": ["string", "null"], "description": "Text the program reads from standard input."},
+                "session": {"type": ["string", "null"], "minLength": 1, "maxLength": 128,
+                            "description": "Keep one interpreter across the calls that name this session: variables, functions and imports carry over, like a notebook kernel. Opened by its first call."},
+                "end_session": {"type": "boolean", "description": "End the session after this call (needs `session`)."}
             },
             "required": ["code"],
             "additionalProperties": false

@@ -12,6 +12,7 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 
 #[derive(Default)]
 struct Buffer {
+    cap: usize,
     kept: Vec<u8>,
     /// Every byte written, kept or not.
     total: u64,
@@ -20,7 +21,6 @@ struct Buffer {
 /// An output pipe that keeps at most `cap` bytes; cloning shares the buffer.
 #[derive(Clone)]
 pub(crate) struct CappedPipe {
-    cap: usize,
     buf: Arc<Mutex<Buffer>>,
 }
 
@@ -42,17 +42,29 @@ impl Captured {
 impl CappedPipe {
     pub(crate) fn new(cap: usize) -> Self {
         CappedPipe {
-            cap,
-            buf: Arc::default(),
+            buf: Arc::new(Mutex::new(Buffer {
+                cap,
+                ..Buffer::default()
+            })),
         }
     }
 
     fn push(&self, bytes: &[u8]) {
         if let Ok(mut b) = self.buf.lock() {
             b.total = b.total.saturating_add(bytes.len() as u64);
-            let room = self.cap.saturating_sub(b.kept.len());
+            let room = b.cap.saturating_sub(b.kept.len());
             let take = room.min(bytes.len());
             b.kept.extend_from_slice(&bytes[..take]);
+        }
+    }
+
+    /// Empties the pipe and sets a new cap (a session's next turn).
+    pub(crate) fn reset(&self, cap: usize) {
+        if let Ok(mut b) = self.buf.lock() {
+            *b = Buffer {
+                cap,
+                ..Buffer::default()
+            };
         }
     }
 
@@ -65,7 +77,14 @@ impl CappedPipe {
     pub(crate) fn take(&self) -> Captured {
         match self.buf.lock() {
             Ok(mut b) => {
-                let b = std::mem::take(&mut *b);
+                let cap = b.cap;
+                let b = std::mem::replace(
+                    &mut *b,
+                    Buffer {
+                        cap,
+                        ..Buffer::default()
+                    },
+                );
                 Captured {
                     bytes: b.kept,
                     total: b.total,

@@ -89,14 +89,19 @@ struct Slots {
 impl Slots {
     /// Waits for a slot, giving up when `cancel` is set.
     fn acquire(&self, cancel: Option<&CancelToken>) -> Option<SlotGuard<'_>> {
+        self.take(cancel).then_some(SlotGuard(self))
+    }
+
+    /// Waits for a slot and takes it (to be given back with [`Slots::give`]); false when `cancel` was set.
+    fn take(&self, cancel: Option<&CancelToken>) -> bool {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if cancel.is_some_and(|c| c.reason().is_some()) {
-                return None;
+                return false;
             }
             if *free > 0 {
                 *free -= 1;
-                return Some(SlotGuard(self));
+                return true;
             }
             free = self
                 .freed
@@ -105,15 +110,28 @@ impl Slots {
                 .unwrap_or_else(|p| p.into_inner().0);
         }
     }
+
+    fn give(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        *free += 1;
+        self.freed.notify_one();
+    }
 }
 
 struct SlotGuard<'a>(&'a Slots);
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        let mut free = self.0.free.lock().unwrap_or_else(|p| p.into_inner());
-        *free += 1;
-        self.0.freed.notify_one();
+        self.0.give();
+    }
+}
+
+/// A pool slot held for as long as a [`Session`] lives.
+struct OwnedSlot(Arc<Inner>);
+
+impl Drop for OwnedSlot {
+    fn drop(&mut self) {
+        self.0.slots.give();
     }
 }
 
@@ -162,8 +180,11 @@ impl Sandbox {
         let n = config.pool_size.max(1);
         let max_memory = usize::try_from(config.max_memory_bytes.min(4 << 30))
             .map_err(|_| SandboxError::Internal("max_memory_bytes does not fit".into()))?;
+        // A store that uses the exception-handling proposal (the CPython guest does) also takes a GC heap,
+        // which the pool backs with a linear memory of its own: two memories per slot.
         pool.total_core_instances(n)
-            .total_memories(n)
+            .total_memories(2 * n)
+            .total_gc_heaps(n)
             .total_tables(n)
             // Async stacks are used only while snapshotting a module with wizer.
             .total_stacks(n)
@@ -464,6 +485,40 @@ impl Guest {
             });
         };
         let start = Instant::now();
+        let (mut store, stdout, stderr, scratch) = self.new_store(run)?;
+        arm(&mut store, run, start)?;
+        let result = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|instance| match &self.entry {
+                Entry::Command => instance
+                    .get_typed_func::<(), ()>(&mut store, "_start")?
+                    .call(&mut store, ()),
+                Entry::Turn(source) => {
+                    exit_status(crate::reactor::turn(&mut store, &instance, source)?)
+                }
+            });
+        let done = self.finish(result, &store, &stdout, &stderr, &run.limits, start);
+        drop(store);
+        drop(scratch);
+        done
+    }
+
+    /// A store for one run (or a session): sealed WASI with the run's seed and stdin, capped stdout and
+    /// stderr, the reactor's read-only folders then the run's grants, the memory limiter and the fuel hook.
+    #[allow(clippy::type_complexity)]
+    fn new_store(
+        &self,
+        run: &Run<'_>,
+    ) -> Result<
+        (
+            Store<State>,
+            CappedPipe,
+            CappedPipe,
+            Option<crate::manifest::Scratch>,
+        ),
+        SandboxError,
+    > {
         let limits = &run.limits;
         let stdout =
             CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
@@ -476,7 +531,7 @@ impl Guest {
         open_dirs(&mut wasi, &self.dirs).map_err(|e| SandboxError::Internal(chain(&e)))?;
         let scratch = run.grants.open(&mut wasi)?;
         let mut store = Store::new(
-            &inner.engine,
+            &self.sandbox.inner.engine,
             State {
                 wasi: wasi.build_p1(),
                 limiter: Limiter::new(limits.max_memory_bytes),
@@ -486,40 +541,19 @@ impl Guest {
         );
         store.limiter(|s| &mut s.limiter);
         store.call_hook(charge_host_call);
-        store
-            .set_fuel(limits.max_fuel)
-            .map_err(|e| SandboxError::Internal(chain(&e)))?;
-        let deadline = start + Duration::from_millis(limits.timeout_ms);
-        let cancel = run.cancel.clone();
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            if cancel
-                .as_ref()
-                .is_some_and(|c| c.reason() == Some(CancelReason::Cancelled))
-            {
-                return Err(wasmtime::Error::new(Stop::Cancelled));
-            }
-            if Instant::now() >= deadline
-                || cancel
-                    .as_ref()
-                    .is_some_and(|c| c.reason() == Some(CancelReason::Timeout))
-            {
-                return Err(wasmtime::Error::new(Stop::Deadline));
-            }
-            Ok(UpdateDeadline::Continue(1))
-        });
-        let result = self
-            .pre
-            .instantiate(&mut store)
-            .and_then(|instance| match &self.entry {
-                Entry::Command => instance
-                    .get_typed_func::<(), ()>(&mut store, "_start")?
-                    .call(&mut store, ()),
-                Entry::Turn(source) => match crate::reactor::turn(&mut store, &instance, source)? {
-                    0 => Ok(()),
-                    status => Err(wasmtime::Error::new(I32Exit(status))),
-                },
-            });
+        Ok((store, stdout, stderr, scratch))
+    }
+
+    /// What a run that ended with `result` produced, or the error it is.
+    fn finish(
+        &self,
+        result: wasmtime::Result<()>,
+        store: &Store<State>,
+        stdout: &CappedPipe,
+        stderr: &CappedPipe,
+        limits: &Limits,
+        start: Instant,
+    ) -> Result<Outcome, SandboxError> {
         let fuel_left = store.get_fuel().unwrap_or(0);
         let out = stdout.take();
         let err = stderr.take();
@@ -530,8 +564,6 @@ impl Guest {
             output_bytes: out.total.saturating_add(err.total),
         };
         let refused = store.data().limiter.refused;
-        drop(store);
-        drop(scratch);
         let status = match result {
             Ok(()) => 0,
             Err(e) => match e.downcast_ref::<I32Exit>() {
@@ -562,6 +594,38 @@ impl Guest {
         })
     }
 
+    /// Opens a [`Session`]: one instance of this reactor guest kept across turns, holding a pool slot until
+    /// it is dropped. `run` gives the seed and the memory limit; its input is not used.
+    pub fn open_session(&self, run: &Run<'_>) -> Result<Session, SandboxError> {
+        if matches!(self.entry, Entry::Command) {
+            return Err(SandboxError::Internal(format!(
+                "`{}` is a WASI command: only reactor guests keep sessions",
+                self.name
+            )));
+        }
+        let inner = &self.sandbox.inner;
+        if !inner.slots.take(run.cancel.as_ref()) {
+            return Err(SandboxError::Cancelled {
+                usage: Usage::default(),
+            });
+        }
+        let slot = OwnedSlot(inner.clone());
+        let (mut store, stdout, stderr, scratch) = self.new_store(run)?;
+        arm(&mut store, run, Instant::now())?;
+        let instance = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| self.classify(&e, false, &run.limits, &[], Usage::default()))?;
+        Ok(Session {
+            guest: self.clone(),
+            store,
+            instance,
+            stdout,
+            stderr,
+            _scratch: scratch,
+            _slot: slot,
+        })
+    }
     /// Turns a trap or a host error into the error the caller sees.
     fn classify(
         &self,
@@ -615,4 +679,110 @@ impl Guest {
 /// A guest's stderr as a message: lossy UTF-8, trimmed.
 fn stderr_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim().to_string()
+}
+
+/// A reactor's `turn` status as a run result: 0 is a normal end, anything else an exit with that status.
+fn exit_status(status: i32) -> wasmtime::Result<()> {
+    match status {
+        0 => Ok(()),
+        status => Err(wasmtime::Error::new(I32Exit(status))),
+    }
+}
+
+/// Sets a store's fuel and arms its deadline and cancellation for one run starting at `start`.
+fn arm(store: &mut Store<State>, run: &Run<'_>, start: Instant) -> Result<(), SandboxError> {
+    let limits = &run.limits;
+    store
+        .set_fuel(limits.max_fuel)
+        .map_err(|e| SandboxError::Internal(chain(&e)))?;
+    let deadline = start + Duration::from_millis(limits.timeout_ms);
+    let cancel = run.cancel.clone();
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(move |_| {
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.reason() == Some(CancelReason::Cancelled))
+        {
+            return Err(wasmtime::Error::new(Stop::Cancelled));
+        }
+        if Instant::now() >= deadline
+            || cancel
+                .as_ref()
+                .is_some_and(|c| c.reason() == Some(CancelReason::Timeout))
+        {
+            return Err(wasmtime::Error::new(Stop::Deadline));
+        }
+        Ok(UpdateDeadline::Continue(1))
+    });
+    Ok(())
+}
+
+/// One instance of a reactor guest kept across turns, like a notebook kernel: what a turn defines, the next
+/// sees. Each turn has its own limits (fuel, deadline, output caps, the memory limit for growth); the
+/// instance holds a pool slot until the session is dropped. After a turn that failed for any reason but a
+/// normal exception report (a trap, a limit, a cancellation), the interpreter's state is not trustworthy:
+/// callers end the session.
+pub struct Session {
+    guest: Guest,
+    store: Store<State>,
+    instance: wasmtime::Instance,
+    stdout: CappedPipe,
+    stderr: CappedPipe,
+    _scratch: Option<crate::manifest::Scratch>,
+    _slot: OwnedSlot,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("guest", &self.guest.name)
+            .finish()
+    }
+}
+
+impl Session {
+    /// Runs `source` in the session's interpreter under `run`'s limits (its input is not used: a reactor's
+    /// turn takes what it needs from `source`).
+    pub fn turn(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {
+        let need = self.guest.sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
+        if STACK.with(|s| s.get()) >= need {
+            return self.turn_here(source, run);
+        }
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("beaker-guest".into())
+                .stack_size(need + STACK_MARGIN)
+                .spawn_scoped(s, || {
+                    declare_thread_stack(need + STACK_MARGIN);
+                    self.turn_here(source, run)
+                })
+                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
+                .join()
+                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
+        })
+    }
+
+    fn turn_here(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {
+        let limits = &run.limits;
+        self.stdout
+            .reset(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
+        self.stderr.reset(STDERR_CAP);
+        {
+            let state = self.store.data_mut();
+            state.charged_output = 0;
+            state.limiter.set_limit(limits.max_memory_bytes);
+        }
+        let start = Instant::now();
+        arm(&mut self.store, run, start)?;
+        let result =
+            crate::reactor::turn(&mut self.store, &self.instance, source).and_then(exit_status);
+        self.guest.finish(
+            result,
+            &self.store,
+            &self.stdout,
+            &self.stderr,
+            limits,
+            start,
+        )
+    }
 }

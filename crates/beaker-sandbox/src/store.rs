@@ -63,6 +63,12 @@ impl Limiter {
             refused: false,
         }
     }
+
+    /// A new limit for a session's next turn (memory already held stays; only growth is checked).
+    pub(crate) fn set_limit(&mut self, limit: u64) {
+        self.limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        self.refused = false;
+    }
 }
 
 /// Table elements a guest may grow to (function tables of big interpreters have tens of thousands).
