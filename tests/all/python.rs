@@ -87,7 +87,7 @@ fn program(dir: &str, case: &Value) -> Outcome {
 
 fn same_call_same_bytes_and_seeds_matter() -> Outcome {
     let e = engine()?;
-    let code = "import random, time\n[random.random() for _ in range(3)], time.time(), hash('abc') == hash('abc')";
+    let code = "import random, time\nimport numpy as np\n[random.random() for _ in range(3)], np.random.rand(), np.random.default_rng().random(), time.time(), hash('abc') == hash('abc')";
     let call = |seed: u64| {
         let mut c = ToolCall::new("execute_python", json!({ "code": code }));
         c.seed = Some(seed);
@@ -100,9 +100,24 @@ fn same_call_same_bytes_and_seeds_matter() -> Outcome {
     ensure(a.usage.map(|u| u.fuel) == b.usage.map(|u| u.fuel), || {
         "fuel differs between identical calls".into()
     })?;
-    ensure(a.result != c.result, || {
-        format!("seeds 1 and 2 gave the same random numbers: {a:?}")
-    })
+    // Every generator (random, numpy's global state, a fresh default_rng) follows the seed.
+    let parts = |env: &beaker::Envelope| -> Vec<String> {
+        env.result
+            .as_ref()
+            .and_then(|r| r["result"].as_str())
+            .unwrap_or("")
+            .split(", ")
+            .map(str::to_string)
+            .collect()
+    };
+    let (pa, pc) = (parts(&a), parts(&c));
+    ensure(pa.len() == pc.len() && pa.len() >= 7, || format!("{a:?}"))?;
+    for i in [0, 3, 4] {
+        ensure(pa[i] != pc[i], || {
+            format!("seeds 1 and 2 gave the same value at {i}: {a:?}")
+        })?;
+    }
+    Ok(())
 }
 
 fn code_test_isolates_tests() -> Outcome {
