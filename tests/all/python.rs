@@ -324,6 +324,53 @@ fn a_session_that_hits_a_limit_is_ended() -> Outcome {
     ensure(again["result"]["result"] == "False", || format!("{again}"))
 }
 
+/// A call queued behind the call that ended its session says so, instead of running on the dropped
+/// interpreter.
+fn a_call_waiting_behind_the_end_of_its_session_is_told() -> Outcome {
+    let name = "python-tests-waiting";
+    run(
+        "execute_python",
+        json!({"code": "z = 1", "session": name}),
+        json!({}),
+    )?;
+    let spin = std::thread::spawn(move || {
+        run(
+            "execute_python",
+            json!({"code": "while True: pass", "session": name}),
+            json!({"max_fuel": 5_000_000_000u64}),
+        )
+    });
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let waiting = run(
+        "execute_python",
+        json!({"code": "z", "session": name}),
+        json!({}),
+    )?;
+    let spun = spin
+        .join()
+        .map_err(|_| "the spinning call panicked".to_string())??;
+    ensure(spun["error_kind"] == "limit_exceeded", || format!("{spun}"))?;
+    let msg = waiting["error"].as_str().unwrap_or("");
+    // Waiting on the session, or (when the engine's workers were busy and it reached the tool later) told
+    // by the name's tombstone: either way it names why the session ended.
+    ensure(
+        msg.contains("was ended") && msg.contains("max_fuel"),
+        || format!("{waiting}"),
+    )?;
+    // Then the name is free (after its tombstone, if the waiting call did not take it).
+    run(
+        "execute_python",
+        json!({"code": "1", "session": name}),
+        json!({}),
+    )?;
+    let fresh = run(
+        "execute_python",
+        json!({"code": "'z' in globals()", "session": name, "end_session": true}),
+        json!({}),
+    )?;
+    ensure(fresh["result"]["result"] == "False", || format!("{fresh}"))
+}
+
 /// `end_session` without `session` is refused, and so is a session name too long.
 fn session_params_are_checked() -> Outcome {
     let a = run(
@@ -439,6 +486,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("python::sessions", || {
             sessions_keep_state_until_ended()?;
             a_session_that_hits_a_limit_is_ended()?;
+            a_call_waiting_behind_the_end_of_its_session_is_told()?;
             session_params_are_checked()
         }),
         Trial::test(

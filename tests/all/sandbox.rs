@@ -162,6 +162,7 @@ fn pool_exhaustion_queues_instead_of_failing() -> Outcome {
     use beaker_sandbox::{Run, Sandbox, SandboxConfig};
     let sandbox = Sandbox::new(SandboxConfig {
         pool_size: 2,
+        max_sessions: 0,
         ..Default::default()
     })
     .map_err(|e| e.to_string())?;

@@ -96,8 +96,8 @@ limits! {
     max_evaluations: u64 = 10_000_000, max 1_000_000_000;
     /// WebAssembly fuel a sandboxed guest may burn (one unit per guest instruction, 1,000 per host call, 1 per
     /// output byte). Unlike the wall-clock timeout it is deterministic: a replayed call stops at the same
-    /// instruction. Default 2·10^10: the Python guest burns about 5·10^9 a second on the 2-core reference
-    /// machine, so a runaway loop stops on fuel after ~4 s, inside the 10 s timeout even on a loaded machine.
+    /// instruction. Default 2·10^10: the CPython guest burns about 8.6·10^9 a second on the 2-core reference
+    /// machine, so a runaway loop stops on fuel after ~2.3 s, inside the 10 s timeout even on a loaded machine.
     max_fuel: u64 = 20_000_000_000, max 1_000_000_000_000;
     /// Bytes of linear memory a sandboxed guest may use, its initial image included. Default 512 MiB.
     max_memory_bytes: u64 = 512 << 20, max 4 << 30;

@@ -70,8 +70,8 @@ impl Runtime {
 /// error naming the install command when it is not installed).
 pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     let runtime = Runtime::load(sandbox);
-    // Each open session holds a pool slot: half the pool stays for calls without one.
-    let cap = (sandbox.config().pool_size as usize / 2).max(1);
+    // Each open session holds one of the sandbox's session slots.
+    let cap = sandbox.config().max_sessions as usize;
     Ok(vec![
         Arc::new(ExecutePython::new(runtime.clone()).with_session_cap(cap)),
         Arc::new(CodeTest::new(runtime)),
@@ -141,6 +141,13 @@ impl ExecutePython {
         let run = Run::for_call(b"", limits, ctx);
         let slot = self.sessions.slot(name);
         let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(why) = &slot.ended {
+            // This call waited behind the one that ended the session.
+            return Err(ToolError::new(
+                ErrorKind::ToolError,
+                format!("session `{name}` was ended while this call waited for it: {why}"),
+            ));
+        }
         if slot.session.is_none() {
             match guest.open_session(&run) {
                 Ok(s) => slot.session = Some(s),
@@ -162,9 +169,9 @@ impl ExecutePython {
         );
         let outcome = session.turn(source.as_bytes(), &run);
         slot.last_used = Instant::now();
-        drop(slot);
         match outcome {
             Ok(o) => {
+                drop(slot);
                 ctx.usage.record(o.usage);
                 report(o)
             }
@@ -173,8 +180,11 @@ impl ExecutePython {
                     ctx.usage.record(u);
                 }
                 // A trap, a limit or a stop mid-turn leaves the interpreter in an unknown state.
-                self.sessions
-                    .end(name, format!("a call failed in it ({e})"));
+                let why = format!("a call failed in it ({e})");
+                slot.session = None;
+                slot.ended = Some(why.clone());
+                drop(slot);
+                self.sessions.end(name, why);
                 let mut err = ToolError::from(e);
                 err.message = format!("{} (session `{name}` was ended)", err.message);
                 Err(err)

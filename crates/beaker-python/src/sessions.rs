@@ -20,10 +20,12 @@ pub const MAX_NAME_BYTES: usize = 128;
 /// Ended sessions whose reason is remembered (oldest forgotten first).
 const REMEMBERED: usize = 4096;
 
-/// One open session: its instance (taken while a turn runs) and when it was last used.
+/// One open session: its instance, when it was last used, and why it ended once it has (calls that were
+/// waiting for it then answer with that reason instead of running on a dropped interpreter).
 pub(crate) struct Slot {
     pub(crate) session: Option<Session>,
     pub(crate) last_used: Instant,
+    pub(crate) ended: Option<String>,
 }
 
 /// The open sessions of one tool, and why recent ones ended.
@@ -81,18 +83,22 @@ impl Sessions {
     /// is reached, the least recently used idle one.
     pub(crate) fn slot(&self, name: &str) -> Arc<Mutex<Slot>> {
         let now = Instant::now();
-        let mut expired = Vec::new();
-        let mut evicted = None;
+        let mut ended = Vec::new();
         let slot = {
             let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
             // A slot whose lock is held is running a turn: never expired or evicted under it.
-            let idle_since = |s: &Arc<Mutex<Slot>>| s.try_lock().ok().map(|s| s.last_used);
-            open.retain(|n, s| match idle_since(s) {
-                Some(t) if now.duration_since(t) > IDLE => {
-                    expired.push(n.clone());
-                    false
+            open.retain(|n, s| {
+                let Ok(mut slot) = s.try_lock() else {
+                    return true;
+                };
+                if now.duration_since(slot.last_used) <= IDLE {
+                    return true;
                 }
-                _ => true,
+                let why = format!("it was idle for more than {} s", IDLE.as_secs());
+                slot.session = None;
+                slot.ended = Some(why.clone());
+                ended.push((n.clone(), why));
+                false
             });
             if let Some(s) = open.get(name) {
                 s.clone()
@@ -100,35 +106,32 @@ impl Sessions {
                 if open.len() >= self.cap {
                     let lru = open
                         .iter()
-                        .filter_map(|(n, s)| idle_since(s).map(|t| (t, n.clone())))
+                        .filter_map(|(n, s)| s.try_lock().ok().map(|s| (s.last_used, n.clone())))
                         .min();
                     if let Some((_, n)) = lru {
-                        open.remove(&n);
-                        evicted = Some(n);
+                        if let Some(s) = open.remove(&n) {
+                            let why = format!(
+                                "{} sessions were open (the cap) and it was the least recently used",
+                                self.cap
+                            );
+                            let mut slot = s.lock().unwrap_or_else(|p| p.into_inner());
+                            slot.session = None;
+                            slot.ended = Some(why.clone());
+                            ended.push((n, why));
+                        }
                     }
                 }
                 let s = Arc::new(Mutex::new(Slot {
                     session: None,
                     last_used: now,
+                    ended: None,
                 }));
                 open.insert(name.to_string(), s.clone());
                 s
             }
         };
-        for n in expired {
-            self.end(
-                &n,
-                format!("it was idle for more than {} s", IDLE.as_secs()),
-            );
-        }
-        if let Some(n) = evicted {
-            self.end(
-                &n,
-                format!(
-                    "{} sessions were open (the cap) and it was the least recently used",
-                    self.cap
-                ),
-            );
+        for (n, why) in ended {
+            self.end(&n, why);
         }
         slot
     }

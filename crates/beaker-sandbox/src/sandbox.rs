@@ -24,6 +24,9 @@ pub struct SandboxConfig {
     /// Guest instances alive at once (the pool's size). Runs beyond it wait for a slot. Default: twice the
     /// number of cores, at least 4.
     pub pool_size: u32,
+    /// Sessions (instances kept across runs, [`Session`]) open at once, on pool slots of their own so that
+    /// open sessions never take the slots of ordinary runs. Default 32; 0 disables sessions.
+    pub max_sessions: u32,
     /// The largest linear memory any run may be granted (`Limits::max_memory_bytes` is capped by it).
     /// Each pool slot reserves this much address space (not memory). Default 4 GiB, the wasm32 maximum.
     pub max_memory_bytes: u64,
@@ -45,6 +48,7 @@ impl Default for SandboxConfig {
             .unwrap_or(2) as u32;
         SandboxConfig {
             pool_size: (2 * cores).max(4),
+            max_sessions: 32,
             max_memory_bytes: 4 << 30,
             max_wasm_stack: 8 << 20,
             cache_dir: default_cache_dir(),
@@ -126,12 +130,12 @@ impl Drop for SlotGuard<'_> {
     }
 }
 
-/// A pool slot held for as long as a [`Session`] lives.
+/// A session's pool slot, held for as long as the [`Session`] lives.
 struct OwnedSlot(Arc<Inner>);
 
 impl Drop for OwnedSlot {
     fn drop(&mut self) {
-        self.0.slots.give();
+        self.0.session_slots.give();
     }
 }
 
@@ -150,6 +154,7 @@ pub(crate) struct Inner {
     pub(crate) config: SandboxConfig,
     pub(crate) cache: ModuleCache,
     slots: Slots,
+    session_slots: Slots,
     ticker_stop: Arc<AtomicBool>,
 }
 
@@ -177,7 +182,8 @@ impl Sandbox {
     /// A sandbox with its own engine, pool and ticker thread.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
         let mut pool = PoolingAllocationConfig::new();
-        let n = config.pool_size.max(1);
+        let runs = config.pool_size.max(1);
+        let n = runs + config.max_sessions;
         let max_memory = usize::try_from(config.max_memory_bytes.min(4 << 30))
             .map_err(|_| SandboxError::Internal("max_memory_bytes does not fit".into()))?;
         // A store that uses the exception-handling proposal (the CPython guest does) also takes a GC heap,
@@ -229,7 +235,11 @@ impl Sandbox {
             inner: Arc::new(Inner {
                 cache: ModuleCache::new(config.cache_dir.clone()),
                 slots: Slots {
-                    free: Mutex::new(n),
+                    free: Mutex::new(runs),
+                    freed: Condvar::new(),
+                },
+                session_slots: Slots {
+                    free: Mutex::new(config.max_sessions),
                     freed: Condvar::new(),
                 },
                 engine,
@@ -594,8 +604,8 @@ impl Guest {
         })
     }
 
-    /// Opens a [`Session`]: one instance of this reactor guest kept across turns, holding a pool slot until
-    /// it is dropped. `run` gives the seed and the memory limit; its input is not used.
+    /// Opens a [`Session`]: one instance of this reactor guest kept across turns, holding one of the
+    /// `max_sessions` session slots until it is dropped (waiting for one when all are held). `run` gives the seed and the memory limit; its input is not used.
     pub fn open_session(&self, run: &Run<'_>) -> Result<Session, SandboxError> {
         if matches!(self.entry, Entry::Command) {
             return Err(SandboxError::Internal(format!(
@@ -604,7 +614,12 @@ impl Guest {
             )));
         }
         let inner = &self.sandbox.inner;
-        if !inner.slots.take(run.cancel.as_ref()) {
+        if inner.config.max_sessions == 0 {
+            return Err(SandboxError::Internal(
+                "sessions are disabled (max_sessions = 0)".into(),
+            ));
+        }
+        if !inner.session_slots.take(run.cancel.as_ref()) {
             return Err(SandboxError::Cancelled {
                 usage: Usage::default(),
             });
