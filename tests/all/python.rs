@@ -418,6 +418,93 @@ fn two_hundred_calls_in_flight() -> Outcome {
     Ok(())
 }
 
+/// `files` are readable by name (pandas, open, os.listdir); what the code writes in /work or /tmp (open,
+/// numpy, a matplotlib savefig) comes back through `fetch_files`; nothing outlives the call.
+fn files_in_and_out() -> Outcome {
+    let code = "import os\nimport numpy as np, pandas as pd\nimport matplotlib.pyplot as plt\n\
+        df = pd.read_csv('data.csv')\n\
+        with open('out.txt', 'w') as f:\n    f.write(str(int(df['b'].sum())))\n\
+        np.savetxt('/tmp/a.txt', np.array([1.5, 2.5]))\n\
+        plt.plot(df['a'], df['b'])\nplt.savefig('plot.png')\nplt.close('all')\n\
+        open('raw.bin', 'rb').read(), sorted(os.listdir('.')), os.path.exists('data.csv'), os.getcwd()";
+    let env = run(
+        "execute_python",
+        json!({"code": code, "files": {"data.csv": "a,b\n1,2\n3,4\n", "raw.bin": {"base64": "AAEC"}},
+               "fetch_files": ["out.txt", "/tmp/a.txt", "plot.png", "missing.txt"]}),
+        json!({}),
+    )?;
+    let r = &env["result"];
+    ensure(r["exception"].is_null(), || format!("{env}"))?;
+    ensure(
+        r["result"] == "(b'\\x00\\x01\\x02', ['data.csv', 'out.txt', 'plot.png', 'raw.bin'], True, '/work')",
+        || format!("{}", r["result"]),
+    )?;
+    ensure(r["files"]["out.txt"] == "Ng==", || {
+        format!("{}", r["files"])
+    })?;
+    // base64 of "1.500000000000000000e+00" (24 bytes: a whole number of base64 groups).
+    let a = r["files"]["/tmp/a.txt"].as_str().unwrap_or("");
+    ensure(a.starts_with("MS41MDAwMDAwMDAwMDAwMDAwMDBlKzAw"), || {
+        a.to_string()
+    })?;
+    let png = r["files"]["plot.png"].as_str().unwrap_or("");
+    ensure(png.starts_with("iVBORw0KGgo"), || {
+        png.chars().take(30).collect()
+    })?;
+    ensure(r["files_omitted"][0]["name"] == "missing.txt", || {
+        format!("{}", r["files_omitted"])
+    })?;
+    ensure(r["figures"] == json!([]), || {
+        "a closed figure came back".to_string()
+    })?;
+    let next = run(
+        "execute_python",
+        json!({"code": "import os\nos.listdir('.')"}),
+        json!({}),
+    )?;
+    ensure(next["result"]["result"] == "[]", || format!("{next}"))
+}
+
+/// The scratch folder is bounded (an `OSError` the code sees), and bad `files` are `invalid_params`.
+fn files_are_bounded_and_checked() -> Outcome {
+    let env = run(
+        "execute_python",
+        json!({"code": "with open('big.bin', 'wb') as f:\n    for _ in range(100):\n        f.write(b'x' * 2**20)"}),
+        json!({}),
+    )?;
+    ensure(env["result"]["exception"]["type"] == "OSError", || {
+        format!("{env}")
+    })?;
+    for files in [
+        json!([1]),
+        json!({"a": 1}),
+        json!({"a": {"base64": "!!"}}),
+        json!({"": "x"}),
+    ] {
+        let bad = run(
+            "execute_python",
+            json!({"code": "1", "files": files}),
+            json!({}),
+        )?;
+        ensure(bad["error_kind"] == "invalid_params", || format!("{bad}"))?;
+    }
+    let bad = run(
+        "execute_python",
+        json!({"code": "1", "fetch_files": "a"}),
+        json!({}),
+    )?;
+    ensure(bad["error_kind"] == "invalid_params", || format!("{bad}"))?;
+    let outside = run(
+        "execute_python",
+        json!({"code": "1", "files": {"/etc/x": "y"}}),
+        json!({}),
+    )?;
+    ensure(
+        outside["result"]["exception"]["type"] == "ValueError",
+        || format!("{outside}"),
+    )
+}
+
 /// The installer refuses a wheel whose SHA-256 is not the pinned one, and changes nothing.
 fn the_installer_checks_the_wheel() -> Outcome {
     let dir = std::env::temp_dir().join(format!("beaker-install-test-{}", std::process::id()));
@@ -477,6 +564,11 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "python::the_installer_checks_the_wheel",
             the_installer_checks_the_wheel,
+        ),
+        Trial::test("python::files_in_and_out", files_in_and_out),
+        Trial::test(
+            "python::files_are_bounded_and_checked",
+            files_are_bounded_and_checked,
         ),
         Trial::test(
             "python::two_hundred_calls_in_flight",

@@ -309,6 +309,179 @@ def _figures(cap, state):
     return out
 
 
+# The scratch folder: files the code reads and writes under /work (its working directory) or /tmp live in
+# this dict, in the guest's own memory (so `max_memory_bytes` bounds them), never on the host. `open`,
+# `io.open`, `os.stat`, `os.listdir`, `os.remove` and `os.getcwd` see it; every other path goes to the real
+# (read-only) filesystem.
+_VFS = {}
+_VFS_DIRS = ("/work", "/tmp")
+_VFS_LIMITS = {"files": 256, "bytes": 64 << 20}
+_real_open = io.open
+_real_stat = os.stat
+_real_listdir = os.listdir
+_real_remove = os.remove
+_normpath = os.path.normpath
+_isabs = os.path.isabs
+_fspath = os.fspath
+_errno = __import__("errno")
+
+
+def _vpath(file):
+    """The scratch folder's key for `file`, or None when it is not under /work or /tmp."""
+    if _isinstance(file, int):
+        return None
+    try:
+        p = _fspath(file)
+    except TypeError:
+        return None
+    if _isinstance(p, bytes):
+        p = p.decode("utf-8", "surrogateescape")
+    if not _isabs(p):
+        p = "/work/" + p
+    p = _normpath(p)
+    if p.startswith("//"):
+        p = p[1:]
+    for d in _VFS_DIRS:
+        if p == d or p.startswith(d + "/"):
+            return p
+    return None
+
+
+def _vfs_used(excluding=None):
+    return sum(_len(v) for k, v in _VFS.items() if k != excluding)
+
+
+class _VFile(io.BytesIO):
+    """A scratch file while it is open: kept in the folder when closed (or flushed), bounded in size."""
+
+    def __init__(self, path, data, writable):
+        super().__init__(data)
+        self._path = path
+        self._writable = writable
+
+    def writable(self):
+        return self._writable
+
+    def write(self, b):
+        if not self._writable:
+            raise io.UnsupportedOperation("not writable")
+        size = max(_len(self.getbuffer()), self.tell() + _len(b))
+        if size + _vfs_used(self._path) > _VFS_LIMITS["bytes"]:
+            raise OSError(_errno.ENOSPC, "No space left in the sandbox's scratch folder", self._path)
+        return super().write(b)
+
+    def flush(self):
+        if self._writable and not self.closed:
+            _VFS[self._path] = self.getvalue()
+
+    def close(self):
+        self.flush()
+        super().close()
+
+
+def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
+    path = _vpath(file)
+    if path is None:
+        return _real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
+    if path in _VFS_DIRS:
+        raise IsADirectoryError(_errno.EISDIR, "Is a directory", file)
+    kind = mode.replace("b", "").replace("t", "").replace("+", "")
+    writable = kind in ("w", "a", "x") or "+" in mode
+    exists = path in _VFS
+    if kind == "r" and not exists:
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", file)
+    if kind == "x" and exists:
+        raise FileExistsError(_errno.EEXIST, "File exists", file)
+    if writable and not exists and _len(_VFS) >= _VFS_LIMITS["files"]:
+        raise OSError(_errno.ENOSPC, "Too many files in the sandbox's scratch folder", file)
+    data = b"" if kind in ("w", "x") else _VFS.get(path, b"")
+    f = _VFile(path, data, writable)
+    if kind == "a":
+        f.seek(0, 2)
+    if writable:
+        _VFS[path] = f.getvalue()
+    if "b" in mode:
+        return f
+    return io.TextIOWrapper(f, encoding=encoding or "utf-8", errors=errors, newline=newline, write_through=True)
+
+
+def _stat(path, *args, **kwargs):
+    p = _vpath(path)
+    if p is None:
+        return _real_stat(path, *args, **kwargs)
+    if p in _VFS_DIRS:
+        return os.stat_result((0o040755, 0, 0, 2, 0, 0, 0, 0, 0, 0))
+    if p in _VFS:
+        return os.stat_result((0o100644, 0, 0, 1, 0, 0, _len(_VFS[p]), 0, 0, 0))
+    raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
+
+
+def _listdir(path="."):
+    p = _vpath(path)
+    if p is None:
+        return _real_listdir(path)
+    if p not in _VFS_DIRS:
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
+    return sorted(k[_len(p) + 1 :] for k in _VFS if k.startswith(p + "/"))
+
+
+def _remove(path, *args, **kwargs):
+    p = _vpath(path)
+    if p is None:
+        return _real_remove(path, *args, **kwargs)
+    if _VFS.pop(p, None) is None:
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
+
+
+def _install_vfs():
+    builtins.open = io.open = _open
+    os.stat = _stat
+    os.listdir = _listdir
+    os.remove = os.unlink = _remove
+    os.getcwd = lambda: "/work"
+    # numpy's loadtxt/savetxt open files through a table that captured `io.open` when numpy was imported.
+    try:
+        from numpy.lib import _datasource
+
+        _datasource._file_openers._file_openers[None] = _open
+    except BaseException:
+        pass
+
+
+def _load_files(files):
+    """The request's `files` into the scratch folder: name -> text, or {"text": ...} / {"base64": ...}."""
+    for name, content in (files or {}).items():
+        path = _vpath(name)
+        if path is None or path in _VFS_DIRS:
+            raise ValueError("files: " + _repr(name) + " is not a file name under /work or /tmp")
+        if _isinstance(content, dict):
+            if "base64" in content:
+                data = _b64decode(content["base64"])
+            else:
+                data = _str(content.get("text", "")).encode("utf-8")
+        else:
+            data = _str(content).encode("utf-8")
+        _VFS[path] = data
+
+
+def _fetch(names, cap):
+    """`fetch_files`: each name's bytes as base64, within `cap` bytes in all; the rest are named as omitted."""
+    out, omitted = {}, []
+    for name in names or []:
+        path = _vpath(name)
+        data = _VFS.get(path) if path is not None else None
+        if data is None:
+            omitted.append({"name": name, "why": "no such file in /work or /tmp"})
+            continue
+        enc = _b64encode(data).decode("ascii")
+        if _len(enc) > cap:
+            omitted.append({"name": name, "why": "past the output limit (max_output_bytes)"})
+            continue
+        cap -= _len(enc)
+        out[name] = enc
+    return out, omitted
+
+
 def _reseed():
     # Per-call entropy from WASI random_get: the snapshot froze the generators' state.
     _seed(int.from_bytes(_urandom(16), "big"))
@@ -332,6 +505,13 @@ def __beaker_main(session=False, request=None):
     test = req.get("test")
     cap = int(req.get("max_output_bytes") or (1 << 20))
     _reseed()
+    if not session:
+        _VFS.clear()
+    try:
+        _load_files(req.get("files"))
+        files_error = None
+    except BaseException as e:
+        files_error = e
 
     out_budget = [cap, False]
     err_budget = [cap, False]
@@ -359,6 +539,8 @@ def __beaker_main(session=False, request=None):
     phase = None
     _register_source("<code>", code)
     try:
+        if files_error is not None:
+            raise files_error
         body, value = _compile_cell(code)
         _exec(body, g)
         if value is not None:
@@ -381,6 +563,12 @@ def __beaker_main(session=False, request=None):
         figures = _figures(cap, state)
     except BaseException:
         figures = []
+    fetched = None
+    if req.get("fetch_files") is not None:
+        try:
+            fetched = _fetch(req.get("fetch_files"), cap)
+        except BaseException:
+            fetched = ({}, [])
     _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
     _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
     _sys.modules["__main__"] = _DRIVER_MAIN
@@ -393,6 +581,8 @@ def __beaker_main(session=False, request=None):
             "phase": phase,
             "truncated": out_budget[1] or err_budget[1] or state[0],
             "figures": figures,
+            "files": None if fetched is None else fetched[0],
+            "files_omitted": None if fetched is None else fetched[1],
         }
     )
 
@@ -470,6 +660,8 @@ del _code
 
 # What the interpreter set while starting (matplotlib's MPLCONFIGDIR) is not the program's environment.
 os.environ.clear()
+
+_install_vfs()
 
 
 # Everything loaded so far survives every run: move it out of the collector's reach so that a

@@ -329,6 +329,71 @@ fn str_param<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, ToolEr
     }
 }
 
+/// Most files one call may pass in or fetch.
+pub const MAX_FILES: usize = 64;
+
+/// `files`: name → text, or `{"text": ...}` / `{"base64": ...}`, checked here so a bad one is an
+/// `invalid_params` error naming it.
+fn files_param(params: &Value) -> Result<Value, ToolError> {
+    let files = match params.get("files") {
+        None | Some(Value::Null) => return Ok(Value::Null),
+        Some(Value::Object(m)) => m,
+        Some(v) => {
+            return Err(ToolError::invalid_params(format!(
+                "`files` must be an object of file name to content, got {}",
+                beaker_core::json_type(v)
+            )))
+        }
+    };
+    if files.len() > MAX_FILES {
+        return Err(ToolError::limit(format!(
+            "{} files; at most {MAX_FILES} per call",
+            files.len()
+        )));
+    }
+    for (name, content) in files {
+        if name.is_empty() || name.len() > 255 || name.contains('\0') {
+            return Err(ToolError::invalid_params(format!(
+                "files: {name:?} is not a usable file name"
+            )));
+        }
+        let ok = match content {
+            Value::String(_) => true,
+            Value::Object(o) => match (o.get("text"), o.get("base64")) {
+                (Some(Value::String(_)), None) => true,
+                (None, Some(Value::String(b))) => {
+                    base64::engine::general_purpose::STANDARD.decode(b).is_ok()
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !ok {
+            return Err(ToolError::invalid_params(format!(
+                "files[{name:?}] must be a string, {{\"text\": string}} or {{\"base64\": valid base64}}"
+            )));
+        }
+    }
+    Ok(Value::Object(files.clone()))
+}
+
+/// `fetch_files`: names of files the code writes, returned base64-encoded.
+fn fetch_files_param(params: &Value) -> Result<Option<Value>, ToolError> {
+    match params.get("fetch_files") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) if a.len() <= MAX_FILES && a.iter().all(Value::is_string) => {
+            Ok(Some(Value::Array(a.clone())))
+        }
+        Some(Value::Array(a)) if a.len() > MAX_FILES => Err(ToolError::limit(format!(
+            "{} files to fetch; at most {MAX_FILES} per call",
+            a.len()
+        ))),
+        Some(_) => Err(ToolError::invalid_params(
+            "`fetch_files` must be an array of file names",
+        )),
+    }
+}
+
 fn check_len(what: &str, s: &str, limits: &Limits) -> Result<(), ToolError> {
     if s.len() as u64 > limits.max_input_bytes {
         return Err(ToolError::limit(format!(
@@ -367,11 +432,15 @@ impl Tool for ExecutePython {
                 "`end_session` needs `session`: the name of the session to end",
             ));
         }
+        let files = files_param(params)?;
+        let fetch_files = fetch_files_param(params)?;
         let input = json!({
             "code": code,
             "stdin": stdin,
             "test": null,
             "max_output_bytes": ctx.limits.max_output_bytes / 2,
+            "files": files,
+            "fetch_files": fetch_files,
         });
         let report = match session {
             None => run_guest(self.runtime.guest()?, &input, ctx.limits, ctx)?,
@@ -396,6 +465,14 @@ impl Tool for ExecutePython {
             .cloned()
             .unwrap_or_else(|| Value::Array(Vec::new()));
         out.insert("figures".into(), figures);
+        if fetch_files.is_some() {
+            for key in ["files", "files_omitted"] {
+                out.insert(
+                    key.into(),
+                    report.json.get(key).cloned().unwrap_or(Value::Null),
+                );
+            }
+        }
         Ok(Value::Object(out))
     }
 }

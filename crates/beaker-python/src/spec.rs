@@ -18,7 +18,15 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                 "stdin": {"type": ["string", "null"], "description": "Text the program reads from standard input."},
                 "session": {"type": ["string", "null"], "minLength": 1, "maxLength": 128,
                             "description": "Keep one interpreter across the calls that name this session: variables, functions and imports carry over, like a notebook kernel. Opened by its first call."},
-                "end_session": {"type": "boolean", "description": "End the session after this call (needs `session`)."}
+                "end_session": {"type": "boolean", "description": "End the session after this call (needs `session`)."},
+                "files": {"type": ["object", "null"], "maxProperties": 64,
+                          "additionalProperties": {"oneOf": [
+                              {"type": "string"},
+                              {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+                              {"type": "object", "properties": {"base64": {"type": "string"}}, "required": ["base64"], "additionalProperties": false}]},
+                          "description": "Files the code can open by name (relative to /work, its working folder): name -> text, or {\"base64\": ...}."},
+                "fetch_files": {"type": ["array", "null"], "items": {"type": "string"}, "maxItems": 64,
+                                "description": "Names of files the code wrote (in /work or /tmp) to return base64-encoded in `files`."}
             },
             "required": ["code"],
             "additionalProperties": false
@@ -39,6 +47,10 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                     }
                 },
                 "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."},
+                "files": {"type": "object", "additionalProperties": {"type": "string", "contentEncoding": "base64"},
+                          "description": "With `fetch_files`: each fetched file's bytes, base64."},
+                "files_omitted": {"type": "array", "items": {"type": "object"},
+                                  "description": "With `fetch_files`: names not returned, each with why (missing, or past the output limit)."},
                 "figures": {"type": "array", "items": {"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png"},
                             "description": "Every matplotlib figure left open, as a base64 PNG (100 dpi), in figure-number order."}
             },
