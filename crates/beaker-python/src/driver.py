@@ -610,7 +610,21 @@ def _warm_up():
     repr(optimize.minimize(lambda v: (v[0] - 2) ** 2 + v[1] ** 2, [0.0, 1.0]).x)
     repr(integrate.quad(lambda t: t**3, 0.0, 2.0))
     t = sp.Symbol("t")
-    str(sp.integrate(t**3 * sp.cos(t), t))
+    # The common shapes of integrals models ask for (in `t`: a result cached for `x` would flatter the
+    # benchmarks), so the first `integrate` of a call finds sympy's rule tables and helpers built.
+    for f in (
+        t**3 * sp.cos(t),
+        t**2 * sp.sin(t),
+        t**2 * sp.exp(-t),
+        sp.exp(t) * sp.sin(t),
+        1 / (t**2 + 1),
+        (t + 1) / (t**2 - 4),
+        sp.sin(t) ** 2,
+        sp.sqrt(1 - t**2),
+        sp.log(t) * t,
+    ):
+        str(sp.integrate(f, t))
+    str(sp.integrate(sp.exp(-(t**2)), (t, -sp.oo, sp.oo)))
     str(sp.solve(t**2 - 3 * t + 1, t))
     str(sp.simplify(sp.cos(t) ** 2 - sp.sin(t) ** 2))
     str(sp.factor(t**3 - 8))
