@@ -16,7 +16,8 @@
 
 use crate::error::chain;
 use crate::pipe::CappedPipe;
-use crate::store::{sealed_wasi, Limiter, State};
+use crate::snapshot::snapshot_store;
+use crate::store::{sealed_wasi, State};
 use std::path::PathBuf;
 use wasmtime::{AsContextMut, Instance, Linker};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
@@ -111,85 +112,40 @@ pub(crate) fn snapshot_reactor(
     let mut wasi = sealed_wasi(0);
     wasi.stdout(stdout.clone()).stderr(stderr.clone());
     open_dirs(&mut wasi, &reactor.dirs)?;
-    let mut store = wasmtime::Store::new(
-        engine,
-        State {
-            wasi: wasi.build_p1(),
-            limiter: Limiter::new(max_memory_bytes),
-            output: None,
-            charged_output: 0,
-        },
-    );
-    store.limiter(|s| &mut s.limiter);
-    store.set_fuel(u64::MAX)?;
-    store.set_epoch_deadline(u64::MAX / 2);
+    let mut store = snapshot_store(engine, max_memory_bytes, wasi)?;
     let mut linker = Linker::<State>::new(engine);
-    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)?;
     add_closed_door(&mut linker)?;
     let said = |what: &str| {
         let out = String::from_utf8_lossy(&stdout.take().bytes).into_owned();
         let err = String::from_utf8_lossy(&stderr.take().bytes).into_owned();
-        format!("{what}; stdout: {out:?}; stderr: {err:?}")
+        wasmtime::format_err!("{what}; stdout: {out:?}; stderr: {err:?}")
     };
-    futures_executor::block_on(async {
-        let instance = linker.instantiate_async(&mut store, &module).await?;
-        let init = instance.get_typed_func::<(), ()>(&mut store, "_initialize")?;
-        init.call_async(&mut store, ()).await.map_err(|e| {
-            wasmtime::format_err!("{}", said(&format!("_initialize: {}", chain(&e))))
-        })?;
-        let status = turn_async(&mut store, &instance, reactor.init.as_bytes())
-            .await
-            .map_err(|e| {
-                wasmtime::format_err!(
-                    "{}",
-                    said(&format!("the start-up code trapped: {}", chain(&e)))
-                )
-            })?;
-        if status != 0 {
-            return Err(wasmtime::format_err!(
-                "{}",
-                said(&format!("the start-up code ended with status {status}"))
-            ));
-        }
-        tracing::info!(
-            guest = reactor.name.as_str(),
-            memory_mb = instance
-                .get_memory(&mut store, "memory")
-                .map(|m| m.data_size(&store) >> 20)
-                .unwrap_or(0),
-            "reactor initialised; snapshotting"
-        );
-        wizer
-            .snapshot(
-                &cx,
-                &mut wasmtime_wizer::WasmtimeWizer {
-                    store: &mut store,
-                    instance,
-                },
-            )
-            .await
-    })
-}
-
-/// [`turn`] for a store whose linker is asynchronous (the snapshot's).
-async fn turn_async(
-    store: &mut wasmtime::Store<State>,
-    instance: &Instance,
-    source: &[u8],
-) -> wasmtime::Result<i32> {
-    let len = i32::try_from(source.len())
-        .map_err(|_| wasmtime::format_err!("the source is larger than 2 GiB"))?;
-    let alloc = instance.get_typed_func::<i32, i32>(&mut *store, "host_alloc")?;
-    let run = instance.get_typed_func::<(i32, i32), i32>(&mut *store, "turn")?;
-    let memory = instance
-        .get_memory(&mut *store, "memory")
-        .ok_or_else(|| wasmtime::format_err!("the reactor exports no `memory`"))?;
-    let ptr = alloc.call_async(&mut *store, len).await?;
-    if ptr == 0 {
-        return Err(wasmtime::format_err!(
-            "the reactor could not allocate {len} bytes for the source"
-        ));
+    let instance = linker.instantiate(&mut store, &module)?;
+    instance
+        .get_typed_func::<(), ()>(&mut store, "_initialize")?
+        .call(&mut store, ())
+        .map_err(|e| said(&format!("_initialize: {}", chain(&e))))?;
+    let status = turn(&mut store, &instance, reactor.init.as_bytes())
+        .map_err(|e| said(&format!("the start-up code trapped: {}", chain(&e))))?;
+    if status != 0 {
+        return Err(said(&format!(
+            "the start-up code ended with status {status}"
+        )));
     }
-    memory.write(&mut *store, ptr as u32 as usize, source)?;
-    run.call_async(&mut *store, (ptr, len)).await
+    tracing::info!(
+        guest = reactor.name.as_str(),
+        memory_mb = instance
+            .get_memory(&mut store, "memory")
+            .map(|m| m.data_size(&store) >> 20)
+            .unwrap_or(0),
+        "reactor initialised; snapshotting"
+    );
+    futures_executor::block_on(wizer.snapshot(
+        &cx,
+        &mut wasmtime_wizer::WasmtimeWizer {
+            store: &mut store,
+            instance,
+        },
+    ))
 }

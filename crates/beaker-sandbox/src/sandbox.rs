@@ -477,22 +477,7 @@ impl Guest {
                 limit: run.limits.max_input_bytes,
             });
         }
-        let need = self.sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
-        if STACK.with(|s| s.get()) >= need {
-            return self.run_here(run);
-        }
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("beaker-guest".into())
-                .stack_size(need + STACK_MARGIN)
-                .spawn_scoped(s, || {
-                    declare_thread_stack(need + STACK_MARGIN);
-                    self.run_here(run)
-                })
-                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
-                .join()
-                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
-        })
+        on_guest_stack(&self.sandbox, || self.run_here(run))
     }
 
     fn run_here(&self, run: &Run<'_>) -> Result<Outcome, SandboxError> {
@@ -704,6 +689,30 @@ fn stderr_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim().to_string()
 }
 
+/// Runs `f` (which enters a guest) on this thread when it declared enough stack for the sandbox's guests,
+/// else on a short-lived thread of the right size.
+fn on_guest_stack<T: Send>(
+    sandbox: &Sandbox,
+    f: impl FnOnce() -> Result<T, SandboxError> + Send,
+) -> Result<T, SandboxError> {
+    let need = sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
+    if STACK.with(|s| s.get()) >= need {
+        return f();
+    }
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("beaker-guest".into())
+            .stack_size(need + STACK_MARGIN)
+            .spawn_scoped(s, || {
+                declare_thread_stack(need + STACK_MARGIN);
+                f()
+            })
+            .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
+            .join()
+            .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
+    })
+}
+
 /// A reactor's `turn` status as a run result: 0 is a normal end, anything else an exit with that status.
 fn exit_status(status: i32) -> wasmtime::Result<()> {
     match status {
@@ -767,22 +776,8 @@ impl Session {
     /// Runs `source` in the session's interpreter under `run`'s limits (its input is not used: a reactor's
     /// turn takes what it needs from `source`).
     pub fn turn(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {
-        let need = self.guest.sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
-        if STACK.with(|s| s.get()) >= need {
-            return self.turn_here(source, run);
-        }
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("beaker-guest".into())
-                .stack_size(need + STACK_MARGIN)
-                .spawn_scoped(s, || {
-                    declare_thread_stack(need + STACK_MARGIN);
-                    self.turn_here(source, run)
-                })
-                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
-                .join()
-                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
-        })
+        let sandbox = self.guest.sandbox.clone();
+        on_guest_stack(&sandbox, || self.turn_here(source, run))
     }
 
     fn turn_here(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {

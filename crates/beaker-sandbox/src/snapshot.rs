@@ -15,11 +15,26 @@ pub(crate) fn snapshot(
 ) -> wasmtime::Result<Vec<u8>> {
     let mut wizer = wasmtime_wizer::Wizer::new();
     wizer.init_func(INIT_EXPORT);
-    let wasi = sealed_wasi(0).build_p1();
+    let mut store = snapshot_store(engine, max_memory_bytes, sealed_wasi(0))?;
+    let mut linker = wasmtime::Linker::<State>::new(engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
+        linker.instantiate_async(store, module).await
+    }))
+}
+
+/// The store a snapshot's start-up runs in: `wasi` (sealed: no host stdio, virtual clocks, seed 0), the
+/// sandbox's memory cap, unlimited fuel and no deadline (start-up is trusted code, run once).
+pub(crate) fn snapshot_store(
+    engine: &wasmtime::Engine,
+    max_memory_bytes: u64,
+    wasi: wasmtime_wasi::WasiCtxBuilder,
+) -> wasmtime::Result<wasmtime::Store<State>> {
+    let mut wasi = wasi;
     let mut store = wasmtime::Store::new(
         engine,
         State {
-            wasi,
+            wasi: wasi.build_p1(),
             limiter: Limiter::new(max_memory_bytes),
             output: None,
             charged_output: 0,
@@ -28,9 +43,5 @@ pub(crate) fn snapshot(
     store.limiter(|s| &mut s.limiter);
     store.set_fuel(u64::MAX)?;
     store.set_epoch_deadline(u64::MAX / 2);
-    let mut linker = wasmtime::Linker::<State>::new(engine);
-    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
-    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
-        linker.instantiate_async(store, module).await
-    }))
+    Ok(store)
 }
