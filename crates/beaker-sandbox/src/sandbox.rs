@@ -751,9 +751,9 @@ fn arm(store: &mut Store<State>, run: &Run<'_>, start: Instant) -> Result<(), Sa
 
 /// One instance of a reactor guest kept across turns, like a notebook kernel: what a turn defines, the next
 /// sees. Each turn has its own limits (fuel, deadline, output caps, the memory limit for growth); the
-/// instance holds a pool slot until the session is dropped. After a turn that failed for any reason but a
-/// normal exception report (a trap, a limit, a cancellation), the interpreter's state is not trustworthy:
-/// callers end the session.
+/// instance holds one of the `max_sessions` slots until the session is dropped. After a turn that failed
+/// for any reason but a normal exception report (a trap, a limit, a cancellation), the interpreter's state
+/// is not trustworthy: callers end the session.
 pub struct Session {
     guest: Guest,
     store: Store<State>,
