@@ -9,6 +9,7 @@ mod api;
 mod calculator;
 mod conformance;
 mod dialects;
+mod logic;
 mod numerical;
 mod python;
 mod sandbox;
@@ -34,5 +35,7 @@ fn main() {
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());
     trials.extend(python::trials());
+    trials.extend(python::symbolic_trials());
+    trials.extend(logic::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -601,3 +601,117 @@ pub fn trials() -> Vec<Trial> {
     ]);
     trials
 }
+
+/// One `symbolic_math` case of `tests/data/python/symbolic_reference.jsonl` (expected values from native SymPy
+/// 1.14, the version in the sandbox, written by `tests/data/gen/symbolic_reference.py`): strings exactly as
+/// SymPy prints them; the keys a case lists in `unordered` as multisets (solution order is not meaningful).
+fn symbolic_case(c: &Value) -> Outcome {
+    let env = run("symbolic_math", c["params"].clone(), json!({}))?;
+    if let Some(kind) = c["error_kind"].as_str() {
+        return ensure(env["error_kind"] == kind, || {
+            format!("want {kind}, got {env}")
+        });
+    }
+    ensure(env["success"] == true, || format!("{env}"))?;
+    let got = &env["result"];
+    let unordered: Vec<&str> = c["unordered"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (k, want) in c["expect"].as_object().ok_or("no expect")? {
+        let sorted = |v: &Value| -> Value {
+            match v {
+                Value::Array(a) if unordered.contains(&k.as_str()) => {
+                    let mut a = a.clone();
+                    a.sort_by_key(|x| x.to_string());
+                    Value::Array(a)
+                }
+                other => other.clone(),
+            }
+        };
+        ensure(sorted(&got[k]) == sorted(want), || {
+            format!("{k}: got {}, want {want}\n(result {got})", got[k])
+        })?;
+    }
+    Ok(())
+}
+
+/// `docs/gallery/latex/*` are `latex_render`'s answers to `docs/gallery/latex/calls.jsonl`, byte for byte
+/// (rendering is deterministic); `UPDATE_DOCS=1` rewrites them.
+fn latex_gallery_matches() -> Outcome {
+    use base64::Engine as _;
+    for c in jsonl("docs/gallery/latex/calls.jsonl") {
+        let name = c["name"].as_str().unwrap_or_default();
+        let env = run("latex_render", c["params"].clone(), json!({}))?;
+        let r = &env["result"];
+        let image = r["image"].as_str().ok_or(format!("{name}: {env}"))?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(image)
+            .map_err(|e| e.to_string())?;
+        let ext = r["format"].as_str().unwrap_or("png");
+        let path = root().join(format!("docs/gallery/latex/{name}.{ext}"));
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &bytes).map_err(|e| e.to_string())?;
+        }
+        let have = std::fs::read(&path).unwrap_or_default();
+        ensure(have == bytes, || {
+            format!(
+                "{} is out of date: run `UPDATE_DOCS=1 cargo test --test all latex_gallery`",
+                path.display()
+            )
+        })?;
+        if ext == "png" {
+            ensure(bytes.starts_with(b"\x89PNG"), || {
+                format!("{name}: not a PNG")
+            })?;
+            let w = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+            ensure(r["width"] == w, || {
+                format!("{name}: width {} but the PNG says {w}", r["width"])
+            })?;
+        } else {
+            let text = String::from_utf8_lossy(&bytes);
+            ensure(text.contains("<svg") && !text.contains("<dc:date>"), || {
+                format!("{name}: not a dateless SVG")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Symbolic calls that never end stop at the call's limits, and the server keeps serving.
+fn symbolic_limits_stop_runaway_work() -> Outcome {
+    let env = run(
+        "symbolic_math",
+        json!({"operation": "expand", "expression": "(x + y + z + w + 1)^400"}),
+        json!({"timeout_ms": 300}),
+    )?;
+    let kind = env["error_kind"].as_str().unwrap_or("");
+    ensure(kind == "timeout" || kind == "limit_exceeded", || {
+        format!("{env}")
+    })?;
+    let env = run(
+        "symbolic_math",
+        json!({"operation": "diff", "expression": "x^3", "variable": "x"}),
+        json!({}),
+    )?;
+    ensure(env["result"]["result"] == "3*x**2", || format!("{env}"))
+}
+
+pub fn symbolic_trials() -> Vec<Trial> {
+    let mut trials: Vec<Trial> = jsonl("tests/data/python/symbolic_reference.jsonl")
+        .into_iter()
+        .map(|c| {
+            let name = format!("python::symbolic::{}", c["name"].as_str().unwrap_or("?"));
+            Trial::test(name, move || symbolic_case(&c))
+        })
+        .collect();
+    trials.push(Trial::test(
+        "python::latex_gallery_matches",
+        latex_gallery_matches,
+    ));
+    trials.push(Trial::test(
+        "python::symbolic_limits_stop_runaway_work",
+        symbolic_limits_stop_runaway_work,
+    ));
+    trials
+}

@@ -80,6 +80,7 @@ pub const BUILTIN: &[Entry] = &[
         vec![Arc::new(beaker_statistics::Statistics::new())]
     }),
     Entry::sandboxed("python", beaker_python::tools),
+    Entry::native("logic", || vec![Arc::new(beaker_logic::LogicSolver::new())]),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].

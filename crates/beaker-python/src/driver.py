@@ -501,6 +501,11 @@ def __beaker_main(session=False, request=None):
     """One call: the request from stdin, or (a session's turn) base64 JSON in `request`."""
     global _SESSION_MAIN
     req = _loads(_b64decode(request)) if request is not None else _read_request()
+    if not session and "tool" in req:
+        # symbolic_math and latex_render (symbolic.py): a tool's call, not a program.
+        _reseed()
+        _beaker_tool(req)
+        return
     code = req.get("code") or ""
     test = req.get("test")
     cap = int(req.get("max_output_bytes") or (1 << 20))

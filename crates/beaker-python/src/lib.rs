@@ -14,6 +14,7 @@
 pub mod runtime;
 mod sessions;
 mod spec;
+mod symbolic;
 
 use runtime::{runtime_dir, Installed, RuntimeError};
 use spec::{code_test_spec, execute_python_spec};
@@ -25,6 +26,7 @@ use serde_json::{json, Value};
 use sessions::Sessions;
 use std::sync::Arc;
 use std::time::Instant;
+pub use symbolic::{LatexRender, SymbolicMath};
 
 /// The directory the build script built `guest-tools` into (its `echo.wasm` serves tests and benches).
 pub const GUEST_BUILD_DIR: &str = env!("BEAKER_GUEST_BUILD_DIR");
@@ -58,7 +60,7 @@ impl Runtime {
         }
     }
 
-    fn guest(&self) -> Result<&Guest, ToolError> {
+    pub(crate) fn guest(&self) -> Result<&Guest, ToolError> {
         match self {
             Runtime::Ready(g) => Ok(g),
             Runtime::Unavailable(why) => Err(ToolError::new(ErrorKind::Internal, why.to_string())),
@@ -66,15 +68,18 @@ impl Runtime {
     }
 }
 
-/// Loads the Python runtime into `sandbox` and returns the two tools that run it (they answer with an
-/// error naming the install command when it is not installed).
+/// Loads the Python runtime into `sandbox` and returns the tools that run on it: `execute_python`, `code_test`,
+/// `symbolic_math` and `latex_render` (they answer with an error naming the install command when it is not
+/// installed). One runtime, one snapshot: the four share the loaded guest.
 pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     let runtime = Runtime::load(sandbox);
     // Each open session holds one of the sandbox's session slots.
     let cap = sandbox.config().max_sessions as usize;
     Ok(vec![
         Arc::new(ExecutePython::new(runtime.clone()).with_session_cap(cap)),
-        Arc::new(CodeTest::new(runtime)),
+        Arc::new(CodeTest::new(runtime.clone())),
+        Arc::new(SymbolicMath::new(runtime.clone())),
+        Arc::new(LatexRender::new(runtime)),
     ])
 }
 
@@ -263,7 +268,7 @@ fn innermost_frame(traceback: &str) -> Option<(&str, u64)> {
 /// The limits a guest run gets for a call's limits: the guest's own JSON report may be larger than the
 /// user's output (which the driver caps at half of `max_output_bytes` per stream), and the input carries the
 /// request's JSON around the code.
-fn guest_limits(limits: Limits) -> Limits {
+pub(crate) fn guest_limits(limits: Limits) -> Limits {
     let mut limits = limits;
     limits.max_output_bytes = limits
         .max_output_bytes
@@ -394,7 +399,7 @@ fn fetch_files_param(params: &Value) -> Result<Option<Value>, ToolError> {
     }
 }
 
-fn check_len(what: &str, s: &str, limits: &Limits) -> Result<(), ToolError> {
+pub(crate) fn check_len(what: &str, s: &str, limits: &Limits) -> Result<(), ToolError> {
     if s.len() as u64 > limits.max_input_bytes {
         return Err(ToolError::limit(format!(
             "`{what}` is {} bytes; the limit is {} (max_input_bytes)",

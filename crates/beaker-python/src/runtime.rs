@@ -17,6 +17,9 @@ pub const INSTALL_COMMAND: &str = "python3 scripts/install-python-runtime.py";
 /// The per-call driver, run once in the interpreter before the snapshot.
 pub const DRIVER: &str = include_str!("driver.py");
 
+/// The guest side of `symbolic_math` and `latex_render`, run after [`DRIVER`] (it uses the driver's names).
+pub const SYMBOLIC: &str = include_str!("symbolic.py");
+
 /// The source each call's `turn` runs: the driver reads the request from stdin.
 const ENTRY: &str = "__beaker_main()";
 
@@ -138,7 +141,7 @@ impl Installed {
             wasm: self.dir.join("python.wasm"),
             identity: self.python_wasm_sha256.clone(),
             dirs,
-            init: DRIVER.into(),
+            init: format!("{DRIVER}\n{SYMBOLIC}"),
             entry: ENTRY.into(),
         }
     }

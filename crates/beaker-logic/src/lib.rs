@@ -1,0 +1,410 @@
+//! `logic_solver`: satisfiability, proofs and optimisation over integers, reals, booleans and bit-vectors
+//! with Z3, and SMT-LIB 2 scripts.
+//!
+//! Constraints in z3py's notation are read and type-checked by [`expr`] into SMT-LIB terms, then handed to a
+//! fresh Z3 context per call ([`solve`]) whose timeout and resource limit come from the call's limits; a
+//! cancelled call interrupts Z3. Scripts ([`smtlib`]) are checked against an allowlist of commands and
+//! options first, because some SMT-LIB commands reach outside the solver.
+//!
+//! Invariant: nothing Z3 is given can fail to type-check (a sort error inside Z3 would be a panic in the
+//! bindings), and nothing a user sends changes Z3's process-wide parameters.
+#![deny(missing_docs)]
+
+pub mod expr;
+mod ffi;
+pub mod smtlib;
+pub mod solve;
+
+use beaker_core::{CallContext, Example, Tool, ToolError, ToolSpec};
+use expr::{Reader, Sort};
+use serde_json::{json, Map, Value};
+use solve::{Answer, Budget};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Most variables one call may declare.
+pub const MAX_VARIABLES: usize = 1_000;
+
+/// Most constraints (and assumptions) one call may give.
+pub const MAX_CONSTRAINTS: usize = 10_000;
+
+/// The `logic_solver` tool.
+pub struct LogicSolver {
+    spec: ToolSpec,
+}
+
+impl LogicSolver {
+    /// The tool.
+    pub fn new() -> Self {
+        LogicSolver { spec: spec() }
+    }
+}
+
+impl Default for LogicSolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn bad(message: impl Into<String>) -> ToolError {
+    ToolError::invalid_params(message)
+}
+
+fn variables(params: &Value) -> Result<BTreeMap<String, Sort>, ToolError> {
+    let Some(v) = params.get("variables") else {
+        return Ok(BTreeMap::new());
+    };
+    let Value::Object(m) = v else {
+        return Err(bad(
+            "`variables` must be an object of name -> sort (Int, Real, Bool or BitVec N)",
+        ));
+    };
+    if m.len() > MAX_VARIABLES {
+        return Err(ToolError::limit(format!(
+            "{} variables; at most {MAX_VARIABLES}",
+            m.len()
+        )));
+    }
+    let mut out = BTreeMap::new();
+    for (name, sort) in m {
+        let ok_name = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with("__beaker")
+            && !matches!(
+                name.as_str(),
+                "and" | "or" | "not" | "True" | "False" | "true" | "false"
+            );
+        if !ok_name {
+            return Err(bad(format!(
+                "variables: {name:?} is not a usable name (letters, digits and _, not a keyword)"
+            )));
+        }
+        let s = sort.as_str().and_then(Sort::parse).ok_or_else(|| {
+            bad(format!(
+                "variables.{name}: the sort must be \"Int\", \"Real\", \"Bool\" or \"BitVec N\" (1 <= N <= {}), got {sort}",
+                expr::MAX_BV_WIDTH
+            ))
+        })?;
+        out.insert(name.clone(), s);
+    }
+    Ok(out)
+}
+
+/// `constraints` as (label, text) pairs: a list is labelled by index, an object by its keys.
+fn constraints(params: &Value, key: &str) -> Result<Vec<(Value, String)>, ToolError> {
+    let items: Vec<(Value, &Value)> = match params.get(key) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.iter().enumerate().map(|(i, v)| (json!(i), v)).collect(),
+        Some(Value::Object(m)) => m.iter().map(|(k, v)| (json!(k), v)).collect(),
+        Some(_) => {
+            return Err(bad(format!(
+                "`{key}` must be a list of expressions (or an object label -> expression)"
+            )))
+        }
+    };
+    if items.len() > MAX_CONSTRAINTS {
+        return Err(ToolError::limit(format!(
+            "{} {key}; at most {MAX_CONSTRAINTS}",
+            items.len()
+        )));
+    }
+    items
+        .into_iter()
+        .map(|(label, v)| match v {
+            Value::String(s) => Ok((label, s.clone())),
+            Value::Bool(b) => Ok((label, if *b { "True" } else { "False" }.to_string())),
+            other => Err(bad(format!(
+                "{key}[{label}] must be an expression string, got {}",
+                beaker_core::json_type(other)
+            ))),
+        })
+        .collect()
+}
+
+fn text_param<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, ToolError> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(bad(format!(
+            "`{key}` must be a string, got {}",
+            beaker_core::json_type(v)
+        ))),
+    }
+}
+
+/// Z3's budget for a call: its time left (less a margin, so Z3's own timeout answers `unknown` before the
+/// engine's deadline answers `timeout`), an rlimit of `max_fuel / 200`, its memory limit.
+fn budget(ctx: &CallContext) -> Budget {
+    let mut ms = ctx.limits.timeout_ms;
+    if let Some(deadline) = ctx.deadline {
+        ms = ms.min(
+            deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis() as u64,
+        );
+    }
+    Budget {
+        timeout_ms: (ms - ms / 20).saturating_sub(10).max(1),
+        rlimit: (ctx.limits.max_fuel / 200).max(1),
+        memory_mb: (ctx.limits.max_memory_bytes >> 20).max(16),
+    }
+}
+
+fn status(answer: &Answer) -> &'static str {
+    match answer {
+        Answer::Sat(_) => "sat",
+        Answer::Unsat(_) => "unsat",
+        Answer::Unknown(_) => "unknown",
+    }
+}
+
+impl LogicSolver {
+    fn check(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let vars = variables(params)?;
+        let cs = constraints(params, "constraints")?;
+        let reader = Reader::new(&vars);
+        let mut text = solve::declarations(&vars);
+        for (i, (label, c)) in cs.iter().enumerate() {
+            let t = reader
+                .read_bool(c)
+                .map_err(|e| bad(format!("constraints[{label}]: {e}")))?;
+            let name = solve::tracker(i);
+            text.push_str(&format!(
+                "(declare-const {name} Bool)\n(assert (=> {name} {}))\n",
+                t.smt
+            ));
+        }
+        let n = cs.len();
+        let answer = solve::in_context(budget(ctx), &ctx.cancel, || solve::check(&vars, &text, n));
+        ctx.checkpoint()?;
+        let mut out = Map::new();
+        out.insert("status".into(), json!(status(&answer)));
+        match answer {
+            Answer::Sat(model) => {
+                out.insert("model".into(), Value::Object(model));
+            }
+            Answer::Unsat(core) => {
+                let labels: Vec<Value> = core.iter().map(|&i| cs[i].0.clone()).collect();
+                out.insert("unsat_core".into(), Value::Array(labels));
+            }
+            Answer::Unknown(why) => {
+                out.insert("reason".into(), json!(why));
+            }
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn prove(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let vars = variables(params)?;
+        let claim =
+            text_param(params, "claim")?.ok_or_else(|| bad("`claim` is required for prove"))?;
+        let assumptions = constraints(params, "assumptions")?;
+        let reader = Reader::new(&vars);
+        let mut text = solve::declarations(&vars);
+        for (label, a) in &assumptions {
+            let t = reader
+                .read_bool(a)
+                .map_err(|e| bad(format!("assumptions[{label}]: {e}")))?;
+            text.push_str(&format!("(assert {})\n", t.smt));
+        }
+        let c = reader
+            .read_bool(claim)
+            .map_err(|e| bad(format!("claim: {e}")))?;
+        text.push_str(&format!("(assert (not {}))\n", c.smt));
+        let answer = solve::in_context(budget(ctx), &ctx.cancel, || solve::check(&vars, &text, 0));
+        ctx.checkpoint()?;
+        Ok(match answer {
+            Answer::Unsat(_) => json!({"proved": true}),
+            Answer::Sat(model) => json!({"proved": false, "counterexample": model}),
+            Answer::Unknown(why) => json!({"proved": null, "reason": why}),
+        })
+    }
+
+    fn optimize(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let vars = variables(params)?;
+        let cs = constraints(params, "constraints")?;
+        let (goal, maximize) = match (
+            text_param(params, "minimize")?,
+            text_param(params, "maximize")?,
+        ) {
+            (Some(g), None) => (g, false),
+            (None, Some(g)) => (g, true),
+            _ => {
+                return Err(bad(
+                    "optimize needs exactly one of `minimize` and `maximize`",
+                ))
+            }
+        };
+        let reader = Reader::new(&vars);
+        let mut text = solve::declarations(&vars);
+        for (label, c) in &cs {
+            let t = reader
+                .read_bool(c)
+                .map_err(|e| bad(format!("constraints[{label}]: {e}")))?;
+            text.push_str(&format!("(assert {})\n", t.smt));
+        }
+        let g = reader.read(goal).map_err(|e| {
+            bad(format!(
+                "{}: {e}",
+                if maximize { "maximize" } else { "minimize" }
+            ))
+        })?;
+        if g.sort == Sort::Bool {
+            return Err(bad(
+                "the objective must be a number or a bit-vector, not a boolean",
+            ));
+        }
+        let objective = "__beaker_objective";
+        text.push_str(&format!(
+            "(declare-const {objective} {})\n(assert (= {objective} {}))\n",
+            g.sort.smt(),
+            g.smt
+        ));
+        let b = budget(ctx);
+        let sort = g.sort;
+        let optimum = solve::in_context(b, &ctx.cancel, || {
+            solve::optimize(&vars, &text, objective, sort, maximize, b.timeout_ms)
+        });
+        ctx.checkpoint()?;
+        let mut out = Map::new();
+        out.insert("status".into(), json!(status(&optimum.answer)));
+        match optimum.answer {
+            Answer::Sat(model) => {
+                out.insert("model".into(), Value::Object(model));
+                out.insert("objective".into(), optimum.objective.unwrap_or(Value::Null));
+                if optimum.unbounded {
+                    out.insert("unbounded".into(), json!(true));
+                }
+            }
+            Answer::Unsat(_) => {}
+            Answer::Unknown(why) => {
+                out.insert("reason".into(), json!(why));
+            }
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn smtlib(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let script =
+            text_param(params, "script")?.ok_or_else(|| bad("`script` is required for smtlib"))?;
+        if script.len() as u64 > ctx.limits.max_input_bytes {
+            return Err(ToolError::limit(format!(
+                "the script is {} bytes; the limit is {} (max_input_bytes)",
+                script.len(),
+                ctx.limits.max_input_bytes
+            )));
+        }
+        smtlib::commands(script).map_err(|e| bad(format!("script: {e}")))?;
+        let output = solve::in_context(budget(ctx), &ctx.cancel, || {
+            ffi::eval_smtlib2(&z3::Context::thread_local(), script)
+        });
+        ctx.checkpoint()?;
+        if output.len() as u64 > ctx.limits.max_output_bytes {
+            return Err(ToolError::limit(format!(
+                "Z3's output is {} bytes; the limit is {} (max_output_bytes)",
+                output.len(),
+                ctx.limits.max_output_bytes
+            )));
+        }
+        Ok(json!({"answers": smtlib::answers(&output), "output": output}))
+    }
+}
+
+impl Tool for LogicSolver {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        match params.get("operation").and_then(Value::as_str) {
+            Some("check") => self.check(params, ctx),
+            Some("prove") => self.prove(params, ctx),
+            Some("optimize") => self.optimize(params, ctx),
+            Some("smtlib") => self.smtlib(params, ctx),
+            _ => Err(bad("`operation` must be check, prove, optimize or smtlib")),
+        }
+    }
+}
+
+fn spec() -> ToolSpec {
+    let exprs = json!({"oneOf": [
+        {"type": "array", "items": {"type": ["string", "boolean"]}, "maxItems": MAX_CONSTRAINTS},
+        {"type": "object", "additionalProperties": {"type": ["string", "boolean"]}, "maxProperties": MAX_CONSTRAINTS}
+    ]});
+    ToolSpec {
+        name: "logic_solver".into(),
+        description: "Z3 SMT solver: check whether constraints over Int, Real, Bool and BitVec variables can all hold \
+            (with a model, or an unsat core), prove a claim (or get a counterexample), minimise or maximise an \
+            objective, or run an SMT-LIB 2 script. Constraints use z3py notation: `x + y == 10`, `And(x > 0, y > 0)`, \
+            `Implies(a, b)`, `Distinct(x, y, z)`."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "operation": {"enum": ["check", "prove", "optimize", "smtlib"]},
+                "variables": {"type": "object", "maxProperties": MAX_VARIABLES,
+                              "additionalProperties": {"type": "string", "pattern": "^(Int|Real|Bool|BitVec ?\\(?[0-9]+\\)?)$"},
+                              "description": "name -> Int, Real, Bool or BitVec N"},
+                "constraints": exprs,
+                "claim": {"type": "string", "description": "prove: the statement to prove."},
+                "assumptions": {"type": "array", "items": {"type": ["string", "boolean"]}, "maxItems": MAX_CONSTRAINTS,
+                                "description": "prove: what may be assumed."},
+                "minimize": {"type": "string"},
+                "maximize": {"type": "string"},
+                "script": {"type": "string", "description": "smtlib: an SMT-LIB 2 script."}
+            },
+            "required": ["operation"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "status": {"enum": ["sat", "unsat", "unknown"]},
+                "model": {"type": "object", "additionalProperties": {"type": ["integer", "string", "boolean"]}},
+                "unsat_core": {"type": "array", "items": {"type": ["integer", "string"]}},
+                "reason": {"type": "string"},
+                "proved": {"type": ["boolean", "null"]},
+                "counterexample": {"type": "object"},
+                "objective": {"type": ["integer", "string"]},
+                "unbounded": {"type": "boolean"},
+                "answers": {"type": "array", "items": {"type": "string"}},
+                "output": {"type": "string"}
+            }
+        }),
+        examples: vec![
+            Example {
+                params: json!({"operation": "check", "variables": {"x": "Int", "y": "Int"},
+                               "constraints": ["x + y == 10", "x - y == 4"]}),
+                result: json!({"status": "sat", "model": {"x": 7, "y": 3}}),
+                elided: Vec::new(),
+            },
+            Example {
+                params: json!({"operation": "prove", "variables": {"x": "BitVec 32", "y": "BitVec 32"},
+                               "claim": "x + y == (x ^ y) + 2 * (x & y)"}),
+                result: json!({"proved": true}),
+                elided: Vec::new(),
+            },
+            Example {
+                params: json!({"operation": "prove", "variables": {"x": "Real"}, "claim": "x * x >= x"}),
+                result: json!({"proved": false, "counterexample": {"x": "1/2"}}),
+                elided: Vec::new(),
+            },
+            Example {
+                params: json!({"operation": "optimize", "variables": {"x": "Int", "y": "Int"},
+                               "constraints": ["x >= 0", "y >= 0", "x + 2*y <= 14", "3*x - y >= 0", "x - y <= 2"],
+                               "maximize": "3*x + 4*y"}),
+                result: json!({"status": "sat", "model": {"x": 6, "y": 4}, "objective": 34}),
+                elided: Vec::new(),
+            },
+            Example {
+                params: json!({"operation": "smtlib", "script": "(declare-const x Int)\n(assert (> (* x x) 8))\n(assert (< x 4))\n(assert (> x 0))\n(check-sat)\n(get-value (x))"}),
+                result: json!({"answers": ["sat", "((x 3))"], "output": "sat\n((x 3))\n"}),
+                elided: Vec::new(),
+            },
+        ],
+        notes: include_str!("logic_solver.md").into(),
+    }
+}
