@@ -4,7 +4,7 @@
 //! counterexamples by checking that they satisfy the assumptions and falsify the claim.
 
 use crate::conformance::engine;
-use crate::support::{ensure, jsonl, Outcome};
+use crate::support::{ensure, jsonl, Outcome, Server};
 use beaker::ToolCall;
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
@@ -145,6 +145,31 @@ fn a_hard_search_stops_at_the_deadline() -> Outcome {
     // Either Z3's own timeout (`unknown`) or the engine's deadline (`timeout`): never a hang.
     let ok = env["result"]["status"] == "unknown" || env["error_kind"] == "timeout";
     ensure(ok, || format!("{env}"))
+}
+
+/// A client's `cancel` interrupts Z3 mid-search: the call is answered `cancelled` long before its own
+/// ten-minute deadline, and the server answers the next call.
+fn cancel_interrupts_z3() -> Outcome {
+    let mut s = Server::start(&[]);
+    s.send(&json!({"id": "z3", "tool": "logic_solver",
+        "params": {"operation": "check", "variables": {"x": "Int", "y": "Int", "z": "Int"},
+                   "constraints": ["x*x*x + y*y*y + z*z*z == 42", "x*y*z != 0"]},
+        "limits": {"timeout_ms": 600_000, "max_fuel": 1_000_000_000_000u64}}));
+    // Let Z3 start searching (the cancel must interrupt a running search, not a queued call).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    s.send(&json!({"cancel": "z3"}));
+    s.send(&json!({"id": "next", "tool": "logic_solver",
+        "params": {"operation": "check", "variables": {"x": "Int"}, "constraints": ["x > 41", "x < 43"]}}));
+    let (out, _) = s.finish();
+    let z3 = out.iter().find(|r| r["id"] == "z3");
+    ensure(z3.is_some_and(|r| r["error_kind"] == "cancelled"), || {
+        format!("{out:?}")
+    })?;
+    let next = out.iter().find(|r| r["id"] == "next");
+    ensure(
+        next.is_some_and(|r| r["result"]["model"]["x"] == 42),
+        || format!("{out:?}"),
+    )
 }
 
 /// A small deterministic generator (xorshift64*), so a fuzz failure reproduces.
@@ -327,6 +352,10 @@ pub fn trials() -> Vec<Trial> {
         })
         .collect();
     trials.push(Trial::test("logic::fuzz_constraints", fuzz_constraints));
+    trials.push(Trial::test(
+        "logic::cancel_interrupts_z3",
+        cancel_interrupts_z3,
+    ));
     trials.push(Trial::test("logic::fuzz_smtlib", fuzz_smtlib));
     trials.push(Trial::test(
         "logic::a_hard_search_stops_at_the_deadline",

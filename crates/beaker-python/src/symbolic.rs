@@ -371,6 +371,11 @@ fn latex_render_spec() -> ToolSpec {
                 result: json!({"latex": "\\int_0^1 x^2\\,dx = \\frac{1}{3}", "format": "png", "width": 166, "height": 64}),
                 elided: vec!["image".into()],
             },
+            Example {
+                params: json!({"expression": "exp(I theta) = cos(theta) + I sin(theta)", "format": "svg"}),
+                result: json!({"latex": "e^{i \\theta} = i \\sin{\\left(\\theta \\right)} + \\cos{\\left(\\theta \\right)}", "format": "svg"}),
+                elided: vec!["image".into()],
+            },
         ],
         notes: include_str!("latex_render.md").into(),
     }
