@@ -125,6 +125,32 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             continue;
         }
         let start = i;
+        if c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X' | b'b' | b'B')) {
+            // 0xFF and 0b1010, as in z3py (Python literals).
+            let radix = if matches!(b[i + 1], b'x' | b'X') {
+                16
+            } else {
+                2
+            };
+            i += 2;
+            let digits_at = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let digits = text[digits_at..i].replace('_', "");
+            if digits.len() > MAX_LITERAL_DIGITS {
+                return err(format!("a literal of {} digits is too large", digits.len()));
+            }
+            let v = Integer::from_str_radix(&digits, radix).map_err(|_| ExprError {
+                message: format!(
+                    "{:?} at column {} is not a number",
+                    &text[start..i],
+                    start + 1
+                ),
+            })?;
+            out.push((Tok::Int(v.to_string()), start));
+            continue;
+        }
         if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
@@ -681,11 +707,28 @@ fn bv_binary(f: &str, a: Term, b: Term) -> Result<Term, ExprError> {
 fn arith(op: &str, a: Term, b: Term) -> Result<Term, ExprError> {
     if let (Some(x), Some(y)) = (&a.literal, &b.literal) {
         // Fold literal arithmetic so literals stay literals (they can still take a bit-vector's width).
+        if op == "/" {
+            // Python evaluates `7 / 2` before z3py sees it: 3.5, a real, not integer division.
+            if *y == 0 {
+                return err("division by zero in a constant");
+            }
+            let q = rug::Rational::from((x.clone(), y.clone()));
+            return Ok(lit(Sort::Real, rational_smt(&q)));
+        }
         let v = match op {
             "+" => Some(Integer::from(x + y)),
             "-" => Some(Integer::from(x - y)),
             "*" if x.significant_bits() + y.significant_bits() <= 64 * 1024 => {
                 Some(Integer::from(x * y))
+            }
+            // Python's modulus of constants (the sign of the divisor).
+            "%" if *y != 0 => {
+                let r = Integer::from(x % y);
+                Some(if r != 0 && (r < 0) != (*y < 0) {
+                    r + y
+                } else {
+                    r
+                })
             }
             _ => None,
         };
@@ -714,9 +757,46 @@ fn arith(op: &str, a: Term, b: Term) -> Result<Term, ExprError> {
     Ok(lit(sort, format!("({f} {x} {y})")))
 }
 
+/// A rational constant as SMT-LIB: `(/ 7.0 2.0)`, `(- (/ 7.0 2.0))`.
+fn rational_smt(q: &rug::Rational) -> String {
+    let (n, d) = (q.numer(), q.denom());
+    let body = if *d == 1 {
+        format!("{}.0", Integer::from(n.abs_ref()))
+    } else {
+        format!("(/ {}.0 {d}.0)", Integer::from(n.abs_ref()))
+    };
+    if *n < 0 {
+        format!("(- {body})")
+    } else {
+        body
+    }
+}
+
 fn power(base: Term, exp: Term) -> Result<Term, ExprError> {
     if !base.sort.numeric() || !exp.sort.numeric() {
         return err("`**` needs numbers");
+    }
+    if let (Some(b), Some(e)) = (&base.literal, &exp.literal) {
+        // Constants are computed exactly, as Python would: 2**65 is an integer, 2**-1 the real 1/2.
+        let bits = u64::from(b.significant_bits());
+        return match e.to_i64() {
+            Some(k) if k >= 0 && bits.saturating_mul(k as u64) <= 64 * 1024 => {
+                let v = Integer::from(rug::ops::Pow::pow(b, k as u32));
+                Ok(Term {
+                    sort: Sort::Int,
+                    smt: int_smt(&v),
+                    literal: Some(v),
+                })
+            }
+            Some(k) if k < 0 && *b != 0 && bits.saturating_mul(k.unsigned_abs()) <= 64 * 1024 => {
+                let d = Integer::from(rug::ops::Pow::pow(b, k.unsigned_abs() as u32));
+                Ok(lit(
+                    Sort::Real,
+                    rational_smt(&rug::Rational::from((Integer::from(1), d))),
+                ))
+            }
+            _ => err("a constant power too large to compute exactly (at most 65,536 bits)"),
+        };
     }
     if base.sort == Sort::Int {
         if let Some(k) = exp.literal.as_ref().and_then(Integer::to_i64) {
@@ -998,6 +1078,12 @@ mod tests {
         assert_eq!(smt("r * 1.5"), "(* |r| 1.5)");
         assert_eq!(smt("x**2"), "(* |x| |x|)");
         assert_eq!(smt("-3 + x"), "(+ (- 3) |x|)");
+        // Constants are Python's before z3py sees them.
+        assert_eq!(smt("r == 7 / 2"), "(= |r| (/ 7.0 2.0))");
+        assert_eq!(smt("x == -7 % 3"), "(= |x| 2)");
+        assert_eq!(smt("x == 2**65"), "(= |x| 36893488147419103232)");
+        assert_eq!(smt("r == 2**-2"), "(= |r| (/ 1.0 4.0))");
+        assert_eq!(smt("x == 0xff + 0b11"), "(= |x| 258)");
     }
 
     #[test]

@@ -136,7 +136,7 @@ fn text_param<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, ToolE
 }
 
 /// Z3's budget for a call: its time left (less a margin, so Z3's own timeout answers `unknown` before the
-/// engine's deadline answers `timeout`), an rlimit of `max_fuel / 200`, its memory limit.
+/// engine's deadline answers `timeout`) and an rlimit of `max_fuel / 200`.
 fn budget(ctx: &CallContext) -> Budget {
     let mut ms = ctx.limits.timeout_ms;
     if let Some(deadline) = ctx.deadline {
@@ -147,10 +147,29 @@ fn budget(ctx: &CallContext) -> Budget {
         );
     }
     Budget {
-        timeout_ms: (ms - ms / 20).saturating_sub(10).max(1),
+        timeout_ms: (ms - ms / 10).saturating_sub(20).max(1),
         rlimit: (ctx.limits.max_fuel / 200).max(1),
-        memory_mb: (ctx.limits.max_memory_bytes >> 20).max(16),
     }
+}
+
+/// A model value of a real (`3`, `"7/2"`, `"-7/2"`) as an SMT-LIB real constant; None for an approximation.
+fn real_smt(v: &Value) -> Option<String> {
+    let text = match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if !s.ends_with('?') => s.clone(),
+        _ => return None,
+    };
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text.as_str()),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    let pos = match body.split_once('/') {
+        Some((p, q)) if digits(p) && digits(q) => format!("(/ {p}.0 {q}.0)"),
+        None if digits(body) => format!("{body}.0"),
+        _ => return None,
+    };
+    Some(if neg { format!("(- {pos})") } else { pos })
 }
 
 fn status(answer: &Answer) -> &'static str {
@@ -269,6 +288,35 @@ impl LogicSolver {
             solve::optimize(&vars, &text, objective, sort, maximize, b.timeout_ms)
         });
         ctx.checkpoint()?;
+        let mut optimum = optimum;
+        if optimum.unbounded {
+            // Z3's optimiser answers "unbounded" for nonlinear objectives it cannot optimise (x + y on a circle):
+            // believe it only if the objective can really pass a huge value.
+            let huge = if maximize { ">" } else { "<" };
+            let sign = if maximize { "" } else { "-" };
+            let check = format!(
+                "{text}(assert ({huge} {objective} {sign}{}))\n",
+                match sort {
+                    Sort::Real => "1000000000000000000000000000000.0",
+                    _ => "1000000000000000000000000000000",
+                }
+            );
+            if !matches!(sort, Sort::BitVec(_)) {
+                let beyond =
+                    solve::in_context(budget(ctx), &ctx.cancel, || solve::check(&vars, &check, 0));
+                ctx.checkpoint()?;
+                if !matches!(beyond, Answer::Sat(_)) {
+                    optimum.answer = Answer::Unknown(
+                        "Z3's optimiser reported the objective unbounded, but it cannot exceed 10^30: a nonlinear \
+                         objective or constraint, which Z3 does not optimise exactly"
+                            .into(),
+                    );
+                }
+            }
+        }
+        if matches!(optimum.answer, Answer::Sat(_)) && !optimum.unbounded && sort == Sort::Real {
+            self.settle_supremum(&mut optimum, &text, objective, maximize, &vars, ctx)?;
+        }
         let mut out = Map::new();
         out.insert("status".into(), json!(status(&optimum.answer)));
         match optimum.answer {
@@ -278,6 +326,9 @@ impl LogicSolver {
                 if optimum.unbounded {
                     out.insert("unbounded".into(), json!(true));
                 }
+                if !optimum.attained {
+                    out.insert("attained".into(), json!(false));
+                }
             }
             Answer::Unsat(_) => {}
             Answer::Unknown(why) => {
@@ -285,6 +336,72 @@ impl LogicSolver {
             }
         }
         Ok(Value::Object(out))
+    }
+
+    /// A real objective under strict bounds (`x < 1`) has a supremum no model reaches, and Z3 4.8's optimiser
+    /// then answers with an arbitrary feasible value. When the objective can still improve on Z3's value, the
+    /// optimum of the closure (strict comparisons made non-strict) is the supremum, attained or not.
+    fn settle_supremum(
+        &self,
+        optimum: &mut solve::Optimum,
+        text: &str,
+        objective: &str,
+        maximize: bool,
+        vars: &BTreeMap<String, Sort>,
+        ctx: &CallContext,
+    ) -> Result<(), ToolError> {
+        let Some(value) = optimum.objective.as_ref().and_then(real_smt) else {
+            return Ok(());
+        };
+        let better = if maximize { ">" } else { "<" };
+        let probe = format!("{text}(assert ({better} {objective} {value}))\n");
+        let improvable =
+            solve::in_context(budget(ctx), &ctx.cancel, || solve::check(vars, &probe, 0));
+        ctx.checkpoint()?;
+        if !matches!(improvable, Answer::Sat(_)) {
+            return Ok(());
+        }
+        let closure = text.replace("(< ", "(<= ").replace("(> ", "(>= ");
+        let b = budget(ctx);
+        let closed = solve::in_context(b, &ctx.cancel, || {
+            solve::optimize(
+                vars,
+                &closure,
+                objective,
+                Sort::Real,
+                maximize,
+                b.timeout_ms,
+            )
+        });
+        ctx.checkpoint()?;
+        match (
+            &closed.answer,
+            closed.unbounded,
+            closed.objective.as_ref().and_then(real_smt),
+        ) {
+            (Answer::Sat(_), true, _) => {
+                optimum.objective = closed.objective;
+                optimum.unbounded = true;
+            }
+            (Answer::Sat(_), false, Some(sup)) => {
+                let reach = format!("{text}(assert (= {objective} {sup}))\n");
+                let reached =
+                    solve::in_context(budget(ctx), &ctx.cancel, || solve::check(vars, &reach, 0));
+                ctx.checkpoint()?;
+                optimum.attained = matches!(reached, Answer::Sat(_));
+                if let Answer::Sat(model) = reached {
+                    optimum.answer = Answer::Sat(model);
+                }
+                optimum.objective = closed.objective;
+            }
+            _ => {
+                optimum.answer = Answer::Unknown(
+                    "the objective can pass Z3's optimum, and the supremum could not be determined"
+                        .into(),
+                );
+            }
+        }
+        Ok(())
     }
 
     fn smtlib(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
@@ -319,6 +436,35 @@ impl Tool for LogicSolver {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let op = params
+            .get("operation")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let takes: &[&str] = match op {
+            "check" => &["variables", "constraints"],
+            "prove" => &["variables", "claim", "assumptions"],
+            "optimize" => &["variables", "constraints", "minimize", "maximize"],
+            "smtlib" => &["script"],
+            _ => &[],
+        };
+        if let Some(obj) = params.as_object() {
+            let extra: Vec<&str> = obj
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "operation" && !takes.contains(k))
+                .collect();
+            if !extra.is_empty() && !takes.is_empty() {
+                return Err(bad(format!(
+                    "`{op}` does not take {} (it takes: {})",
+                    extra
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    takes.join(", ")
+                )));
+            }
+        }
         match params.get("operation").and_then(Value::as_str) {
             Some("check") => self.check(params, ctx),
             Some("prove") => self.prove(params, ctx),
@@ -370,6 +516,7 @@ fn spec() -> ToolSpec {
                 "counterexample": {"type": "object"},
                 "objective": {"type": ["integer", "string"]},
                 "unbounded": {"type": "boolean"},
+                "attained": {"type": "boolean", "description": "false when the optimum is a supremum or infimum that no model reaches (strict bounds)"},
                 "answers": {"type": "array", "items": {"type": "string"}},
                 "output": {"type": "string"}
             }

@@ -18,9 +18,13 @@ pub struct Budget {
     pub timeout_ms: u64,
     /// Z3's resource limit (deterministic, unlike time).
     pub rlimit: u64,
-    /// Z3's memory cap in megabytes (process-wide in Z3: the latest call's).
-    pub memory_mb: u64,
 }
+
+/// Z3's memory cap for the whole process, in megabytes: the largest `max_memory_bytes` a call may ask for.
+/// Z3 counts its allocations globally, not per context, so a per-call cap is not possible in one process (a
+/// small one would fail every other call's context creation); this cap keeps Z3 as a whole from taking the
+/// machine, and each call's rlimit and timeout bound its own work.
+pub const PROCESS_MEMORY_CAP_MB: u64 = 4096;
 
 /// Runs `f` in a fresh Z3 context limited by `budget`; `cancel` interrupts it.
 pub fn in_context<R: Send + Sync>(
@@ -32,8 +36,8 @@ pub fn in_context<R: Send + Sync>(
     GLOBALS.get_or_init(|| {
         // Minimal unsat cores: what a user asking "which constraints conflict" wants.
         z3::set_global_param("smt.core.minimize", "true");
+        z3::set_global_param("memory_max_size", &PROCESS_MEMORY_CAP_MB.to_string());
     });
-    z3::set_global_param("memory_max_size", &budget.memory_mb.to_string());
     let mut cfg = Config::new();
     cfg.set_timeout_msec(budget.timeout_ms.max(1));
     cfg.set_param_value("rlimit", &budget.rlimit.to_string());
@@ -131,6 +135,8 @@ pub struct Optimum {
     pub objective: Option<Value>,
     /// Whether there is no optimum.
     pub unbounded: bool,
+    /// False when the optimum is a supremum or infimum no model reaches (`x < 1`: sup 1).
+    pub attained: bool,
 }
 
 /// Minimises or maximises the constant `objective` of `sort` under `text`.
@@ -165,16 +171,23 @@ pub fn optimize(
             } else {
                 opt.get_lower(0)
             };
-            let unbounded = bound.is_some_and(|b| b.to_string().contains("oo"));
+            let shown = bound.map(|b| b.to_string()).unwrap_or_default();
+            let unbounded = shown.contains("oo");
             let Some(model) = opt.get_model() else {
                 return Optimum {
                     answer: Answer::Unknown("Z3 gave no model".into()),
                     objective: None,
                     unbounded: false,
+                    attained: true,
                 };
             };
+            // A strict bound (`x < 1`): Z3's bound is `1 - epsilon`; the optimum is the bound without it, and no
+            // model reaches it.
+            let strict = shown.contains("epsilon");
             let objective = if unbounded {
                 Some(json!(if maximize { "oo" } else { "-oo" }))
+            } else if strict {
+                Some(json!(without_epsilon(&shown).unwrap_or(shown.clone())))
             } else {
                 Some(value_of(&model, objective, sort))
             };
@@ -182,19 +195,34 @@ pub fn optimize(
                 answer: Answer::Sat(model_values(vars, &model)),
                 objective,
                 unbounded,
+                attained: !strict,
             }
         }
         SatResult::Unsat => Optimum {
             answer: Answer::Unsat(Vec::new()),
             objective: None,
             unbounded: false,
+            attained: true,
         },
         SatResult::Unknown => Optimum {
             answer: Answer::Unknown(opt.get_reason_unknown().unwrap_or_else(|| "unknown".into())),
             objective: None,
             unbounded: false,
+            attained: true,
         },
     }
+}
+
+/// Z3's bound `(+ 1.0 (* (- 1.0) epsilon))` or `(* (- 1.0) epsilon)` without its epsilon term, as a numeral.
+fn without_epsilon(bound: &str) -> Option<String> {
+    let t = bound.trim();
+    if t.starts_with("(*") && t.contains("epsilon") {
+        return Some("0".into());
+    }
+    let inner = t.strip_prefix("(+")?.strip_suffix(')')?.trim();
+    // The constant comes first, the epsilon term after it.
+    let cut = inner.find("(*")?;
+    numeral(inner[..cut].trim())
 }
 
 fn model_values(vars: &BTreeMap<String, Sort>, m: &Model) -> serde_json::Map<String, Value> {
@@ -336,6 +364,15 @@ mod tests {
         assert_eq!(numeral("3.0").as_deref(), Some("3"));
         assert_eq!(numeral("(/ 6.0 1.0)").as_deref(), Some("6"));
         assert_eq!(numeral("(root-obj (+ (^ x 2) (- 2)) 2)"), None);
+        assert_eq!(
+            super::without_epsilon("(+ 1.0 (* (- 1.0) epsilon))").as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            super::without_epsilon("(* (- 1.0) epsilon)").as_deref(),
+            Some("0")
+        );
+        assert_eq!(super::without_epsilon("epsilon").as_deref(), None);
     }
 
     #[test]

@@ -23,6 +23,15 @@ _Equality = _sp.Equality
 _Symbol = _sp.Symbol
 
 
+# The call being answered: its limits and the names it declares as variables (set by `_beaker_tool`).
+_CALL = {"limits": {}, "declared": set()}
+
+
+def _limit(name, default):
+    v = _CALL["limits"].get(name)
+    return v if _isinstance(v, int) and v > 0 else default
+
+
 class _Failure(Exception):
     """A call's answer as an error: `kind` is one of Beaker's error kinds."""
 
@@ -115,9 +124,17 @@ def _brackets(text, key):
     """An unbalanced bracket, named with its column (SymPy's transformations fail on them obscurely)."""
     stack = []
     pairs = {")": "(", "]": "[", "}": "{"}
+    # CPython's parser, which SymPy's uses, stops at 200 nested brackets; the call's max_depth may be lower.
+    cap = min(_limit("max_depth", 1000), 190)
     for i, c in enumerate(text):
         if c in "([{":
             stack.append((c, i))
+            if _len(stack) > cap:
+                raise _Failure(
+                    "limit_exceeded",
+                    "`%s` nests brackets more than %d deep (at column %d; max_depth, and the parser's own limit "
+                    "of about 200)" % (key, cap, i + 1),
+                )
         elif c in pairs:
             if not stack or stack[-1][0] != pairs[c]:
                 raise _invalid("cannot parse `%s` %r: unmatched %r at column %d" % (key, _shown(text), c, i + 1))
@@ -127,12 +144,89 @@ def _brackets(text, key):
         raise _invalid("cannot parse `%s` %r: %r at column %d is never closed" % (key, _shown(text), c, i + 1))
 
 
+# Math as models type it: Unicode operators and constants, superscript powers, the square-root sign.
+_UNICODE = {
+    "\u03c0": " pi ", "\u221e": " oo ", "\u00d7": "*", "\u00b7": "*", "\u22c5": "*", "\u2217": "*",
+    "\u00f7": "/", "\u2212": "-", "\u2013": "-", "\u2264": "<=", "\u2265": ">=", "\u2260": "!=",
+}
+_SUPERSCRIPTS = {"\u2070": "0", "\u00b9": "1", "\u00b2": "2", "\u00b3": "3", "\u2074": "4", "\u2075": "5",
+                 "\u2076": "6", "\u2077": "7", "\u2078": "8", "\u2079": "9", "\u207b": "-"}
+_SUPERSCRIPT_RUN = _re.compile("[%s]+" % "".join(_SUPERSCRIPTS))
+_ROOT = _re.compile("\u221a\\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+(?:\\.[0-9]+)?)")
+
+
+def _normalize(text):
+    if text.isascii():
+        return text
+    for k, v in _UNICODE.items():
+        text = text.replace(k, v)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "**(%s)" % "".join(_SUPERSCRIPTS[c] for c in m.group(0)), text)
+    text = _ROOT.sub(lambda m: "sqrt(%s)" % m.group(1), text)
+    return text.replace("\u221a", "sqrt")
+
+
+# Names models write for SymPy's functions.
+_t = _sp.Dummy("t")
+_ALIASES = {
+    "arcsin": _sp.asin, "arccos": _sp.acos, "arctan": _sp.atan, "arccot": _sp.acot, "arcsec": _sp.asec,
+    "arccsc": _sp.acsc, "arcsinh": _sp.asinh, "arccosh": _sp.acosh, "arctanh": _sp.atanh, "ln": _sp.log,
+    "log10": _sp.Lambda(_t, _sp.log(_t, 10)), "log2": _sp.Lambda(_t, _sp.log(_t, 2)), "sgn": _sp.sign,
+    "tg": _sp.tan, "ctg": _sp.cot,
+}
+# Functions written without brackets (`sin x`): these stay functions even when no `(` follows.
+_APPLIED = set(
+    "sin cos tan cot sec csc sinh cosh tanh coth asin acos atan acot asinh acosh atanh exp log sqrt cbrt "
+    "Abs sign floor ceiling factorial".split()
+) | set(_ALIASES)
+_NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _names(text, local):
+    """What the names in `text` mean, beyond SymPy's: an unknown name called like a function is an undefined
+    function (`f(x)`, not `f*x`); `arctan`, `ln`, `log10`... are SymPy's functions; a SymPy object that is not
+    an expression (`beta`, `gamma`, `S`, `Q`, `O`, `N`), written without a call, is a symbol; `e` and `i` are
+    Euler's number and the imaginary unit unless the call declares them as variables."""
+    # A name is called when every use of it is followed by `(`: `f(x)` is a function, but in `x(x+1)` the `x` is
+    # also used alone, so that is a product.
+    uses = {}
+    for m in _NAME.finditer(text):
+        start = m.start()
+        if start > 0 and text[start - 1] in ".'\"":
+            continue
+        called = text[m.end():].lstrip().startswith("(")
+        uses[m.group(0)] = uses.get(m.group(0), True) and called
+    for name, called in uses.items():
+        if name in local:
+            continue
+        if called and name in _CALL["declared"]:
+            called = False
+        if name in _ALIASES:
+            local[name] = _ALIASES[name]
+        elif name == "e" and name not in _CALL["declared"]:
+            local[name] = _sp.E
+        elif name == "i" and name not in _CALL["declared"]:
+            local[name] = _sp.I
+        elif called:
+            if not hasattr(_sp, name) and not hasattr(builtins, name):
+                local[name] = _sp.Function(name)
+        elif hasattr(_sp, name) and name not in _APPLIED:
+            if not _isinstance(getattr(_sp, name), _Basic):
+                local[name] = _Symbol(name)
+    return local
+
+
 def _parse(text, key, names=None, equation=False):
     """Text (or a JSON number) as a SymPy object; `equation`: `a = b` is Eq(a, b)."""
     if not _isinstance(text, _str):
         return _number(text, key)
     if not text.strip():
         raise _invalid("`%s` is empty" % key)
+    cap = _limit("max_expression_len", 10000)
+    if _len(text) > cap:
+        raise _Failure(
+            "limit_exceeded", "`%s` is %d characters; the limit is %d (max_expression_len)" % (key, _len(text), cap)
+        )
+    text = _normalize(text)
     if equation:
         at = _top_level_equals(text)
         if at is not None:
@@ -141,7 +235,7 @@ def _parse(text, key, names=None, equation=False):
             rhs = _parse(text[i + width :], key, names)
             return _Eq(lhs, rhs, evaluate=False)
     _brackets(text, key)
-    local = dict(names or {})
+    local = _names(text, dict(names or {}))
     try:
         value = _spp.parse_expr(text, local_dict=local, transformations=_TRANSFORMS)
     except (SyntaxError, _tokenize.TokenError) as e:
@@ -160,6 +254,8 @@ def _parse(text, key, names=None, equation=False):
         raise _invalid("cannot parse `%s` %r: %s: %s" % (key, _shown(text), _type(e).__name__, e))
     if _isinstance(value, (int, float)) and not _isinstance(value, bool):
         value = _sp.sympify(value)
+    if _isinstance(value, _sp.MatrixBase):
+        value = _sp.ImmutableMatrix(value)
     if not _isinstance(value, _Basic):
         raise _invalid("`%s` %r is not an expression (it is a %s)" % (key, _shown(text), _type(value).__name__))
     return value
@@ -216,12 +312,39 @@ def _is_plain_number(e):
     return _isinstance(e, _Expr) and e.is_number and not e.has(_sp.zoo, _sp.oo, -_sp.oo, _sp.nan)
 
 
+def _check_digits(result):
+    """max_digits: no integer (or numerator, denominator) in the result longer than the call allows."""
+    cap = _limit("max_digits", 100000)
+    atoms = result.atoms(_sp.Rational) if _isinstance(result, _Basic) else ()
+    for a in atoms:
+        for part in (a.p, a.q):
+            digits = int(abs(int(part)).bit_length() * 0.30103) + 1
+            if digits > cap:
+                raise _Failure(
+                    "limit_exceeded", "the result holds a number of about %d digits; the limit is %d (max_digits)"
+                    % (digits, cap)
+                )
+
+
+def _exact(e):
+    """Decimals as the exact numbers they are written as (0.1 is 1/10), not binary doubles."""
+    if not _isinstance(e, _Basic):
+        return e
+    floats = e.atoms(_sp.Float)
+    if not floats:
+        return e
+    return e.xreplace({f: _sp.Rational(_str(f)) for f in floats})
+
+
 def _finish(result, extra=None):
     """The fields every answer has: `result`, `latex`, and `decimal` for a number."""
+    if _isinstance(result, _Basic) and result.has(_sp.nan):
+        raise _domain("the result is undefined (nan): the limit, sum or integral does not exist")
+    _check_digits(result)
     out = {"result": _str(result), "latex": _sp.latex(result)}
     if _is_plain_number(result):
         try:
-            out["decimal"] = _str(_sp.N(result, 15))
+            out["decimal"] = _str(_sp.N(result, 15)).rstrip(".")
         except (MemoryError, RecursionError):
             raise
         except BaseException:
@@ -307,6 +430,21 @@ def _op_solve(args):
             eqs = [q.subs(swap) for q in eqs]
             unknowns = [swap[s] for s in unknowns]
     eqs = [_as_zero(q) if _isinstance(q, _Equality) else q for q in eqs]
+    if _len(unknowns) == 1 and _len(eqs) == 1 and _isinstance(eqs[0], _Basic) and _sp.simplify(eqs[0]) == 0:
+        # An identity: every value solves it (SymPy's solve answers [] here, which reads as "no solution").
+        out = _finish(_sp.S.Reals if real else _sp.S.Complexes)
+        out.update({"solutions": [], "count": 0, "all": True})
+        return out
+    free = set()
+    for q in eqs:
+        free |= q.free_symbols if _isinstance(q, _Basic) else set()
+    missing = [u.name for u in unknowns if u not in free]
+    if missing:
+        raise _invalid(
+            "%s not in the equation%s (its symbols: %s)"
+            % (", ".join("`%s` is" % m for m in missing), "s" if _len(eqs) > 1 else "",
+               ", ".join(sorted(x.name for x in free)) or "none")
+        )
     if _len(unknowns) == 1 and _len(eqs) == 1:
         sols = _sp.solve(eqs[0], unknowns[0])
         if not _isinstance(sols, list):
@@ -329,7 +467,7 @@ def _op_solve(args):
 def _op_diff(args):
     e = _parse(_need(args, "expression"), "expression")
     x = _one_variable(e, args)
-    n = _int_arg(args, "order", 1, 1, 100)
+    n = _int_arg(args, "order", 1, 1, 200)
     return _finish(_sp.diff(e, x, n))
 
 
@@ -440,7 +578,7 @@ def _op_dsolve(args):
 
 
 def _op_evaluate(args):
-    e = _parse(_need(args, "expression"), "expression")
+    e = _exact(_parse(_need(args, "expression"), "expression"))
     subs = args.get("substitutions")
     if subs is not None:
         if not _isinstance(subs, dict):
@@ -453,15 +591,24 @@ def _op_evaluate(args):
                     "substitutions: `%s` is not a symbol of the expression (its symbols: %s)"
                     % (name, ", ".join(sorted(by_name)) or "none")
                 )
-            pairs[by_name[name]] = _parse(value, "substitutions")
+            pairs[by_name[name]] = _exact(_parse(value, "substitutions"))
         e = e.subs(pairs)
     digits = _int_arg(args, "precision", 15, 1, 10000)
+    if digits > _limit("max_precision", 1000):
+        raise _Failure(
+            "limit_exceeded", "`precision` %d is above the limit %d (max_precision)" % (digits, _limit("max_precision", 1000))
+        )
+    if _isinstance(e, _Basic) and e.free_symbols:
+        raise _invalid(
+            "the expression still has free symbols (%s): give their values in `substitutions`"
+            % ", ".join(sorted(x.name for x in e.free_symbols))
+        )
     if _isinstance(e, _Basic) and e.has(_sp.zoo, _sp.nan):
         raise _domain("the value is undefined (%s): a division by zero or a pole" % e)
     if _isinstance(e, _Expr) and e.is_Integer:
         value = _str(e)
     else:
-        value = _str(_sp.N(e, digits))
+        value = _str(_sp.N(e, digits)).rstrip(".")
     return _finish(e, {"value": value})
 
 
@@ -593,17 +740,45 @@ def _same_solutions(da, db):
     return sa == sb, "solve"
 
 
+def _inequality(r):
+    """An inequality as (d, strict) with `d > 0` (or `d >= 0`) equivalent to it."""
+    if _isinstance(r, (_sp.StrictGreaterThan, _sp.GreaterThan)):
+        return r.lhs - r.rhs, _isinstance(r, _sp.StrictGreaterThan)
+    return r.rhs - r.lhs, _isinstance(r, _sp.StrictLessThan)
+
+
 def _op_equivalent(args):
-    a = _parse(_need(args, "expression"), "expression", equation=True)
-    b = _parse(_need(args, "other"), "other", equation=True)
+    a = _exact(_parse(_need(args, "expression"), "expression", equation=True))
+    b = _exact(_parse(_need(args, "other"), "other", equation=True))
     out = {}
+    ineq = (_sp.StrictGreaterThan, _sp.GreaterThan, _sp.StrictLessThan, _sp.LessThan)
+    if _isinstance(a, ineq) or _isinstance(b, ineq):
+        if not (_isinstance(a, ineq) and _isinstance(b, ineq)):
+            out.update({"equivalent": False, "method": "structural", "why": "one is an inequality and the other is not"})
+            return out
+        (da, sa), (db, sb) = _inequality(a), _inequality(b)
+        ratio = _sp.simplify(da / db)
+        if ratio.is_number and ratio.is_positive:
+            if sa == sb:
+                out.update({"equivalent": True, "method": "simplify"})
+            else:
+                out.update({"equivalent": False, "method": "simplify", "why": "one is strict and the other is not"})
+        else:
+            out.update({"equivalent": None, "method": "simplify",
+                        "why": "the two sides are not positive multiples of each other; not decided"})
+        return out
     if _isinstance(a, _Equality) != _isinstance(b, _Equality):
         out.update({"equivalent": False, "method": "structural", "why": "one is an equation and the other is not"})
         return out
     if _isinstance(a, _Equality):
         da, db = a.lhs - a.rhs, b.lhs - b.rhs
-        if da == db or _sp.expand(da - db) == 0:
+        gap = _sp.simplify(da - db)
+        if da == db or gap == 0:
             verdict, method = True, "structural"
+        elif gap.is_number and gap.is_zero is False and (da.free_symbols | db.free_symbols):
+            # lhs - rhs differ by a nonzero constant: the two can never hold together, so (unless neither can
+            # ever hold) their solution sets differ.
+            verdict, method = _same_solutions(da, db) if _len(da.free_symbols | db.free_symbols) == 1 else (False, "simplify")
         else:
             ratio = _sp.simplify(da / db)
             if ratio.is_number and ratio.is_zero is False and ratio.is_finite:
@@ -611,6 +786,10 @@ def _op_equivalent(args):
             else:
                 verdict, method = _same_solutions(da, db)
         out.update({"equivalent": verdict, "method": method})
+        if verdict is None:
+            out["why"] = (
+                "equations in several unknowns that are not constant multiples of each other: not decided"
+            )
         return out
     if a == b:
         out.update({"equivalent": True, "method": "structural"})
@@ -666,11 +845,50 @@ _OPERATIONS = {
 }
 
 
+# The keys each operation reads: any other key is refused, so that no parameter is silently ignored.
+_KEYS = {
+    "simplify": ("expression",),
+    "expand": ("expression",),
+    "factor": ("expression",),
+    "cancel": ("expression",),
+    "apart": ("expression", "variable"),
+    "solve": ("expression", "equations", "variable", "variables", "domain"),
+    "diff": ("expression", "variable", "order"),
+    "integrate": ("expression", "variable", "lower", "upper"),
+    "limit": ("expression", "variable", "point", "direction"),
+    "series": ("expression", "variable", "point", "order"),
+    "summation": ("expression", "variable", "lower", "upper"),
+    "dsolve": ("equation", "function", "ics"),
+    "evaluate": ("expression", "substitutions", "precision"),
+    "matrix": ("matrix", "operation_args"),
+    "roots": ("expression", "variable"),
+    "equivalent": ("expression", "other"),
+}
+
+
 def _symbolic_math(args):
     op = args.get("operation")
     fn = _OPERATIONS.get(op)
     if fn is None:
         raise _invalid("unknown operation %r (known: %s)" % (op, ", ".join(_OPERATIONS)))
+    extra = [k for k in args if k != "operation" and k not in _KEYS[op] and args[k] is not None]
+    if extra:
+        raise _invalid(
+            "`%s` does not take %s (it takes: %s)"
+            % (op, ", ".join("`%s`" % k for k in extra), ", ".join(_KEYS[op]))
+        )
+    declared = set()
+    for key in ("variable", "function"):
+        if _isinstance(args.get(key), _str):
+            declared.add(args[key].split("(")[0].strip())
+    for key in ("variables",):
+        if _isinstance(args.get(key), list):
+            declared.update(v for v in args[key] if _isinstance(v, _str))
+    if _isinstance(args.get("substitutions"), dict):
+        declared.update(args["substitutions"])
+    if _isinstance(args.get("function"), _str) and "(" in args["function"]:
+        declared.add(args["function"].split("(", 1)[1].rstrip(") "))
+    _CALL["declared"] = declared
     out = fn(args)
     if op == "equivalent":
         # The verdict is the result: True, False or None (undecided).
@@ -699,6 +917,32 @@ def _render_latex(latex, fmt, fontsize, dpi):
     return buf.getvalue()
 
 
+# LaTeX that mathtext does not know, rewritten to what it does (or dropped where it only changes spacing).
+_TEX_REWRITES = (
+    (_re.compile(r"\\(?:no)?limits(?![A-Za-z])"), ""),
+    (_re.compile(r"\\(?:display|text|script)style(?![A-Za-z])"), ""),
+    (_re.compile(r"\\[dt]frac(?![A-Za-z])"), r"\\frac"),
+    (_re.compile(r"\\le(?![A-Za-z])"), r"\\leq"),
+    (_re.compile(r"\\ge(?![A-Za-z])"), r"\\geq"),
+    (_re.compile(r"\\ne(?![A-Za-z])"), r"\\neq"),
+    (_re.compile(r"\\bmod(?![A-Za-z])"), r"\\ \\mathrm{mod}\\ "),
+    (_re.compile(r"\\operatorname\{"), r"\\mathrm{"),
+    (_re.compile(r"\\boxed(?![A-Za-z])"), ""),
+)
+
+
+def _for_mathtext(latex):
+    """Display delimiters dropped (`$$`, `\\[ \\]`, `\\( \\)`, `$`) and the rewrites above applied."""
+    t = latex.strip()
+    for open_, close in (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")):
+        if t.startswith(open_) and t.endswith(close) and _len(t) >= _len(open_) + _len(close):
+            t = t[_len(open_) : _len(t) - _len(close)].strip()
+            break
+    for pattern, repl in _TEX_REWRITES:
+        t = pattern.sub(repl, t)
+    return t
+
+
 def _latex_render(args):
     text = args.get("expression")
     if not _isinstance(text, _str) or not text.strip():
@@ -715,18 +959,24 @@ def _latex_render(args):
         expr = _parse(text, "expression", equation=True)
         latex = _sp.latex(expr)
     else:
-        latex = text.strip()
-        if _len(latex) >= 2 and latex[0] == "$" and latex[-1] == "$":
-            latex = latex.strip("$")
+        latex = _for_mathtext(text)
+        trailing = _len(latex) - _len(latex.rstrip("\\"))
+        if not latex or trailing % 2 == 1 or "$" in latex.replace("\\$", ""):
+            raise _invalid("`expression` is not LaTeX math that can be drawn (empty, a lone `\\` at the end, or a `$` inside)")
     out = {"latex": latex}
     if fmt == "latex" and kind == "sympy":
         return out
     try:
-        data = _render_latex(latex, "png" if fmt == "latex" else fmt, fontsize, dpi)
+        data = _render_latex(_for_mathtext(latex) if kind == "sympy" else latex, "png" if fmt == "latex" else fmt, fontsize, dpi)
     except (MemoryError, RecursionError):
         raise
     except ValueError as e:
-        raise _invalid("matplotlib's mathtext cannot render this LaTeX: %s" % _str(e).strip())
+        why = _str(e).strip().replace("$" + latex + "$", latex)
+        if kind == "sympy":
+            # SymPy wrote this LaTeX: that mathtext cannot draw it is a limit of the tool, not the caller's mistake.
+            raise _Failure("tool_error", "matplotlib's mathtext cannot draw SymPy's LaTeX for this expression "
+                           "(environments such as matrices and piecewise functions are beyond it): %s" % why)
+        raise _invalid("matplotlib's mathtext cannot render this LaTeX: %s" % why)
     if fmt == "latex":
         return out
     out["format"] = fmt
@@ -743,6 +993,11 @@ _TOOLS = {"symbolic_math": _symbolic_math, "latex_render": _latex_render}
 def _beaker_tool(req):
     """One call of a tool implemented in this guest: {"ok": result} or {"error": {kind, message}}."""
     cap = int(req.get("max_output_bytes") or (1 << 20))
+    _CALL["limits"] = req.get("limits") or {}
+    _CALL["declared"] = set()
+    # SymPy's integers are Python's: lift CPython's 4,300-digit guard on printing them (max_digits and the
+    # output cap bound them instead).
+    _sys.set_int_max_str_digits(0)
     sink = _Capture("<stdout>", [0, False])
     _sys.stdout = _sys.__stdout__ = sink
     _sys.stderr = _sys.__stderr__ = sink

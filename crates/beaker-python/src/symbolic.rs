@@ -76,10 +76,18 @@ fn call_guest_tool(
         check_len("expression", e, &ctx.limits)?;
     }
     let guest = runtime.guest()?;
+    let l = &ctx.limits;
     let input = json!({
         "tool": tool,
         "args": params,
-        "max_output_bytes": ctx.limits.max_output_bytes,
+        "max_output_bytes": l.max_output_bytes,
+        // The expression limits every tool honours; the guest applies them (it is where text is parsed).
+        "limits": {
+            "max_expression_len": l.max_expression_len,
+            "max_depth": l.max_depth,
+            "max_digits": l.max_digits,
+            "max_precision": l.max_precision,
+        },
     });
     let bytes = serde_json::to_vec(&input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
