@@ -20,6 +20,26 @@ impl VirtualTime {
     fn tick(&self) -> u64 {
         self.0.fetch_add(1, Ordering::Relaxed) + 1
     }
+
+    /// The monotonic clock's reading in nanoseconds, without advancing it.
+    pub(crate) fn monotonic_ns(&self) -> u64 {
+        self.0.load(Ordering::Relaxed).saturating_mul(1_000)
+    }
+
+    /// The wall clock's reading in nanoseconds since the Unix epoch, without advancing it.
+    pub(crate) fn wall_ns(&self) -> u64 {
+        (WALL_START_SECS * 1_000_000_000).saturating_add(self.monotonic_ns())
+    }
+
+    /// Lets `ns` nanoseconds pass (rounded up to the clocks' microsecond): what a guest's sleep does.
+    pub(crate) fn advance_ns(&self, ns: u64) {
+        let us = ns.div_ceil(1_000);
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                Some(t.saturating_add(us))
+            });
+    }
 }
 
 /// The guest's wall clock.

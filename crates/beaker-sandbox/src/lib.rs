@@ -26,6 +26,7 @@ mod manifest;
 mod pipe;
 mod reactor;
 mod sandbox;
+mod sleep;
 mod snapshot;
 mod store;
 mod tool;

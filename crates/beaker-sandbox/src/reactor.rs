@@ -109,12 +109,13 @@ pub(crate) fn snapshot_reactor(
     drop(instrumented);
     let stdout = CappedPipe::new(64 << 10);
     let stderr = CappedPipe::new(64 << 10);
-    let mut wasi = sealed_wasi(0);
+    let (mut wasi, time) = sealed_wasi(0);
     wasi.stdout(stdout.clone()).stderr(stderr.clone());
     open_dirs(&mut wasi, &reactor.dirs)?;
-    let mut store = snapshot_store(engine, max_memory_bytes, wasi)?;
+    let mut store = snapshot_store(engine, max_memory_bytes, (wasi, time))?;
     let mut linker = Linker::<State>::new(engine);
     wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)?;
+    crate::sleep::add_virtual_sleep(&mut linker)?;
     add_closed_door(&mut linker)?;
     let said = |what: &str| {
         let out = String::from_utf8_lossy(&stdout.take().bytes).into_owned();

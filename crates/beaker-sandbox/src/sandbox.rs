@@ -218,6 +218,9 @@ impl Sandbox {
         let mut linker = Linker::<State>::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)
             .map_err(|e| SandboxError::Internal(format!("cannot link WASI: {}", chain(&e))))?;
+        crate::sleep::add_virtual_sleep(&mut linker).map_err(|e| {
+            SandboxError::Internal(format!("cannot link poll_oneoff: {}", chain(&e)))
+        })?;
         add_closed_door(&mut linker).map_err(|e| {
             SandboxError::Internal(format!("cannot link host::call: {}", chain(&e)))
         })?;
@@ -526,7 +529,7 @@ impl Guest {
         let stdout =
             CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
         let stderr = CappedPipe::new(STDERR_CAP);
-        let mut wasi = sealed_wasi(run.seed);
+        let (mut wasi, time) = sealed_wasi(run.seed);
         wasi.stdin(MemoryInputPipe::new(run.input.to_vec()))
             .stdout(stdout.clone())
             .stderr(stderr.clone())
@@ -540,6 +543,7 @@ impl Guest {
                 limiter: Limiter::new(limits.max_memory_bytes),
                 output: Some((stdout.clone(), stderr.clone())),
                 charged_output: 0,
+                time,
             },
         );
         store.limiter(|s| &mut s.limiter);

@@ -18,6 +18,7 @@ pub(crate) fn snapshot(
     let mut store = snapshot_store(engine, max_memory_bytes, sealed_wasi(0))?;
     let mut linker = wasmtime::Linker::<State>::new(engine);
     wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    crate::sleep::add_virtual_sleep(&mut linker)?;
     futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
         linker.instantiate_async(store, module).await
     }))
@@ -28,9 +29,9 @@ pub(crate) fn snapshot(
 pub(crate) fn snapshot_store(
     engine: &wasmtime::Engine,
     max_memory_bytes: u64,
-    wasi: wasmtime_wasi::WasiCtxBuilder,
+    sealed: (wasmtime_wasi::WasiCtxBuilder, crate::clock::VirtualTime),
 ) -> wasmtime::Result<wasmtime::Store<State>> {
-    let mut wasi = wasi;
+    let (mut wasi, time) = sealed;
     let mut store = wasmtime::Store::new(
         engine,
         State {
@@ -38,6 +39,7 @@ pub(crate) fn snapshot_store(
             limiter: Limiter::new(max_memory_bytes),
             output: None,
             charged_output: 0,
+            time,
         },
     );
     store.limiter(|s| &mut s.limiter);

@@ -15,6 +15,8 @@ pub(crate) struct State {
     /// The run's stdout and stderr and how many of their bytes have been charged as fuel.
     pub(crate) output: Option<(CappedPipe, CappedPipe)>,
     pub(crate) charged_output: u64,
+    /// The run's virtual time, which a guest's sleep advances (`sleep.rs`).
+    pub(crate) time: VirtualTime,
 }
 
 /// Fuel charged for each call from the guest into the host (a WASI function): host work burns no guest
@@ -113,13 +115,13 @@ impl ResourceLimiter for Limiter {
 
 /// A WASI context that sees nothing of the host: no stdio, environment, arguments or directories, virtual
 /// clocks, and random sources seeded by `seed`. Runs add their stdio and grants; snapshots use it as is.
-pub(crate) fn sealed_wasi(seed: u64) -> WasiCtxBuilder {
+pub(crate) fn sealed_wasi(seed: u64) -> (WasiCtxBuilder, VirtualTime) {
     let time = VirtualTime::default();
     let mut wasi = WasiCtxBuilder::new();
     wasi.wall_clock(WallClock(time.clone()))
-        .monotonic_clock(MonotonicClock(time))
+        .monotonic_clock(MonotonicClock(time.clone()))
         .secure_random(rand_pcg::Pcg64Mcg::seed_from_u64(seed))
         .insecure_random(rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x5eed))
         .insecure_random_seed(u128::from(seed));
-    wasi
+    (wasi, time)
 }
