@@ -9,6 +9,7 @@ mod api;
 mod calculator;
 mod conformance;
 mod dialects;
+mod domain;
 mod logic;
 mod numerical;
 mod python;
@@ -37,5 +38,6 @@ fn main() {
     trials.extend(python::trials());
     trials.extend(python::symbolic_trials());
     trials.extend(logic::trials());
+    trials.extend(domain::trials());
     libtest_mimic::run(&args, trials).exit();
 }

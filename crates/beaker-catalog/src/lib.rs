@@ -81,6 +81,9 @@ pub const BUILTIN: &[Entry] = &[
     }),
     Entry::sandboxed("python", beaker_python::tools),
     Entry::native("logic", || vec![Arc::new(beaker_logic::LogicSolver::new())]),
+    Entry::native("chemistry", || {
+        vec![Arc::new(beaker_tools::chemistry::Chemistry::new())]
+    }),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].
@@ -263,7 +266,7 @@ mod tests {
     #[test]
     fn unknown_family_names_the_known_ones() {
         let err = Catalog::empty()
-            .with("chemistry")
+            .with("alchemy")
             .err()
             .map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("calculator") && e.contains("python")));

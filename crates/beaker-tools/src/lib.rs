@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod calculator;
+pub mod chemistry;
 pub mod plotter;
 pub mod testing;
 pub mod units;

@@ -4,6 +4,7 @@
 //! rounding is asked for; temperatures on shifted scales (°C, °F) convert affinely. See `units.md`.
 
 pub(crate) mod expr;
+pub(crate) mod quantity;
 mod spec;
 pub(crate) mod table;
 

@@ -31,43 +31,43 @@ const fn d(l: i8, m: i8, t: i8, i: i8, th: i8, n: i8, j: i8, b: i8, a: i8) -> Di
 }
 
 pub(crate) const NONE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 0);
-const LEN: Dims = d(1, 0, 0, 0, 0, 0, 0, 0, 0);
-const MASS: Dims = d(0, 1, 0, 0, 0, 0, 0, 0, 0);
-const TIME: Dims = d(0, 0, 1, 0, 0, 0, 0, 0, 0);
-const CURRENT: Dims = d(0, 0, 0, 1, 0, 0, 0, 0, 0);
+pub(crate) const LEN: Dims = d(1, 0, 0, 0, 0, 0, 0, 0, 0);
+pub(crate) const MASS: Dims = d(0, 1, 0, 0, 0, 0, 0, 0, 0);
+pub(crate) const TIME: Dims = d(0, 0, 1, 0, 0, 0, 0, 0, 0);
+pub(crate) const CURRENT: Dims = d(0, 0, 0, 1, 0, 0, 0, 0, 0);
 pub(crate) const TEMP: Dims = d(0, 0, 0, 0, 1, 0, 0, 0, 0);
-const AMOUNT: Dims = d(0, 0, 0, 0, 0, 1, 0, 0, 0);
-const LUM: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 0);
-const INFO: Dims = d(0, 0, 0, 0, 0, 0, 0, 1, 0);
-const ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 1);
-const FREQ: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 0);
-const FORCE: Dims = d(1, 1, -2, 0, 0, 0, 0, 0, 0);
-const ENERGY: Dims = d(2, 1, -2, 0, 0, 0, 0, 0, 0);
-const POWER: Dims = d(2, 1, -3, 0, 0, 0, 0, 0, 0);
-const PRESSURE: Dims = d(-1, 1, -2, 0, 0, 0, 0, 0, 0);
-const SPEED: Dims = d(1, 0, -1, 0, 0, 0, 0, 0, 0);
-const VOLUME: Dims = d(3, 0, 0, 0, 0, 0, 0, 0, 0);
-const AREA: Dims = d(2, 0, 0, 0, 0, 0, 0, 0, 0);
-const CHARGE: Dims = d(0, 0, 1, 1, 0, 0, 0, 0, 0);
-const VOLTAGE: Dims = d(2, 1, -3, -1, 0, 0, 0, 0, 0);
-const RESISTANCE: Dims = d(2, 1, -3, -2, 0, 0, 0, 0, 0);
-const CONCENTRATION: Dims = d(-3, 0, 0, 0, 0, 1, 0, 0, 0);
-const ANGULAR_SPEED: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 1);
-const CAPACITANCE: Dims = d(-2, -1, 4, 2, 0, 0, 0, 0, 0);
-const CONDUCTANCE: Dims = d(-2, -1, 3, 2, 0, 0, 0, 0, 0);
-const MAGNETIC_FLUX: Dims = d(2, 1, -2, -1, 0, 0, 0, 0, 0);
-const FLUX_DENSITY: Dims = d(0, 1, -2, -1, 0, 0, 0, 0, 0);
-const INDUCTANCE: Dims = d(2, 1, -2, -2, 0, 0, 0, 0, 0);
+pub(crate) const AMOUNT: Dims = d(0, 0, 0, 0, 0, 1, 0, 0, 0);
+pub(crate) const LUM: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 0);
+pub(crate) const INFO: Dims = d(0, 0, 0, 0, 0, 0, 0, 1, 0);
+pub(crate) const ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 1);
+pub(crate) const FREQ: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 0);
+pub(crate) const FORCE: Dims = d(1, 1, -2, 0, 0, 0, 0, 0, 0);
+pub(crate) const ENERGY: Dims = d(2, 1, -2, 0, 0, 0, 0, 0, 0);
+pub(crate) const POWER: Dims = d(2, 1, -3, 0, 0, 0, 0, 0, 0);
+pub(crate) const PRESSURE: Dims = d(-1, 1, -2, 0, 0, 0, 0, 0, 0);
+pub(crate) const SPEED: Dims = d(1, 0, -1, 0, 0, 0, 0, 0, 0);
+pub(crate) const VOLUME: Dims = d(3, 0, 0, 0, 0, 0, 0, 0, 0);
+pub(crate) const AREA: Dims = d(2, 0, 0, 0, 0, 0, 0, 0, 0);
+pub(crate) const CHARGE: Dims = d(0, 0, 1, 1, 0, 0, 0, 0, 0);
+pub(crate) const VOLTAGE: Dims = d(2, 1, -3, -1, 0, 0, 0, 0, 0);
+pub(crate) const RESISTANCE: Dims = d(2, 1, -3, -2, 0, 0, 0, 0, 0);
+pub(crate) const CONCENTRATION: Dims = d(-3, 0, 0, 0, 0, 1, 0, 0, 0);
+pub(crate) const ANGULAR_SPEED: Dims = d(0, 0, -1, 0, 0, 0, 0, 0, 1);
+pub(crate) const CAPACITANCE: Dims = d(-2, -1, 4, 2, 0, 0, 0, 0, 0);
+pub(crate) const CONDUCTANCE: Dims = d(-2, -1, 3, 2, 0, 0, 0, 0, 0);
+pub(crate) const MAGNETIC_FLUX: Dims = d(2, 1, -2, -1, 0, 0, 0, 0, 0);
+pub(crate) const FLUX_DENSITY: Dims = d(0, 1, -2, -1, 0, 0, 0, 0, 0);
+pub(crate) const INDUCTANCE: Dims = d(2, 1, -2, -2, 0, 0, 0, 0, 0);
 /// The steradian is a squared radian here (angle is a dimension, see [`BASE`]).
-const SOLID_ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 2);
-const LUMINOUS_FLUX: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 2);
-const ILLUMINANCE: Dims = d(-2, 0, 0, 0, 0, 0, 1, 0, 2);
+pub(crate) const SOLID_ANGLE: Dims = d(0, 0, 0, 0, 0, 0, 0, 0, 2);
+pub(crate) const LUMINOUS_FLUX: Dims = d(0, 0, 0, 0, 0, 0, 1, 0, 2);
+pub(crate) const ILLUMINANCE: Dims = d(-2, 0, 0, 0, 0, 0, 1, 0, 2);
 /// Absorbed and equivalent dose (gray, sievert): J/kg.
-const DOSE: Dims = d(2, 0, -2, 0, 0, 0, 0, 0, 0);
-const CATALYTIC_ACTIVITY: Dims = d(0, 0, -1, 0, 0, 1, 0, 0, 0);
-const DATA_RATE: Dims = d(0, 0, -1, 0, 0, 0, 0, 1, 0);
-const VISCOSITY: Dims = d(-1, 1, -1, 0, 0, 0, 0, 0, 0);
-const KINEMATIC_VISCOSITY: Dims = d(2, 0, -1, 0, 0, 0, 0, 0, 0);
+pub(crate) const DOSE: Dims = d(2, 0, -2, 0, 0, 0, 0, 0, 0);
+pub(crate) const CATALYTIC_ACTIVITY: Dims = d(0, 0, -1, 0, 0, 1, 0, 0, 0);
+pub(crate) const DATA_RATE: Dims = d(0, 0, -1, 0, 0, 0, 0, 1, 0);
+pub(crate) const VISCOSITY: Dims = d(-1, 1, -1, 0, 0, 0, 0, 0, 0);
+pub(crate) const KINEMATIC_VISCOSITY: Dims = d(2, 0, -1, 0, 0, 0, 0, 0, 0);
 
 /// Names for the dimensions people call by name (used in results and errors).
 pub(crate) const NAMED: &[(Dims, &str)] = &[

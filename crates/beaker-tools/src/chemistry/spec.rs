@@ -1,0 +1,105 @@
+//! The `chemistry` tool's `ToolSpec`: params and result schemas, examples, and the notes in `chemistry.md`.
+
+use beaker_core::{Example, ToolSpec};
+use serde_json::{json, Value};
+
+fn example(params: Value, result: Value) -> Example {
+    Example {
+        params,
+        result,
+        elided: Vec::new(),
+    }
+}
+
+/// The chemistry tool's spec.
+pub(super) fn spec() -> ToolSpec {
+    let quantity = |what: &str| json!({"type": ["number", "string"], "description": what});
+    let constant = |what: &str| json!({"anyOf": [{"type": "number"}, {"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 10}], "description": what});
+    let amount = json!({"anyOf": [
+        {"type": "object", "properties": {"mass": {"type": ["number", "string"]}, "moles": {"type": ["number", "string"]}}, "additionalProperties": false},
+        {"type": "string"}
+    ]});
+    ToolSpec {
+        name: "chemistry".into(),
+        description: "Chemistry with exact methods: molar_mass (formula with brackets, hydrates CuSO4·5H2O, \
+            charges SO4^2-), balance (smallest integer coefficients by an exact null space; ions and e- allowed), \
+            stoichiometry and limiting_reagent (masses or moles), ph (strong, weak and polyprotic acids and bases \
+            by the full charge balance incl. water: 1e-8 M HCl is pH 6.98), buffer, dilution, molarity, \
+            ideal_gas, empirical_formula and element (weight, group, electronegativity, configuration). \
+            Quantities are numbers (g, mol, L, mol/L, Pa, K) or strings with units (\"500 mL\", \"25 degC\", \
+            \"1 atm\"). Atomic weights are IUPAC/CIAAW standard values."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "operation": {"enum": ["molar_mass", "balance", "stoichiometry", "limiting_reagent", "ph", "buffer", "dilution", "molarity", "ideal_gas", "empirical_formula", "element"], "description": "What to compute; each operation reads only its own keys."},
+                "formula": {"type": "string", "maxLength": 1000, "description": "A chemical formula: `Ca3(PO4)2`, `K4[Fe(CN)6]`, `CuSO4·5H2O`, `SO4^2-`, `NH4^+`, `Fe³⁺`, `H₂O`."},
+                "equation": {"type": "string", "maxLength": 10000, "description": "A reaction: species joined by ` + `, sides by `->`, `=`, `→` or `<=>` (`C3H8 + O2 -> CO2 + H2O`)."},
+                "given": {"type": "object", "properties": {"substance": {"type": "string"}, "mass": {"type": ["number", "string"]}, "moles": {"type": ["number", "string"]}}, "required": ["substance"], "additionalProperties": false, "description": "stoichiometry: the known substance and its mass (g) or moles."},
+                "find": {"type": "string", "description": "stoichiometry: the substance to compute."},
+                "amounts": {"type": "object", "additionalProperties": amount, "description": "limiting_reagent: reactant → {\"mass\": g} or {\"moles\": mol} or \"10 g\"."},
+                "concentration": quantity("ph: the formal concentration (mol/L)."),
+                "type": {"enum": ["acid", "base"], "description": "ph: an acid or a base."},
+                "strong": {"type": "boolean", "description": "ph: a strong (fully dissociated) acid or base; default: true unless a constant is given."},
+                "ka": constant("Acid dissociation constant(s), Ka1, Ka2, ... for polyprotic acids."),
+                "pka": constant("pKa value(s), instead of ka."),
+                "kb": constant("Base constant(s)."),
+                "pkb": constant("pKb value(s), instead of kb."),
+                "equivalents": {"type": "integer", "minimum": 1, "maximum": 10, "description": "ph, strong only: H+ or OH- per formula unit (2 for Ba(OH)2)."},
+                "temperature": quantity("Temperature (K, or \"25 degC\"): Kw for ph and buffer; T for ideal_gas."),
+                "acid_concentration": quantity("buffer: the weak acid (mol/L)."),
+                "base_concentration": quantity("buffer: its conjugate base (mol/L)."),
+                "c1": quantity("dilution: initial concentration (mol/L)."),
+                "v1": quantity("dilution: initial volume (L)."),
+                "c2": quantity("dilution: final concentration (mol/L)."),
+                "v2": quantity("dilution: final volume (L)."),
+                "molarity": quantity("molarity: concentration (mol/L)."),
+                "volume": quantity("Volume (L, or \"500 mL\")."),
+                "moles": quantity("Amount of substance (mol)."),
+                "mass": quantity("Mass (g, or \"2.5 kg\"); needs `formula`."),
+                "pressure": quantity("ideal_gas: pressure (Pa, or \"1 atm\")."),
+                "composition": {"type": "object", "additionalProperties": {"type": "number"}, "description": "empirical_formula: element symbol → mass percent (or grams)."},
+                "molar_mass": quantity("empirical_formula: the compound's molar mass (g/mol), for the molecular formula."),
+                "symbol": {"type": "string", "description": "element: a symbol (`Fe`)."},
+                "name": {"type": "string", "description": "element: a name (`iron`)."},
+                "number": {"type": "integer", "description": "element: an atomic number."}
+            },
+            "required": ["operation"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "description": "Keys depend on the operation (see the notes); amounts in mol, masses in g, volumes in L (ideal_gas: m³ and L), concentrations in mol/L, pressures in Pa, temperatures in K.",
+            "properties": {
+                "molar_mass": {"type": "number"},
+                "coefficients": {"type": "array", "items": {"type": "integer"}},
+                "balanced": {"type": "string"},
+                "pH": {"type": "number"},
+                "notes": {"type": "array", "items": {"type": "string"}}
+            }
+        }),
+        examples: vec![
+            example(
+                json!({"operation": "balance", "equation": "C3H8 + O2 -> CO2 + H2O"}),
+                json!({"coefficients": [1, 5, 3, 4], "balanced": "C3H8 + 5 O2 -> 3 CO2 + 4 H2O",
+                    "reactants": [{"species": "C3H8", "coefficient": 1}, {"species": "O2", "coefficient": 5}],
+                    "products": [{"species": "CO2", "coefficient": 3}, {"species": "H2O", "coefficient": 4}]}),
+            ),
+            example(
+                json!({"operation": "ph", "concentration": 0.1, "type": "acid", "ka": 1.8e-5}),
+                json!({"pH": 2.8752770603192666, "pOH": 11.124722939680733, "H+_concentration": 0.0013326709768550068,
+                    "OH-_concentration": 7.503727606944042e-12, "pKw": 14.0, "approximate_pH": 2.8723637474483468,
+                    "percent_ionization": 1.3326709693512684}),
+            ),
+            example(
+                json!({"operation": "molar_mass", "formula": "CuSO4·5H2O"}),
+                json!({"formula": "CuSO4·5H2O", "hill_formula": "CuH10O9S", "molar_mass": 249.677, "unit": "g/mol", "charge": 0,
+                    "composition": {"Cu": {"count": 1, "mass": 63.546, "mass_fraction": 0.2545128305771056},
+                        "H": {"count": 10, "mass": 10.08, "mass_fraction": 0.04037216083179468},
+                        "O": {"count": 9, "mass": 143.991, "mass_fraction": 0.5767091081677528},
+                        "S": {"count": 1, "mass": 32.06, "mass_fraction": 0.12840590042334699}}}),
+            ),
+        ],
+        notes: include_str!("chemistry.md").into(),
+    }
+}

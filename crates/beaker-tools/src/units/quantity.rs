@@ -1,0 +1,210 @@
+//! Quantity params of the domain tools (`chemistry`, `physics`): a number in a stated unit, or a string
+//! `"20 m/s"` read by the unit engine, checked against the dimension the param needs and brought to SI.
+
+use super::expr::{parse_unit, Quantity};
+use super::table::{Dims, ANGLE, TEMP};
+use super::{dims_name, unit_error};
+use beaker_core::ToolError;
+use rug::{Float, Rational};
+use serde_json::Value;
+
+/// Largest decimal exponent of a quantity's number (`1e300 m`); SI values must still fit a double.
+const MAX_EXPONENT: i64 = 400;
+/// Working precision of the conversion to SI, in bits: the factor is exact, so this only has to round once.
+const BITS: u32 = 128;
+
+/// What a quantity param is: its dimension, the unit of a bare number, and how temperatures read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kind {
+    /// The dimension the param must have.
+    pub dims: Dims,
+    /// The unit a bare number is in (`"g"`, `"L"`, `"deg"`).
+    pub bare_unit: &'static str,
+    /// A temperature difference: °C and °F read as kelvin steps, and negative values are allowed.
+    pub difference: bool,
+}
+
+impl Kind {
+    /// A quantity of `dims` whose bare numbers are in `bare_unit`.
+    pub(crate) const fn new(dims: Dims, bare_unit: &'static str) -> Kind {
+        Kind {
+            dims,
+            bare_unit,
+            difference: false,
+        }
+    }
+}
+
+/// Splits `"20 m/s"` into its number and unit; a string that is only a number has an empty unit.
+fn split_number(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+        i += 1;
+    }
+    // An exponent only when digits follow it: `2e3 m` is 2000 m, `2 eV` is two electronvolts.
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        let digits = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > digits {
+            i = j;
+        }
+    }
+    (s[..i].trim(), s[i..].trim())
+}
+
+/// The value of param `key` in SI units, or `None` when it is absent or null.
+pub(crate) fn read_opt(params: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => read_value(v, key, kind).map(Some),
+    }
+}
+
+/// One quantity (a number or a string with a unit) in SI units.
+pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
+    let (number, unit) = match v {
+        Value::Number(n) => (n.to_string(), kind.bare_unit.to_string()),
+        Value::String(s) => {
+            let (n, u) = split_number(s.trim());
+            if n.is_empty() || n == "+" || n == "-" {
+                return Err(ToolError::invalid_params(format!(
+                    "`{key}`: `{s}` does not start with a number (write e.g. \"20 m/s\")"
+                )));
+            }
+            let u = if u.is_empty() { kind.bare_unit } else { u };
+            (n.to_string(), u.to_string())
+        }
+        other => {
+            return Err(ToolError::invalid_params(format!(
+                "`{key}` must be a number or a string with a unit, got {other}"
+            )))
+        }
+    };
+    let x = super::expr::decimal(&number, MAX_EXPONENT).ok_or_else(|| {
+        ToolError::invalid_params(format!("`{key}`: `{number}` is not a decimal number"))
+    })?;
+    let q = unit_for(&unit, kind).map_err(|e| unit_error(key, &unit, e))?;
+    let given = q.dims8();
+    let fits = given == Some(kind.dims)
+        // A radian is a plain number in SI: `1/s` is accepted for an angular speed and `rad` where a plain
+        // number is wanted, never the other way round for degrees.
+        || given.is_some_and(|g| without_angle(g) == kind.dims && g[8] != 0 && q.pi == 0 && q.factor == 1)
+        || given.is_some_and(|g| g[8] == 0 && without_angle(kind.dims) == g && kind.dims[8] == 1);
+    if !fits {
+        return Err(ToolError::invalid_params(format!(
+            "`{key}`: {number} {unit} is a {} quantity, but `{key}` needs {} (e.g. {})",
+            dims_name(&q.dims),
+            dims_name(&kind.dims.map(i32::from)),
+            if kind.bare_unit.is_empty() {
+                "a plain number"
+            } else {
+                kind.bare_unit
+            }
+        )));
+    }
+    let offset = if kind.difference {
+        Rational::new()
+    } else {
+        q.offset.clone().unwrap_or_default()
+    };
+    let exact = Rational::from(&x + &offset) * &q.factor;
+    if kind.dims == TEMP && !kind.difference && exact < 0 {
+        return Err(ToolError::domain(format!(
+            "`{key}`: {number} {unit} is below absolute zero (0 K)"
+        )));
+    }
+    let mut si = Float::with_val(BITS, &exact);
+    if q.pi != 0 {
+        let pi = Float::with_val(BITS, rug::float::Constant::Pi);
+        si *= rug::ops::Pow::pow(pi, q.pi);
+    }
+    let out = si.to_f64();
+    if !out.is_finite() || (out == 0.0 && exact != 0) {
+        return Err(ToolError::limit(format!(
+            "`{key}`: {number} {unit} is outside the range of a double in SI units"
+        )));
+    }
+    Ok(out)
+}
+
+fn without_angle(mut d: Dims) -> Dims {
+    d[8] = 0;
+    d
+}
+
+/// `C` and `F` alone are °C and °F where a temperature is wanted (elsewhere the coulomb and the farad).
+fn unit_for(unit: &str, kind: Kind) -> Result<Quantity, super::expr::UnitError> {
+    let unit = match unit.trim() {
+        "C" if kind.dims == TEMP => "degC",
+        "F" if kind.dims == TEMP => "degF",
+        "°" if kind.dims == ANGLE => "deg",
+        u => u,
+    };
+    parse_unit(unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::table::{SPEED, VOLUME};
+    use serde_json::json;
+
+    #[test]
+    fn reads_numbers_and_strings() {
+        let speed = Kind::new(SPEED, "m/s");
+        assert_eq!(read_value(&json!(3), "v", speed).ok(), Some(3.0));
+        let kmh = read_value(&json!("72 km/h"), "v", speed).ok();
+        assert_eq!(kmh, Some(20.0));
+        let litre = read_value(&json!("500 mL"), "v", Kind::new(VOLUME, "L")).ok();
+        assert_eq!(litre, Some(5e-4));
+        let bare = read_value(&json!(2), "v", Kind::new(VOLUME, "L")).ok();
+        assert_eq!(bare, Some(2e-3));
+        let ev = read_value(
+            &json!("2 eV"),
+            "e",
+            Kind::new(crate::units::table::ENERGY, "J"),
+        );
+        assert!(ev.is_ok_and(|e| (e - 3.204353268e-19).abs() < 1e-30));
+    }
+
+    #[test]
+    fn temperatures_and_differences() {
+        let t = read_value(&json!("25 C"), "t", Kind::new(TEMP, "K")).ok();
+        assert_eq!(t, Some(298.15));
+        let step = Kind {
+            difference: true,
+            ..Kind::new(TEMP, "K")
+        };
+        assert_eq!(read_value(&json!("10 degC"), "dt", step).ok(), Some(10.0));
+        let cold = read_value(&json!("-300 degC"), "t", Kind::new(TEMP, "K"));
+        assert!(cold.is_err_and(|e| e.message.contains("absolute zero")));
+    }
+
+    #[test]
+    fn wrong_dimension_names_the_param() {
+        let e = read_value(&json!("5 kg"), "velocity", Kind::new(SPEED, "m/s"));
+        assert!(e.is_err_and(|e| e.message.contains("`velocity`") && e.message.contains("mass")));
+        let e = read_value(&json!("fast"), "velocity", Kind::new(SPEED, "m/s"));
+        assert!(e.is_err());
+        let e = read_value(&json!([1]), "velocity", Kind::new(SPEED, "m/s"));
+        assert!(e.is_err());
+    }
+
+    #[test]
+    fn angles_in_degrees_by_default() {
+        let a = read_value(&json!(90), "angle", Kind::new(ANGLE, "deg")).ok();
+        assert_eq!(a, Some(std::f64::consts::FRAC_PI_2));
+        let r = read_value(&json!("1 rad"), "angle", Kind::new(ANGLE, "deg")).ok();
+        assert_eq!(r, Some(1.0));
+    }
+}
