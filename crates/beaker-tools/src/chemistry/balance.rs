@@ -66,7 +66,24 @@ pub(crate) fn parse_equation(text: &str) -> Result<Equation, ToolError> {
                 "equation `{text}`: no {which}"
             )));
         }
-        parts.iter().map(|p| parse_species(p)).collect()
+        parts
+            .iter()
+            .map(|p| {
+                parse_species(p).map_err(|e| {
+                    if p.contains('+') || p.contains(' ') {
+                        ToolError::new(
+                            e.kind,
+                            format!(
+                                "{} (species are separated by ` + ` with a space on both sides)",
+                                e.message
+                            ),
+                        )
+                    } else {
+                        e
+                    }
+                })
+            })
+            .collect()
     };
     let eq = Equation {
         reactants: side(left, "reactants")?,

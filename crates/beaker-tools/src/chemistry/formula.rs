@@ -290,6 +290,22 @@ fn split_charge(
             return Ok((trimmed.to_string(), sign));
         }
         let polarity = if sign > 0 { "+" } else { "-" };
+        // `[Cu(NH3)4]2+`, `[Fe(CN)6]4-`: digits after a complex's square bracket are its charge.
+        if before.ends_with(']') {
+            let m = magnitude(run)?;
+            notes.push(format!(
+                "`{trimmed}{sign_text}` is read as {before}^{m}{polarity} (charge {m}{polarity})"
+            ));
+            return Ok((before.to_string(), sign * m));
+        }
+        if before.ends_with([')', '}']) {
+            return Err(err(
+                shown,
+                format!(
+                    "`{trimmed}{sign_text}` is ambiguous: write `{before}^{run}{polarity}` for a charge of {run}{polarity}, or `{trimmed}^{polarity}`"
+                ),
+            ));
+        }
         // `Fe3+`: one element, so the digits are its charge (nobody writes an Fe₃ cluster so).
         let single_element = {
             let letters: Vec<char> = before.chars().collect();
@@ -308,7 +324,7 @@ fn split_charge(
         // `NH4+`, `NO3-`: one digit is the last count, the charge is one.
         if run.len() == 1 {
             notes.push(format!(
-                "`{trimmed}{sign_text}` is read as {trimmed}^{polarity} (charge {polarity}1); write {before}^{run}{polarity} for a charge of {run}{polarity}"
+                "`{trimmed}{sign_text}` is read as {trimmed}^{polarity} (charge 1{polarity})"
             ));
             return Ok((trimmed.to_string(), sign));
         }

@@ -39,6 +39,11 @@ fn charges() {
     assert_eq!(charge("Na+(aq)").ok(), Some(1));
     assert_eq!(charge("e-").ok(), Some(-1));
     assert!(charge("SO42-").is_err_and(|e| e.message.contains("SO4^2-")));
+    assert_eq!(charge("[Cu(NH3)4]2+").ok(), Some(2));
+    assert_eq!(charge("[Fe(CN)6]4-").ok(), Some(-4));
+    assert!(charge("(NH4)2+").is_err_and(|e| e.message.contains("ambiguous")));
+    let complex = parse_species("[Fe(CN)6]4-").map(|s| s.counts.into_iter().collect::<Vec<_>>());
+    assert_eq!(complex.ok(), Some(vec![(6, 6), (7, 6), (26, 1)]));
 }
 
 #[test]
