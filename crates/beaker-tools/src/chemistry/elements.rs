@@ -13,8 +13,8 @@ pub(crate) struct Element {
     /// g/mol: the CIAAW standard atomic weight, its conventional value for interval elements, or the mass
     /// number of the longest-lived isotope (see `weight_kind`).
     pub weight: f64,
-    /// The weight as the table writes it (`"12.011"`): sums of it are exact.
-    pub weight_text: &'static str,
+    /// The weight exactly as the table writes it (`12.011` is 12011/1000): molar masses sum it exactly.
+    pub weight_exact: rug::Rational,
     /// `standard`, `conventional` or `mass_number`.
     pub weight_kind: &'static str,
     pub group: Option<u32>,
@@ -48,7 +48,7 @@ fn parse_line(line: &'static str) -> Option<Element> {
         symbol: f[1],
         name: f[2],
         weight: f[3].parse().ok()?,
-        weight_text: f[3],
+        weight_exact: crate::units::expr::decimal(f[3], 10)?,
         weight_kind: f[4],
         group: f[5].parse().ok(),
         period: f[6].parse().ok()?,

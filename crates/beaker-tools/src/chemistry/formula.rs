@@ -37,8 +37,7 @@ impl Species {
         let mut sum = rug::Rational::new();
         for (z, n) in &self.counts {
             if let Some(e) = elements::by_number(u64::from(*z)) {
-                let w = crate::units::expr::decimal(e.weight_text, 10).unwrap_or_default();
-                sum += w * rug::Rational::from(*n);
+                sum += rug::Rational::from(&e.weight_exact * *n);
             }
         }
         // Round to nearest (a `Rational`'s own conversion truncates).
@@ -201,20 +200,7 @@ pub(crate) fn parse_species(text: &str) -> Result<Species, ToolError> {
                 ),
             ));
         }
-        for (z, n) in group {
-            let add = n
-                .checked_mul(mult)
-                .ok_or_else(|| ToolError::limit(format!("formula `{shown}`: counts too large")))?;
-            let e = counts.entry(z).or_insert(0i64);
-            *e = e
-                .checked_add(add)
-                .filter(|v| *v <= MAX_COUNT)
-                .ok_or_else(|| {
-                    ToolError::limit(format!(
-                        "formula `{shown}`: an element count above {MAX_COUNT}"
-                    ))
-                })?;
-        }
+        add_scaled(&mut counts, group, mult, shown)?;
     }
     if counts.is_empty() {
         return Err(err(shown, "no elements"));
@@ -290,14 +276,6 @@ fn split_charge(
             return Ok((trimmed.to_string(), sign));
         }
         let polarity = if sign > 0 { "+" } else { "-" };
-        // `[Cu(NH3)4]2+`, `[Fe(CN)6]4-`: digits after a complex's square bracket are its charge.
-        if before.ends_with(']') {
-            let m = magnitude(run)?;
-            notes.push(format!(
-                "`{trimmed}{sign_text}` is read as {before}^{m}{polarity} (charge {m}{polarity})"
-            ));
-            return Ok((before.to_string(), sign * m));
-        }
         if before.ends_with([')', '}']) {
             return Err(err(
                 shown,
@@ -306,18 +284,18 @@ fn split_charge(
                 ),
             ));
         }
-        // `Fe3+`: one element, so the digits are its charge (nobody writes an Fe₃ cluster so).
+        // `Fe3+` (one element: nobody writes an Fe₃ cluster so) and `[Cu(NH3)4]2+` (a complex's square
+        // bracket): the digits are the charge.
         let single_element = {
             let letters: Vec<char> = before.chars().collect();
             !letters.is_empty()
                 && letters[0].is_ascii_uppercase()
                 && letters[1..].iter().all(char::is_ascii_lowercase)
         };
-        if single_element {
+        if single_element || before.ends_with(']') {
             let m = magnitude(run)?;
             notes.push(format!(
-                "`{trimmed}{sign_text}` is read as {before}^{m}{polarity} (charge {}{m})",
-                polarity
+                "`{trimmed}{sign_text}` is read as {before}^{m}{polarity} (charge {m}{polarity})"
             ));
             return Ok((before.to_string(), sign * m));
         }
@@ -350,6 +328,29 @@ fn split_charge(
         }
     }
     Ok((body.to_string(), 0))
+}
+
+/// Adds `times` × `from` into `into`, refusing a count above [`MAX_COUNT`] (brackets, hydrates and single
+/// elements all go through here).
+fn add_scaled(
+    into: &mut BTreeMap<u32, i64>,
+    from: impl IntoIterator<Item = (u32, i64)>,
+    times: i64,
+    shown: &str,
+) -> Result<(), ToolError> {
+    for (z, n) in from {
+        let total = n
+            .checked_mul(times)
+            .and_then(|k| into.get(&z).copied().unwrap_or(0).checked_add(k))
+            .filter(|v| *v <= MAX_COUNT)
+            .ok_or_else(|| {
+                ToolError::limit(format!(
+                    "formula `{shown}`: an element count above {MAX_COUNT}"
+                ))
+            })?;
+        into.insert(z, total);
+    }
+    Ok(())
 }
 
 struct Parser<'a> {
@@ -392,22 +393,6 @@ impl Parser<'_> {
             )));
         }
         let mut counts: BTreeMap<u32, i64> = BTreeMap::new();
-        let add = |counts: &mut BTreeMap<u32, i64>,
-                   z: u32,
-                   n: i64,
-                   shown: &str|
-         -> Result<(), ToolError> {
-            let e = counts.entry(z).or_insert(0);
-            *e = e
-                .checked_add(n)
-                .filter(|v| *v <= MAX_COUNT)
-                .ok_or_else(|| {
-                    ToolError::limit(format!(
-                        "formula `{shown}`: an element count above {MAX_COUNT}"
-                    ))
-                })?;
-            Ok(())
-        };
         while self.at < self.chars.len() {
             let c = self.chars[self.at];
             match c {
@@ -427,12 +412,7 @@ impl Parser<'_> {
                     if inner.is_empty() {
                         return Err(err(self.shown, format!("an empty `{c}{close}`")));
                     }
-                    for (z, k) in inner {
-                        let k = k.checked_mul(n).ok_or_else(|| {
-                            ToolError::limit(format!("formula `{}`: counts too large", self.shown))
-                        })?;
-                        add(&mut counts, z, k, self.shown)?;
-                    }
+                    add_scaled(&mut counts, inner, n, self.shown)?;
                 }
                 ')' | ']' | '}' => {
                     if depth == 0 {
@@ -443,7 +423,7 @@ impl Parser<'_> {
                 c if c.is_ascii_uppercase() => {
                     let e = self.element()?;
                     let n = self.count()?;
-                    add(&mut counts, e.number, n, self.shown)?;
+                    add_scaled(&mut counts, [(e.number, n)], 1, self.shown)?;
                 }
                 c if c.is_whitespace() => {
                     return Err(err(self.shown, "a space inside a formula"));

@@ -11,7 +11,7 @@ mod spec;
 mod tests;
 
 use crate::units::quantity::{self, Kind};
-use crate::units::table::{AMOUNT, CONCENTRATION, MASS, PRESSURE, TEMP, VOLUME};
+use crate::units::table::{Dims, AMOUNT, CONCENTRATION, MASS, PRESSURE, TEMP, VOLUME};
 use balance::{balance, parse_equation, render, Equation};
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
 use formula::{parse_species, Species};
@@ -165,23 +165,28 @@ const LITRES: Kind = Kind::new(VOLUME, "L");
 const MOLAR: Kind = Kind::new(CONCENTRATION, "M");
 const PASCALS: Kind = Kind::new(PRESSURE, "Pa");
 const KELVIN: Kind = Kind::new(TEMP, "K");
+/// Mass per amount of substance (g/mol), in `BASE` order: mass¹ · amount⁻¹.
+const MOLAR_MASS: Dims = [0, 1, 0, 0, 0, -1, 0, 0, 0];
 
-/// A quantity param in the chemist's units: g, mol, L, mol/L, Pa, K (SI values rescaled where they differ).
-fn read(params: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
-    let scale = if kind.dims == MASS || kind.dims == VOLUME {
+/// A quantity (a number or a string with a unit) in the chemist's units: g, mol, L, mol/L, g/mol, Pa, K.
+fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
+    // The unit engine answers in SI; these are the dimensions whose chemist's unit is not the SI one.
+    let scale = if kind.dims == MASS || kind.dims == VOLUME || kind.dims == MOLAR_MASS {
         1e3
     } else if kind.dims == CONCENTRATION {
         1e-3
     } else {
         1.0
     };
-    Ok(quantity::read_opt(params, key, kind)?.map(|x| x * scale))
+    Ok(quantity::read_value(v, key, kind)? * scale)
 }
 
-fn species_result(s: &Species) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("formula".into(), json!(s.text));
-    m
+/// Param `key` in the chemist's units, or `None` when it is absent or null.
+fn read(params: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
+    match params.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => read_value(v, key, kind).map(Some),
+    }
 }
 
 fn molar_mass(params: &Value) -> Result<Value, ToolError> {
@@ -206,7 +211,8 @@ fn molar_mass(params: &Value) -> Result<Value, ToolError> {
             json!({"count": n, "mass": mass, "mass_fraction": mass / total}),
         );
     }
-    let mut out = species_result(&s);
+    let mut out = Map::new();
+    out.insert("formula".into(), json!(s.text));
     out.insert("hill_formula".into(), json!(s.hill_formula()));
     out.insert("molar_mass".into(), num(total, "the molar mass")?);
     out.insert("unit".into(), json!("g/mol"));
@@ -291,13 +297,13 @@ fn amount_of(v: &Value, key: &str, s: &Species) -> Result<f64, ToolError> {
                 }
             }
         }
-        Value::String(t) => match quantity::read_value(v, key, MOLES) {
+        Value::String(t) => match read_value(v, key, MOLES) {
             Ok(n) => n,
-            Err(_) => from_mass(quantity::read_value(v, key, GRAMS).map_err(|_| {
+            Err(_) => from_mass(read_value(v, key, GRAMS).map_err(|_| {
                 ToolError::invalid_params(format!(
                     "`{key}`: `{t}` is neither a mass nor an amount of substance (write \"10 g\" or \"0.5 mol\")"
                 ))
-            })? * 1e3)?,
+            })?)?,
         },
         _ => {
             return Err(ToolError::invalid_params(format!(
@@ -780,7 +786,7 @@ fn empirical_formula(params: &Value) -> Result<Value, ToolError> {
         "mole_ratio": ratio,
     });
     if let Some(m) = params.get("molar_mass").filter(|v| !v.is_null()) {
-        let m = quantity::read_value(m, "molar_mass", Kind::new(molar_mass_dims(), "g/mol"))? * 1e3;
+        let m = read_value(m, "molar_mass", Kind::new(MOLAR_MASS, "g/mol"))?;
         let k = (m / m_emp).round();
         if k < 1.0 || ((m / m_emp) - k).abs() > 0.05 * k {
             return Err(ToolError::domain(format!(
@@ -800,14 +806,6 @@ fn empirical_formula(params: &Value) -> Result<Value, ToolError> {
         out["molecular_molar_mass"] = json!(molecular.molar_mass());
     }
     Ok(out)
-}
-
-fn molar_mass_dims() -> crate::units::table::Dims {
-    let mut d = MASS;
-    for (x, y) in d.iter_mut().zip(AMOUNT) {
-        *x -= y;
-    }
-    d
 }
 
 fn element(params: &Value) -> Result<Value, ToolError> {

@@ -62,14 +62,6 @@ fn split_number(s: &str) -> (&str, &str) {
     (s[..i].trim(), s[i..].trim())
 }
 
-/// The value of param `key` in SI units, or `None` when it is absent or null.
-pub(crate) fn read_opt(params: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
-    match params.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => read_value(v, key, kind).map(Some),
-    }
-}
-
 /// One quantity (a number or a string with a unit) in SI units.
 pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
     let (number, unit) = match v {
