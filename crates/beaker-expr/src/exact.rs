@@ -193,6 +193,16 @@ pub fn eval_decimal(
         // Far below the largest intermediate, only the bits the working precision could not resolve remain.
         residue = exp.is_some_and(|e| e < max_exp - i64::from(bits) / 2);
         let needed = (max_exp.max(e).max(0) - e.min(0)) as f64 + digits_bits + 128.0;
+        // Refinement is one MPFR call per operation, which no deadline interrupts, so its precision is bounded by
+        // the digit limit (8x: `1/cosh(cosh(14))`, 10^-261142, still answers; `cosh(cosh(20)) - cosh(cosh(20))`
+        // asked for 3.5e8 bits and held a worker for good).
+        if needed > 8.0 * digits_to_bits(max_digits) as f64 {
+            return Err(ExprError::TooLarge(format!(
+                "the digits of the result depend on intermediate values of about {} digits; the limit is \
+                 {max_digits}",
+                human((needed / LOG2_10) as u64)
+            )));
+        }
         bits = (bits.saturating_mul(2)).max(needed.min(f64::from(u32::MAX / 2)) as u32);
     }
     Ok(Decimal {
