@@ -84,6 +84,9 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("chemistry", || {
         vec![Arc::new(beaker_tools::chemistry::Chemistry::new())]
     }),
+    Entry::native("physics", || {
+        vec![Arc::new(beaker_tools::physics::Physics::new())]
+    }),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].

@@ -40,6 +40,7 @@ import json
 import math
 import pathlib
 import platform
+import random
 import re
 import sys
 
@@ -856,6 +857,27 @@ def resistor_cases():
     network("resistors_network_triangle_with_parallel_edge", tri, ["x", "y"],
             1 / (1 / F(1) + 1 / F(6) + 1 / F(5)),
             note="two parallel x-y edges (1 and 6 ohm) and the path y-z-x (5 ohm): 1/(1 + 1/6 + 1/5) = 30/41")
+    # Larger networks with no closed form: the exact Fraction solution above is the reference. A dense one of
+    # many distinct resistances outgrows exact arithmetic in the tool, which then eliminates in 256-bit floats.
+    rng = random.Random(2026)
+
+    def dense(n):
+        return [{"from": f"n{i}", "to": f"n{j}", "resistance": f"{rng.randint(100, 999999) / 1000} kohm"}
+                for i in range(n) for j in range(i + 1, n)]
+
+    for n in (25, 40):
+        e = dense(n)
+        network(f"resistors_dense_random_{n}_nodes", e, ["n0", f"n{n - 1}"], network_resistance(e, "n0", f"n{n - 1}"),
+                note=f"complete graph on {n} nodes, resistances 0.1 to 1000 kohm (seeded): exact Fraction elimination")
+    grid = []
+    for i in range(10):
+        for j in range(10):
+            if i < 9:
+                grid.append({"from": f"g{i}_{j}", "to": f"g{i + 1}_{j}", "resistance": 1})
+            if j < 9:
+                grid.append({"from": f"g{i}_{j}", "to": f"g{i}_{j + 1}", "resistance": 1})
+    network("resistors_grid_10x10_opposite_corners", grid, ["g0_0", "g9_9"], network_resistance(grid, "g0_0", "g9_9"),
+            note="100 nodes, 180 one-ohm edges: exact Fraction elimination")
     split = [{"from": "a", "to": "b", "resistance": 10}, {"from": "c", "to": "d", "resistance": 20}]
     network("resistors_network_no_path", split, ["a", "d"], None,
             note="a and d are in different components: open circuit")

@@ -64,6 +64,44 @@ fn split_number(s: &str) -> (&str, &str) {
 
 /// One quantity (a number or a string with a unit) in SI units.
 pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
+    let q = read_si(v, key, kind)?;
+    let mut si = Float::with_val(BITS, &q.exact);
+    if q.pi != 0 {
+        let pi = Float::with_val(BITS, rug::float::Constant::Pi);
+        si *= rug::ops::Pow::pow(pi, q.pi);
+    }
+    let out = si.to_f64();
+    if !out.is_finite() || (out == 0.0 && q.exact != 0) {
+        return Err(ToolError::limit(format!(
+            "`{key}`: {} {} is outside the range of a double in SI units",
+            q.number, q.unit
+        )));
+    }
+    Ok(out)
+}
+
+/// One quantity in SI units as an exact rational (`"2.2 kohm"` is exactly 2200), for tools that compute in
+/// rationals. A unit whose factor has π in it (`rpm`) is read through the double.
+pub(crate) fn read_rational(v: &Value, key: &str, kind: Kind) -> Result<Rational, ToolError> {
+    let q = read_si(v, key, kind)?;
+    if q.pi == 0 {
+        // Still refuse what a double cannot hold, so that exact and float paths agree on what is too big.
+        read_value(v, key, kind)?;
+        return Ok(q.exact);
+    }
+    let x = read_value(v, key, kind)?;
+    Rational::from_f64(x).ok_or_else(|| ToolError::limit(format!("`{key}` is not finite")))
+}
+
+/// A quantity read and checked: its SI value is `exact · π^pi`.
+struct Si {
+    exact: Rational,
+    pi: i32,
+    number: String,
+    unit: String,
+}
+
+fn read_si(v: &Value, key: &str, kind: Kind) -> Result<Si, ToolError> {
     let (number, unit) = match v {
         Value::Number(n) => (n.to_string(), kind.bare_unit.to_string()),
         Value::String(s) => {
@@ -115,18 +153,12 @@ pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolEr
             "`{key}`: {number} {unit} is below absolute zero (0 K)"
         )));
     }
-    let mut si = Float::with_val(BITS, &exact);
-    if q.pi != 0 {
-        let pi = Float::with_val(BITS, rug::float::Constant::Pi);
-        si *= rug::ops::Pow::pow(pi, q.pi);
-    }
-    let out = si.to_f64();
-    if !out.is_finite() || (out == 0.0 && exact != 0) {
-        return Err(ToolError::limit(format!(
-            "`{key}`: {number} {unit} is outside the range of a double in SI units"
-        )));
-    }
-    Ok(out)
+    Ok(Si {
+        exact,
+        pi: q.pi,
+        number,
+        unit,
+    })
 }
 
 fn without_angle(mut d: Dims) -> Dims {
