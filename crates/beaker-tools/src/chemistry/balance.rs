@@ -42,10 +42,14 @@ impl Equation {
 }
 
 /// Arrows, longest first so `<=>` is not read as `=`.
-const ARROWS: [&str; 9] = ["<=>", "<->", "-->", "==>", "->", "=>", "→", "⇌", "="];
+const ARROWS: [&str; 14] = [
+    "<=>", "<->", "-->", "==>", "->", "=>", "→", "⟶", "⇌", "⇄", "⇋", "↔", "⟷", "=",
+];
 
 /// Splits an equation into its two sides and species.
 pub(crate) fn parse_equation(text: &str) -> Result<Equation, ToolError> {
+    // A sentence's full stop or semicolon after the last product is not part of it.
+    let text = text.trim().trim_end_matches(['.', ';']).trim_end();
     let (left, right) = ARROWS
         .iter()
         .find_map(|a| text.split_once(a))

@@ -117,6 +117,31 @@ fn normalise(s: &str) -> String {
 /// Physical states a species may end in; kept in its text, ignored in its composition.
 const STATES: [&str; 4] = ["(s)", "(l)", "(g)", "(aq)"];
 
+/// Closes the gaps people leave in two places: around a hydrate's dot (`MgSO4 · 7 H2O` is `MgSO4.7H2O`) and
+/// before a trailing charge (`SO4 2-` is `SO4^2-`). Any other space stays, and is refused later.
+fn spaced(s: &str) -> String {
+    let mut parts = s.split('.').map(str::trim);
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+        out.push('.');
+        out.push_str(&part[..digits]);
+        out.push_str(part[digits..].trim_start());
+    }
+    if let Some((head, tail)) = out.rsplit_once(' ') {
+        let sign = tail.strip_suffix(['+', '-']);
+        let head_ok = head.ends_with(|c: char| c.is_ascii_alphanumeric() || c == ')' || c == ']');
+        // `2 H2O` keeps its space: only a sign with optional digits after a formula is a charge.
+        if sign.is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()))
+            && head_ok
+            && !head.bytes().all(|b| b.is_ascii_digit())
+        {
+            out = format!("{head}^{tail}");
+        }
+    }
+    out
+}
+
 /// Parses one species, possibly with a leading coefficient (`2 H2O`, `3Fe`).
 pub(crate) fn parse_species(text: &str) -> Result<Species, ToolError> {
     let shown = text.trim();
@@ -128,7 +153,7 @@ pub(crate) fn parse_species(text: &str) -> Result<Species, ToolError> {
     if shown.is_empty() {
         return Err(ToolError::invalid_params("an empty formula"));
     }
-    let mut s = normalise(shown);
+    let mut s = spaced(&normalise(shown));
     // A leading coefficient: digits then an element or bracket (`2H2O`, `2 H2O`, `1/2 O2` is refused).
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     let mut coefficient = None;
@@ -148,6 +173,8 @@ pub(crate) fn parse_species(text: &str) -> Result<Species, ToolError> {
         shown.to_string()
     };
     let mut body = s.trim().to_string();
+    // A gas's ↑ and a precipitate's ↓ say what a state would; they are dropped like one.
+    body = body.trim_end_matches(['↑', '↓']).trim_end().to_string();
     for st in STATES {
         if let Some(b) = body.strip_suffix(st) {
             body = b.trim_end().to_string();

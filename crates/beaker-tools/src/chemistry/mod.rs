@@ -25,6 +25,8 @@ const ATM: f64 = 101_325.0;
 const MAX_CONSTANTS: usize = 10;
 /// How far from an integer a scaled mole ratio may be and still count as that integer (empirical formulas).
 const RATIO_TOLERANCE: f64 = 0.1;
+/// Largest gap, in pH units, at which the textbook shortcut still counts as valid (about 5 % in [H⁺]).
+const SHORTCUT_TOLERANCE: f64 = 0.02;
 /// Largest multiplier tried to turn mole ratios into integers.
 const MAX_MULTIPLIER: u32 = 12;
 
@@ -474,7 +476,14 @@ fn ph(params: &Value) -> Result<Value, ToolError> {
             .ok_or_else(|| ToolError::invalid_params("`concentration` is required"))?,
         "concentration",
     )?;
-    let kind = text(params, "type")?;
+    // Without `type`, a constant says which it is: `ka`/`pka` belong to an acid, `kb`/`pkb` to a base.
+    let has = |k: &str| !params[k].is_null();
+    let kind = match params["type"].as_str() {
+        Some(kind) => kind,
+        None if (has("ka") || has("pka")) && !has("kb") && !has("pkb") => "acid",
+        None if (has("kb") || has("pkb")) && !has("ka") && !has("pka") => "base",
+        None => text(params, "type")?,
+    };
     let acid = match kind {
         "acid" => true,
         "base" => false,
@@ -545,6 +554,27 @@ fn ph(params: &Value) -> Result<Value, ToolError> {
     if !strong {
         out["percent_ionization"] =
             num(100.0 * solution::ionised_fraction(x, &ks), "the ionisation")?;
+    }
+    let off = (approximate_ph - p_h).abs();
+    out["approximation_valid"] = json!(off <= SHORTCUT_TOLERANCE);
+    if off > SHORTCUT_TOLERANCE {
+        // `approx` is the shortcut's p[H⁺] (p[OH⁻] for a base): past 6, water's 1e-7 M is no longer small.
+        let (shortcut, why) = if strong {
+            (
+                "-log C",
+                "at this dilution the water's own ions are not negligible",
+            )
+        } else if approx > 6.0 {
+            (
+                "-log sqrt(K C)",
+                "the ions from water are not negligible against the weak one's",
+            )
+        } else {
+            ("-log sqrt(K C)", "K is not small against C, so the dissociated part is not negligible (the quadratic, or here the full balance, is needed)")
+        };
+        out["notes"] = json!([format!(
+            "the textbook shortcut {shortcut} gives pH {approximate_ph:.3}, {off:.3} from the exact {p_h:.3}: {why}; approximate_pH is shown for comparison only"
+        )]);
     }
     Ok(out)
 }

@@ -88,7 +88,7 @@ pub(super) fn spec() -> ToolSpec {
             example(
                 json!({"operation": "ph", "concentration": 0.1, "type": "acid", "ka": 1.8e-5}),
                 json!({"pH": 2.8752770603192666, "pOH": 11.124722939680733, "H+_concentration": 0.0013326709768550068,
-                    "OH-_concentration": 7.503727606944042e-12, "pKw": 14.0, "approximate_pH": 2.8723637474483468,
+                    "OH-_concentration": 7.503727606944042e-12, "pKw": 14.0, "approximate_pH": 2.8723637474483468, "approximation_valid": true,
                     "percent_ionization": 1.3326709693512684}),
             ),
             example(
@@ -98,6 +98,38 @@ pub(super) fn spec() -> ToolSpec {
                         "H": {"count": 10, "mass": 10.08, "mass_fraction": 0.04037216083179468},
                         "O": {"count": 9, "mass": 143.991, "mass_fraction": 0.5767091081677528},
                         "S": {"count": 1, "mass": 32.06, "mass_fraction": 0.12840590042334699}}}),
+            ),
+            example(
+                json!({"operation": "stoichiometry", "equation": "C3H8 + O2 -> CO2 + H2O", "given": {"substance": "C3H8", "mass": "44 g"}, "find": "H2O"}),
+                json!({"balanced": "C3H8 + 5 O2 -> 3 CO2 + 4 H2O", "coefficients": [1, 5, 3, 4], "given": {"substance": "C3H8", "moles": 0.9978003038755471, "mass": 44.0, "molar_mass": 44.097}, "find": {"substance": "H2O", "moles": 3.9912012155021883, "mass": 71.90148989727193, "molar_mass": 18.015}}),
+            ),
+            example(
+                json!({"operation": "limiting_reagent", "equation": "N2 + H2 -> NH3", "amounts": {"N2": "28 g", "H2": "4 g"}}),
+                json!({"balanced": "N2 + 3 H2 -> 2 NH3", "coefficients": [1, 3, 2], "limiting_reagent": "H2", "extent": 0.6613756613756614, "reactants": {"N2": {"moles": 0.9995002498750625, "mass": 28.0, "moles_used": 0.6613756613756614, "mass_used": 18.52777777777778, "moles_left": 0.3381245884994011, "mass_left": 9.472222222222221}, "H2": {"moles": 1.9841269841269842, "mass": 4.0, "moles_used": 1.9841269841269842, "mass_used": 4.0, "moles_left": 0.0, "mass_left": 0.0}}, "theoretical_yield": {"NH3": {"moles": 1.3227513227513228, "mass": 22.52777777777778}}}),
+            ),
+            example(
+                json!({"operation": "buffer", "acid_concentration": 0.1, "base_concentration": 0.2, "pka": 4.76}),
+                json!({"pH": 5.061086585817822, "pOH": 8.938913414182178, "H+_concentration": 8.687872008600883e-06, "OH-_concentration": 1.1510298482873743e-09, "henderson_hasselbalch": 5.061029995663981}),
+            ),
+            example(
+                json!({"operation": "dilution", "c1": "1 M", "v1": "50 mL", "v2": "250 mL"}),
+                json!({"c1": 1.0, "v1": 0.05, "c2": 0.2, "v2": 0.25, "solvent_added": 0.2}),
+            ),
+            example(
+                json!({"operation": "molarity", "mass": "5.85 g", "formula": "NaCl", "volume": "250 mL"}),
+                json!({"molarity": 0.4004122584379923, "volume": 0.25, "moles": 0.10010306460949807, "mass": 5.8500000000000005, "molar_mass": 58.43976928}),
+            ),
+            example(
+                json!({"operation": "ideal_gas", "pressure": "1 atm", "volume": "22.4 L", "temperature": "0 degC"}),
+                json!({"pressure": 101325.0, "pressure_atm": 1.0, "volume": 0.0224, "volume_L": 22.4, "moles": 0.9993767482825351, "temperature": 273.15, "temperature_celsius": 0.0}),
+            ),
+            example(
+                json!({"operation": "empirical_formula", "composition": {"C": 40.0, "H": 6.7, "O": 53.3}, "molar_mass": 180}),
+                json!({"empirical_formula": "CH2O", "empirical_molar_mass": 30.026, "mole_ratio": {"C": 1.0, "H": 1.9958754960317462, "O": 1.0003536158509907}, "molecular_formula": "C6H12O6", "multiplier": 6, "molecular_molar_mass": 180.156}),
+            ),
+            example(
+                json!({"operation": "element", "symbol": "Fe"}),
+                json!({"symbol": "Fe", "name": "Iron", "atomic_number": 26, "atomic_weight": 55.845, "atomic_weight_kind": "standard", "group": 8, "period": 4, "block": "d", "electronegativity": 1.83, "electron_configuration": "[Ar] 3d6 4s2", "electron_configuration_full": "1s2 2s2 2p6 3s2 3p6 3d6 4s2"}),
             ),
         ],
         notes: include_str!("chemistry.md").into(),

@@ -55,3 +55,60 @@ fn bad_formulas_are_refused() {
     }
     assert!(parse_species(&"(".repeat(40)).is_err());
 }
+
+#[test]
+fn spellings_people_use() {
+    assert_eq!(counts("MgSO4 · 7 H2O"), counts("MgSO4·7H2O"));
+    assert_eq!(counts("CuSO4 . 5H2O"), counts("CuSO4.5H2O"));
+    assert_eq!(parse_species("SO4 2-").map(|s| s.charge).ok(), Some(-2));
+    assert_eq!(parse_species("Na +").map(|s| s.charge).ok(), Some(1));
+    assert_eq!(
+        parse_species("2 H2O").map(|s| s.coefficient).ok(),
+        Some(Some(2))
+    );
+    assert_eq!(counts("CaCO3↓"), counts("CaCO3"));
+    assert_eq!(counts("CO2 ↑"), counts("CO2"));
+    let tool = super::Chemistry::new();
+    let ctx = beaker_core::CallContext::new(beaker_core::Limits::default());
+    let call = |p: serde_json::Value| beaker_core::Tool::call(&tool, &p, &ctx);
+    for eq in [
+        "CH4 + O2 ⟶ CO2 + H2O.",
+        "CH4 + O2 ↔ CO2 + H2O;",
+        "CH4 + O2 ⇄ CO2 + H2O",
+    ] {
+        let r = call(serde_json::json!({"operation": "balance", "equation": eq}));
+        assert_eq!(
+            r.ok().map(|r| r["coefficients"].clone()),
+            Some(serde_json::json!([1, 2, 1, 2])),
+            "{eq}"
+        );
+    }
+    let weak = call(serde_json::json!({"operation": "ph", "concentration": 0.1, "ka": 1.8e-5}));
+    assert!(weak.is_ok_and(|r| r["pH"].as_f64().is_some_and(|p| (p - 2.875).abs() < 1e-3)));
+    let base = call(serde_json::json!({"operation": "ph", "concentration": 0.1, "pkb": 4.75}));
+    assert!(base.is_ok_and(|r| r["pH"].as_f64().is_some_and(|p| p > 11.0)));
+}
+
+#[test]
+fn a_failing_shortcut_is_flagged() {
+    let tool = super::Chemistry::new();
+    let ctx = beaker_core::CallContext::new(beaker_core::Limits::default());
+    let r = beaker_core::Tool::call(
+        &tool,
+        &serde_json::json!({"operation": "ph", "concentration": 1e-8, "type": "acid"}),
+        &ctx,
+    );
+    assert!(r.is_ok_and(|r| r["approximation_valid"] == false
+        && r["notes"][0].as_str().is_some_and(|n| n.contains("water"))));
+}
+
+#[test]
+fn every_operation_has_an_example() {
+    let spec = super::spec::spec();
+    for (op, _) in super::KEYS {
+        assert!(
+            spec.examples.iter().any(|e| e.params["operation"] == *op),
+            "{op} has no example"
+        );
+    }
+}

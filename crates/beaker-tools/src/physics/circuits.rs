@@ -442,12 +442,18 @@ pub(super) fn ohm(p: &Value) -> Result<Value, ToolError> {
             "these values give a resistance of {rr} ohm; voltage and current must have the same sign"
         )));
     }
-    let ww = vv * ii;
+    // Power from the values as given, not from derived ones, so 12 V across 4 kohm is 0.036 W, not 0.036000000000000004.
+    let ww = match (v, i, r, w) {
+        (_, _, _, Some(w)) => w,
+        (Some(v), Some(i), _, _) => v * i,
+        (Some(v), None, Some(r), _) => v * v / r,
+        _ => ii * ii * rr,
+    };
     for (key, given, got) in [
         ("voltage", v, vv),
         ("current", i, ii),
         ("resistance", r, rr),
-        ("power", w, ww),
+        ("power", w, vv * ii),
     ] {
         if given.is_some_and(|g| !agree(g, got, CONSISTENCY_RTOL, 0.0)) {
             return Err(ToolError::invalid_params(format!(

@@ -297,10 +297,7 @@ fn find_list(p: &Value) -> Result<Vec<usize>, ToolError> {
 }
 
 fn gravity(p: &Value) -> Result<f64, ToolError> {
-    positive(
-        opt(p, "g", ACCELERATION)?.unwrap_or(STANDARD_GRAVITY),
-        "g",
-    )
+    positive(opt(p, "g", ACCELERATION)?.unwrap_or(STANDARD_GRAVITY), "g")
 }
 
 /// `projectile`: launch speed and angle, from a height above the landing level, no air resistance.
