@@ -2,7 +2,8 @@
 //! Ohm's law and power, RC and RL transients.
 
 use super::{
-    agree, choice, opt, positive, req, Out, AMPERES, FARADS, HENRIES, OHMS, SECONDS, VOLTS, WATTS,
+    choice, opt, positive, redundant, req, Out, AMPERES, FARADS, HENRIES, OHMS, SECONDS, VOLTS,
+    WATTS,
 };
 use crate::units::quantity::{self, Kind};
 use beaker_core::{CallContext, ToolError};
@@ -22,8 +23,6 @@ const MAX_EXACT_BITS: u32 = 2048;
 const FLOAT_BITS: u32 = 256;
 /// An exact result is shown as a fraction only while it stays this short.
 const MAX_EXACT_CHARS: usize = 40;
-/// How closely a third or fourth value of `ohm` must agree with the two that fix the others.
-const CONSISTENCY_RTOL: f64 = 1e-9;
 
 /// The values of a `series` or `parallel` list, exact, each above zero.
 fn parts(p: &Value, key: &str, kind: Kind) -> Result<Option<Vec<Rational>>, ToolError> {
@@ -52,13 +51,18 @@ fn parts(p: &Value, key: &str, kind: Kind) -> Result<Option<Vec<Rational>>, Tool
             if x <= 0 {
                 return Err(ToolError::invalid_params(format!(
                     "`{name}` must be positive, got {}",
-                    x.to_f64()
+                    nearest(&x)
                 )));
             }
             Ok(x)
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+/// The double nearest `x` (`Rational::to_f64` truncates towards zero: 1/100000 would be 9.999999999999999e-6).
+fn nearest(x: &Rational) -> f64 {
+    Float::with_val(f64::MANTISSA_DIGITS, x).to_f64()
 }
 
 fn sum(xs: &[Rational]) -> Rational {
@@ -75,7 +79,7 @@ fn harmonic(xs: &[Rational]) -> Rational {
 
 /// Puts `key` (rounded once from the exact value) and, when it is short, the exact fraction beside it.
 fn exact(out: &mut Out, key: &str, x: &Rational, unit: &str) -> Result<(), ToolError> {
-    out.put(key, x.to_f64(), unit)?;
+    out.put(key, nearest(&x), unit)?;
     if *x.denom() != 1 {
         let text = x.to_string();
         if text.len() <= MAX_EXACT_CHARS {
@@ -221,7 +225,7 @@ fn network(p: &Value, ctx: &CallContext) -> Result<Resistance, ToolError> {
         if r < 0 {
             return Err(ToolError::invalid_params(format!(
                 "`{name}` must not be negative, got {}",
-                r.to_f64()
+                nearest(&r)
             )));
         }
         parsed.push((a, b, r));
@@ -282,9 +286,11 @@ fn network(p: &Value, ctx: &CallContext) -> Result<Resistance, ToolError> {
             n += 1;
         }
     }
-    if n > MAX_NODES {
+    if n + 1 > MAX_NODES {
         return Err(ToolError::limit(format!(
-            "the network has {n} nodes between the two ends; the limit is {MAX_NODES}"
+            "the part of the network connected to `{}` has {} nodes; the limit is {MAX_NODES}",
+            ends[0],
+            n + 1
         )));
     }
     let mut m = vec![vec![Rational::new(); n + 1]; n];
@@ -449,19 +455,18 @@ pub(super) fn ohm(p: &Value) -> Result<Value, ToolError> {
         (Some(v), None, Some(r), _) => v * v / r,
         _ => ii * ii * rr,
     };
-    for (key, given, got) in [
-        ("voltage", v, vv),
-        ("current", i, ii),
-        ("resistance", r, rr),
-        ("power", w, vv * ii),
+    let mut out = Out::new();
+    let from = "the other two";
+    for (key, given, got, unit) in [
+        ("voltage", v, vv, "V"),
+        ("current", i, ii, "A"),
+        ("resistance", r, rr, "ohm"),
+        ("power", w, vv * ii, "W"),
     ] {
-        if given.is_some_and(|g| !agree(g, got, CONSISTENCY_RTOL, 0.0)) {
-            return Err(ToolError::invalid_params(format!(
-                "`{key}` disagrees with the other values (they give {got}); give two of voltage, current, resistance, power"
-            )));
+        if let Some(g) = given {
+            redundant(&mut out, key, g, got, unit, from)?;
         }
     }
-    let mut out = Out::new();
     out.put("voltage", vv, "V")?;
     out.put("current", ii, "A")?;
     out.put("resistance", rr, "ohm")?;
@@ -508,6 +513,12 @@ pub(super) fn rc_circuit(p: &Value) -> Result<Value, ToolError> {
         out.put("voltage", vc, "V")?;
         out.put("current", v / r * decay, "A")?;
         out.put("charge", c * vc, "C")?;
+        out.put("energy", 0.5 * c * vc * vc, "J")?;
+    } else if let Some(v) = opt(p, "voltage", VOLTS)? {
+        // No time: the ends of the transient.
+        out.put("max_charge", c * v, "C")?;
+        out.put("max_energy", 0.5 * c * v * v, "J")?;
+        out.put("initial_current", v / r, "A")?;
     }
     out.set("mode", Value::String(mode.into()));
     Ok(out.done())
@@ -530,6 +541,10 @@ pub(super) fn rl_circuit(p: &Value) -> Result<Value, ToolError> {
         };
         out.put("current", current, "A")?;
         out.put("voltage_inductor", v * decay, "V")?;
+        out.put("energy", 0.5 * l * current * current, "J")?;
+    } else if let Some(v) = opt(p, "voltage", VOLTS)? {
+        out.put("max_current", v / r, "A")?;
+        out.put("max_energy", 0.5 * l * (v / r).powi(2), "J")?;
     }
     out.set("mode", Value::String(mode.into()));
     Ok(out.done())

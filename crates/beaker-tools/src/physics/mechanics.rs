@@ -2,9 +2,9 @@
 //! 1-D collisions, work, energy and power.
 
 use super::{
-    agree, choice, non_negative, opt, plain, positive, req, Out, ACCELERATION, DEGREES, G, HERTZ,
-    JOULES, KILOGRAMS, METRES, METRES_PER_SECOND, NEWTONS, RADIANS_PER_SECOND, SECONDS,
-    STANDARD_GRAVITY,
+    choice, gap, non_negative, note_bare, opt, plain, positive, req, show, Out, ACCELERATION,
+    DEGREES, EXACT_RTOL, G, HERTZ, JOULES, KILOGRAMS, METRES, METRES_PER_SECOND, NEWTONS,
+    RADIANS_PER_SECOND, ROUNDED_RTOL, SECONDS, SPEED_OF_LIGHT, STANDARD_GRAVITY,
 };
 use crate::units::quantity::{self, Kind};
 use beaker_core::ToolError;
@@ -26,8 +26,6 @@ const V: usize = 1;
 const A: usize = 2;
 const T: usize = 3;
 const S: usize = 4;
-/// How closely a fourth or fifth known value must agree with the motion the first three fix.
-const CONSISTENCY_RTOL: f64 = 1e-9;
 
 /// The triples of knowns tried in turn: each fixes the motion by one closed form. The first ones are direct
 /// (no division, no root); the last ones have two roots, and a later triple is used only when the earlier
@@ -220,32 +218,68 @@ pub(super) fn kinematics(p: &Value) -> Result<Value, ToolError> {
         non_negative(t, "known.t")?;
     }
     let find = find_list(p)?;
-    let mut solutions = None;
+    let mut solved = None;
     for triple in TRIPLES {
         if triple.iter().all(|&i| k[i].is_some()) {
             if let Some(s) = solve(triple, &k)? {
-                solutions = Some(s);
+                solved = Some((triple, s));
                 break;
             }
         }
     }
-    let Some(mut solutions) = solutions else {
+    let Some((triple, all)) = solved else {
         return Err(ToolError::invalid_params(
             "the known values fit infinitely many motions (e.g. u = v with a = 0, or t = 0); give other quantities",
         ));
     };
-    solutions.retain(|m| {
+    let from = triple.map(|i| NAMES[i]).join(", ");
+    // Each motion with the worst gap between a further known value and what the triple implies for it.
+    let worst = |m: &Motion| {
         let sc = scales(m);
-        (0..5).all(|i| {
-            k[i].is_none_or(|x| agree(x, m[i], CONSISTENCY_RTOL, CONSISTENCY_RTOL * sc[i]))
-        })
-    });
+        (0..5)
+            .filter_map(|i| k[i].map(|x| (gap(x, m[i], sc[i]), i)))
+            .fold((0.0, U), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let mut solutions: Vec<Motion> = all
+        .iter()
+        .filter(|m| worst(m).0 <= ROUNDED_RTOL)
+        .copied()
+        .collect();
     if solutions.is_empty() {
-        return Err(ToolError::invalid_params(
-            "the known values disagree: no constant-acceleration motion has all of them (to 1e-9)",
-        ));
+        let m = &all[0];
+        let (g, i) = worst(m);
+        return Err(ToolError::invalid_params(format!(
+            "the known values disagree: `known.{}` is {} {}, but {from} give {} {} ({:.2} % apart; rounded data may differ by up to 0.1 %)",
+            NAMES[i],
+            k[i].unwrap_or_default(),
+            UNITS[i],
+            m[i],
+            UNITS[i],
+            100.0 * g
+        )));
     }
     solutions.sort_by(|a, b| a[T].total_cmp(&b[T]));
+    let mut notes = Vec::new();
+    for m in &mut solutions {
+        let sc = scales(m);
+        for i in 0..5 {
+            let Some(x) = k[i] else { continue };
+            let g = gap(x, m[i], sc[i]);
+            if g <= EXACT_RTOL {
+                // The value as given, not its recomputation (0.45, not 0.45000000000000007).
+                m[i] = x;
+            } else {
+                notes.push(format!(
+                    "`known.{}` = {x} {} differs by {:.2} % from the {} {} that {from} give; the answer uses {from}",
+                    NAMES[i],
+                    UNITS[i],
+                    100.0 * g,
+                    m[i],
+                    UNITS[i]
+                ));
+            }
+        }
+    }
     let render = |m: &Motion| -> Result<Out, ToolError> {
         let mut out = Out::new();
         for &i in &find {
@@ -254,7 +288,11 @@ pub(super) fn kinematics(p: &Value) -> Result<Value, ToolError> {
         Ok(out)
     };
     if let [m] = solutions.as_slice() {
-        return Ok(render(m)?.done());
+        let mut out = render(m)?;
+        for n in notes {
+            out.note(n);
+        }
+        return Ok(out.done());
     }
     let mut list = Vec::new();
     let mut units = None;
@@ -263,11 +301,12 @@ pub(super) fn kinematics(p: &Value) -> Result<Value, ToolError> {
         units = v.as_object_mut().and_then(|o| o.remove("units"));
         list.push(v);
     }
-    Ok(json!({
-        "solutions": list,
-        "units": units,
-        "notes": ["two motions fit (both with t >= 0), ordered by t: e.g. on the way up and on the way down"],
-    }))
+    notes.insert(
+        0,
+        "two motions fit (both with t >= 0), ordered by t: e.g. on the way up and on the way down"
+            .into(),
+    );
+    Ok(json!({"solutions": list, "units": units, "notes": notes}))
 }
 
 /// The indexes of `find` (a name or a list of names); all five when absent.
@@ -312,6 +351,8 @@ pub(super) fn projectile(p: &Value) -> Result<Value, ToolError> {
     }
     let h = opt(p, "height", METRES)?.unwrap_or(0.0);
     let g = gravity(p)?;
+    let mut out = Out::new();
+    note_bare(&mut out, p, "angle", DEGREES, angle);
     let (vx, vy) = (speed * angle.cos(), speed * angle.sin());
     let disc = vy * vy + 2.0 * g * h;
     if disc < 0.0 {
@@ -330,7 +371,6 @@ pub(super) fn projectile(p: &Value) -> Result<Value, ToolError> {
     };
     let apex = vy.max(0.0) / g;
     let vy_end = vy - g * flight;
-    let mut out = Out::new();
     out.put("range", vx * flight, "m")?;
     out.put("max_height", h + vy.max(0.0).powi(2) / (2.0 * g), "m")?;
     out.put("time_of_flight", flight, "s")?;
@@ -438,6 +478,11 @@ pub(super) fn collision(p: &Value) -> Result<Value, ToolError> {
             ))
         }
     };
+    if u1 <= u2 {
+        return Err(ToolError::domain(format!(
+            "the bodies do not approach each other (u1 = {u1} m/s is not above u2 = {u2} m/s): body 1 is taken to be behind body 2 on the line, so they never collide; swap them if 1 is ahead"
+        )));
+    }
     let total = m1 + m2;
     let momentum = m1 * u1 + m2 * u2;
     let v1 = (momentum + m2 * e * (u2 - u1)) / total;
@@ -462,6 +507,7 @@ pub(super) fn work(p: &Value) -> Result<Value, ToolError> {
     let d = req(p, "distance", METRES)?;
     let angle = opt(p, "angle", DEGREES)?.unwrap_or(0.0);
     let mut out = Out::new();
+    note_bare(&mut out, p, "angle", DEGREES, angle);
     out.put("work", f * d * cos_exact(angle), "J")?;
     Ok(out.done())
 }
@@ -480,7 +526,23 @@ fn cos_exact(angle: f64) -> f64 {
 pub(super) fn kinetic_energy(p: &Value) -> Result<Value, ToolError> {
     let m = non_negative(req(p, "mass", KILOGRAMS)?, "mass")?;
     let v = req(p, "velocity", METRES_PER_SECOND)?;
+    if v.abs() >= SPEED_OF_LIGHT {
+        return Err(ToolError::domain(format!(
+            "`velocity` {} m/s is not below the speed of light ({SPEED_OF_LIGHT} m/s)",
+            show(v)
+        )));
+    }
     let mut out = Out::new();
+    let beta = v / SPEED_OF_LIGHT;
+    if beta.abs() >= 0.1 {
+        let gamma = 1.0 / (1.0 - beta * beta).sqrt();
+        out.note(format!(
+            "at {:.3} c the classical ½mv² is {:.1} % below the relativistic (γ − 1)mc² = {} J",
+            beta.abs(),
+            100.0 * (1.0 - 0.5 * beta * beta / (gamma - 1.0)),
+            (gamma - 1.0) * m * SPEED_OF_LIGHT * SPEED_OF_LIGHT
+        ));
+    }
     out.put("kinetic_energy", 0.5 * m * v * v, "J")?;
     out.put("momentum", m * v, "kg*m/s")?;
     Ok(out.done())

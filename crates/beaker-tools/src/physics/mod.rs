@@ -19,6 +19,8 @@ use serde_json::{json, Map, Value};
 
 /// Newton's constant of gravitation, m³/(kg·s²) (CODATA 2022).
 const G: f64 = 6.674_30e-11;
+/// Speed of light in vacuum, m/s (exact by definition).
+const SPEED_OF_LIGHT: f64 = 299_792_458.0;
 /// Standard acceleration of gravity, m/s² (exact by definition; the default `g`).
 const STANDARD_GRAVITY: f64 = 9.806_65;
 
@@ -230,6 +232,31 @@ fn opt(p: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
     }
 }
 
+/// Notes what a bare number was taken to mean where a model easily means something else: a temperature
+/// below 200 K (`27` is 27 K, not 27 °C) or a fractional angle under 2π (`0.5236` is degrees, not radians).
+fn note_bare(out: &mut Out, p: &Value, key: &str, kind: Kind, si: f64) {
+    let bare = match p.get(key) {
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    let Some(x) = bare else { return };
+    if kind.dims == TEMP && !kind.difference && si < 200.0 {
+        out.note(format!(
+            "`{key}` = {x} is taken as kelvin; write \"{x} degC\" for degrees Celsius"
+        ));
+    } else if kind.dims == ANGLE && x.fract() != 0.0 && x.abs() < std::f64::consts::TAU {
+        out.note(format!(
+            "`{key}` = {x} is taken as degrees; write \"{x} rad\" for radians"
+        ));
+    }
+}
+
+/// A number for a message, in the shortest form that reads back the same (`1e300`, not 301 digits).
+fn show(x: f64) -> String {
+    Value::from(x).to_string()
+}
+
 /// Param `key` in SI; its absence is an error naming it.
 fn req(p: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
     opt(p, key, kind)?.ok_or_else(|| {
@@ -266,7 +293,8 @@ fn positive(x: f64, key: &str) -> Result<f64, ToolError> {
         Ok(x)
     } else {
         Err(ToolError::invalid_params(format!(
-            "`{key}` must be positive, got {x}"
+            "`{key}` must be positive, got {}",
+            show(x)
         )))
     }
 }
@@ -277,7 +305,8 @@ fn non_negative(x: f64, key: &str) -> Result<f64, ToolError> {
         Ok(x)
     } else {
         Err(ToolError::invalid_params(format!(
-            "`{key}` must not be negative, got {x}"
+            "`{key}` must not be negative, got {}",
+            show(x)
         )))
     }
 }
@@ -299,6 +328,7 @@ fn choice<'a>(p: &'a Value, key: &str, choices: &[&str]) -> Result<Option<&'a st
 struct Out {
     values: Map<String, Value>,
     units: Map<String, Value>,
+    notes: Vec<String>,
 }
 
 impl Out {
@@ -326,16 +356,67 @@ impl Out {
         self.values.insert(key.into(), v);
     }
 
+    /// Adds a note for the caller: how an input was read, or what an answer assumes.
+    fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
     fn done(mut self) -> Value {
         if !self.units.is_empty() {
             self.values
                 .insert("units".into(), Value::Object(self.units));
         }
+        if !self.notes.is_empty() {
+            self.values.insert("notes".into(), json!(self.notes));
+        }
         Value::Object(self.values)
     }
 }
 
-/// Whether `a` and `b` agree to `rtol` of the larger, or to `atol` outright.
-fn agree(a: f64, b: f64, rtol: f64, atol: f64) -> bool {
-    (a - b).abs() <= atol + rtol * a.abs().max(b.abs())
+/// How far a redundant input may be from the value the others imply and still be used: textbook data are
+/// rounded (22.4 L, 1 atm, 0 °C and 1 mol disagree by 0.06 %), so up to 0.1 % is answered with a note.
+const ROUNDED_RTOL: f64 = 1e-3;
+/// Below this a redundant input simply agrees (float rounding), with no note.
+const EXACT_RTOL: f64 = 1e-9;
+
+/// The relative gap between a redundant input `given` and the value `implied` by the others, measured against
+/// `scale` as well (for values near zero).
+fn gap(given: f64, implied: f64, scale: f64) -> f64 {
+    let size = given.abs().max(implied.abs()).max(scale.abs());
+    if size == 0.0 {
+        0.0
+    } else {
+        (given - implied).abs() / size
+    }
+}
+
+/// Checks a redundant input: silent when it agrees, a note when it is off by rounding, an error naming it and
+/// the value the others imply when it is further off.
+fn redundant(
+    out: &mut Out,
+    key: &str,
+    given: f64,
+    implied: f64,
+    unit: &str,
+    from: &str,
+) -> Result<(), ToolError> {
+    let g = gap(given, implied, 0.0);
+    if g <= EXACT_RTOL {
+        return Ok(());
+    }
+    if g <= ROUNDED_RTOL {
+        out.note(format!(
+            "`{key}` = {} {unit} differs by {:.2} % from the {} {unit} that {from} give; the answer uses {from}",
+            show(given),
+            100.0 * g,
+            show(implied)
+        ));
+        return Ok(());
+    }
+    Err(ToolError::invalid_params(format!(
+        "`{key}` = {} {unit} disagrees with {from}, which give {} {unit} ({:.2} % apart; rounded data may differ by up to 0.1 %); give one fewer value",
+        show(given),
+        show(implied),
+        100.0 * g
+    )))
 }

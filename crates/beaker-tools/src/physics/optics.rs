@@ -1,13 +1,13 @@
 //! Optics and waves: thin lenses and spherical mirrors, refraction, v = fλ, the Doppler effect for sound.
 
-use super::{agree, opt, plain, positive, req, Out, DEGREES, HERTZ, METRES, METRES_PER_SECOND};
+use super::{
+    note_bare, opt, plain, positive, redundant, req, Out, DEGREES, HERTZ, METRES, METRES_PER_SECOND,
+};
 use beaker_core::ToolError;
 use serde_json::Value;
 
 /// Speed of sound in dry air at 20 °C, m/s: the default `wave_speed` of `doppler`.
 const SOUND_IN_AIR: f64 = 343.0;
-/// How closely the third value of `wave` must agree with the two that fix it.
-const CONSISTENCY_RTOL: f64 = 1e-9;
 
 /// The image of an object `d_o` from a thin lens or mirror of focal length `f` (1/f = 1/d_o + 1/d_i).
 fn image(f: f64, d_o: f64) -> Result<Value, ToolError> {
@@ -73,6 +73,7 @@ pub(super) fn snell(p: &Value) -> Result<Value, ToolError> {
     }
     let sine = n1 * angle.sin() / n2;
     let mut out = Out::new();
+    note_bare(&mut out, p, "angle", DEGREES, angle);
     if sine > 1.0 {
         out.set("refraction_angle", Value::Null);
         out.set("total_internal_reflection", Value::Bool(true));
@@ -99,13 +100,11 @@ pub(super) fn wave(p: &Value) -> Result<Value, ToolError> {
     let l = opt(p, "wavelength", METRES)?
         .map(|x| positive(x, "wavelength"))
         .transpose()?;
+    let mut out = Out::new();
     let (vv, ff, ll) = match (v, f, l) {
         (Some(v), Some(f), l) => {
-            if l.is_some_and(|l| !agree(l, v / f, CONSISTENCY_RTOL, 0.0)) {
-                return Err(ToolError::invalid_params(format!(
-                    "`wavelength` disagrees with speed / frequency = {} m; give two of the three",
-                    v / f
-                )));
+            if let Some(l) = l {
+                redundant(&mut out, "wavelength", l, v / f, "m", "speed and frequency")?;
             }
             (v, f, v / f)
         }
@@ -117,7 +116,6 @@ pub(super) fn wave(p: &Value) -> Result<Value, ToolError> {
             ))
         }
     };
-    let mut out = Out::new();
     out.put("speed", vv, "m/s")?;
     out.put("frequency", ff, "Hz")?;
     out.put("wavelength", ll, "m")?;

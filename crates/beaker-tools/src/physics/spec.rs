@@ -176,7 +176,7 @@ pub(super) fn spec() -> ToolSpec {
             ),
             example(
                 json!({"operation": "capacitors", "series": ["4.7 uF", "10 uF"]}),
-                json!({"equivalent_capacitance": 3.1972789115646255e-06, "equivalent_capacitance_exact": "47/14700000", "units": {"equivalent_capacitance": "F"}}),
+                json!({"equivalent_capacitance": 3.197278911564626e-06, "equivalent_capacitance_exact": "47/14700000", "units": {"equivalent_capacitance": "F"}}),
             ),
             example(
                 json!({"operation": "inductors", "parallel": ["2 mH", "3 mH"]}),
@@ -188,11 +188,11 @@ pub(super) fn spec() -> ToolSpec {
             ),
             example(
                 json!({"operation": "rc_circuit", "resistance": "10 kohm", "capacitance": "4.7 uF", "voltage": "5 V", "time": "47 ms"}),
-                json!({"time_constant": 0.047, "voltage": 3.1606027941427883, "current": 0.00018393972058572118, "charge": 1.4854833132471105e-05, "mode": "charging", "units": {"time_constant": "s", "voltage": "V", "current": "A", "charge": "C"}}),
+                json!({"time_constant": 0.047, "voltage": 3.1606027941427883, "current": 0.00018393972058572118, "charge": 1.4854833132471105e-05, "energy": 2.347511355250652e-05, "mode": "charging", "units": {"time_constant": "s", "voltage": "V", "current": "A", "charge": "C", "energy": "J"}}),
             ),
             example(
                 json!({"operation": "rl_circuit", "resistance": 100, "inductance": "50 mH", "voltage": 12, "time": "1 ms", "mode": "rising"}),
-                json!({"time_constant": 0.0005, "current": 0.10375976601160647, "voltage_inductor": 1.6240233988393524, "mode": "rising", "units": {"time_constant": "s", "current": "A", "voltage_inductor": "V"}}),
+                json!({"time_constant": 0.0005, "current": 0.10375976601160647, "voltage_inductor": 1.6240233988393524, "energy": 0.0002691522260695831, "mode": "rising", "units": {"time_constant": "s", "current": "A", "voltage_inductor": "V", "energy": "J"}}),
             ),
             example(
                 json!({"operation": "thin_lens", "focal_length": "10 cm", "object_distance": "30 cm"}),

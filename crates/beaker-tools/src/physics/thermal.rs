@@ -1,16 +1,13 @@
 //! Thermodynamics: sensible and latent heat, the four ideal-gas processes, Carnot limits, conduction.
 
 use super::{
-    agree, choice, non_negative, opt, plain, positive, req, Out, CONDUCTIVITY, CUBIC_METRES,
-    KELVIN, KELVIN_STEP, KILOGRAMS, LATENT_HEAT, METRES, MOLAR_HEAT, MOLES, PASCALS, SPECIFIC_HEAT,
-    SQUARE_METRES,
+    choice, non_negative, note_bare, opt, plain, positive, redundant, req, Out, CONDUCTIVITY,
+    CUBIC_METRES, KELVIN, KELVIN_STEP, KILOGRAMS, LATENT_HEAT, METRES, MOLAR_HEAT, MOLES, PASCALS,
+    SPECIFIC_HEAT, SQUARE_METRES,
 };
 use crate::chemistry::GAS_CONSTANT as R;
 use beaker_core::ToolError;
 use serde_json::{json, Value};
-
-/// How closely redundant inputs (all of n, T, V, P; both γ and cv) must agree.
-const CONSISTENCY_RTOL: f64 = 1e-6;
 
 /// `heat`: m·c·ΔT (ΔT given, or from two temperatures), or m·L for a phase change.
 pub(super) fn heat(p: &Value) -> Result<Value, ToolError> {
@@ -41,7 +38,11 @@ pub(super) fn heat(p: &Value) -> Result<Value, ToolError> {
         opt(p, "final_temperature", KELVIN)?,
     ) {
         (Some(dt), None, None) => dt,
-        (None, Some(t1), Some(t2)) => t2 - t1,
+        (None, Some(t1), Some(t2)) => {
+            note_bare(&mut out, p, "initial_temperature", KELVIN, t1);
+            note_bare(&mut out, p, "final_temperature", KELVIN, t2);
+            t2 - t1
+        }
         _ => {
             return Err(ToolError::invalid_params(
                 "give `delta_t`, or both `initial_temperature` and `final_temperature` (with `mass` and `specific_heat`)",
@@ -54,7 +55,7 @@ pub(super) fn heat(p: &Value) -> Result<Value, ToolError> {
 }
 
 /// The molar heat capacity at constant volume and γ, each from the other when only one is given.
-fn heat_capacity(p: &Value) -> Result<(f64, f64), ToolError> {
+fn heat_capacity(p: &Value, out: &mut Out) -> Result<(f64, f64), ToolError> {
     let gamma = plain(p, "gamma")?;
     if let Some(g) = gamma {
         if g <= 1.0 {
@@ -68,12 +69,14 @@ fn heat_capacity(p: &Value) -> Result<(f64, f64), ToolError> {
         .transpose()?;
     Ok(match (cv, gamma) {
         (Some(cv), Some(g)) => {
-            if !agree(cv, R / (g - 1.0), CONSISTENCY_RTOL, 0.0) {
-                return Err(ToolError::invalid_params(format!(
-                    "`cv` {cv} J/(mol K) and `gamma` {g} disagree for an ideal gas (cv = R/(gamma - 1) = {}); give one",
-                    R / (g - 1.0)
-                )));
-            }
+            redundant(
+                out,
+                "cv",
+                cv,
+                R / (g - 1.0),
+                "J/(mol*K)",
+                "gamma (cv = R/(gamma - 1))",
+            )?;
             (cv, g)
         }
         (Some(cv), None) => (cv, 1.0 + R / cv),
@@ -98,7 +101,7 @@ impl State {
 }
 
 /// The initial state and the amount from any three of n, T, V, P.
-fn initial_state(p: &Value) -> Result<(f64, State), ToolError> {
+fn initial_state(p: &Value, out: &mut Out) -> Result<(f64, State), ToolError> {
     let n = opt(p, "moles", MOLES)?
         .map(|x| positive(x, "moles"))
         .transpose()?;
@@ -111,39 +114,43 @@ fn initial_state(p: &Value) -> Result<(f64, State), ToolError> {
     let pr = opt(p, "pressure", PASCALS)?
         .map(|x| positive(x, "pressure"))
         .transpose()?;
-    let (n, s) = match (n, t, v, pr) {
-        (Some(n), Some(t), Some(v), pr) => {
-            let want = n * R * t / v;
-            if pr.is_some_and(|x| !agree(x, want, CONSISTENCY_RTOL, 0.0)) {
-                return Err(ToolError::invalid_params(format!(
-                    "`pressure` disagrees with n R T / V = {want} Pa; give three of moles, temperature, volume, pressure"
-                )));
+    let (n, s) =
+        match (n, t, v, pr) {
+            (Some(n), Some(t), Some(v), pr) => {
+                let want = n * R * t / v;
+                if let Some(x) = pr {
+                    redundant(
+                        out,
+                        "pressure",
+                        x,
+                        want,
+                        "Pa",
+                        "moles, temperature and volume",
+                    )?;
+                }
+                (n, State { p: want, v, t })
             }
-            (n, State { p: want, v, t })
-        }
-        (Some(n), Some(t), None, Some(pr)) => (
-            n,
-            State {
-                p: pr,
-                v: n * R * t / pr,
-                t,
-            },
-        ),
-        (Some(n), None, Some(v), Some(pr)) => (
-            n,
-            State {
-                p: pr,
-                v,
-                t: pr * v / (n * R),
-            },
-        ),
-        (None, Some(t), Some(v), Some(pr)) => (pr * v / (R * t), State { p: pr, v, t }),
-        _ => {
-            return Err(ToolError::invalid_params(
+            (Some(n), Some(t), None, Some(pr)) => (
+                n,
+                State {
+                    p: pr,
+                    v: n * R * t / pr,
+                    t,
+                },
+            ),
+            (Some(n), None, Some(v), Some(pr)) => (
+                n,
+                State {
+                    p: pr,
+                    v,
+                    t: pr * v / (n * R),
+                },
+            ),
+            (None, Some(t), Some(v), Some(pr)) => (pr * v / (R * t), State { p: pr, v, t }),
+            _ => return Err(ToolError::invalid_params(
                 "give three of `moles`, `temperature`, `volume`, `pressure` for the initial state",
-            ))
-        }
-    };
+            )),
+        };
     Ok((n, s))
 }
 
@@ -159,8 +166,14 @@ pub(super) fn gas_process(p: &Value) -> Result<Value, ToolError> {
             "`process` is required: isothermal, adiabatic, isobaric or isochoric",
         )
     })?;
-    let (n, s1) = initial_state(p)?;
-    let (cv, gamma) = heat_capacity(p)?;
+    let mut out = Out::new();
+    let (n, s1) = initial_state(p, &mut out)?;
+    let (cv, gamma) = heat_capacity(p, &mut out)?;
+    for key in ["temperature", "final_temperature"] {
+        if let Some(t) = opt(p, key, KELVIN)? {
+            note_bare(&mut out, p, key, KELVIN, t);
+        }
+    }
     let fv = opt(p, "final_volume", CUBIC_METRES)?
         .map(|x| positive(x, "final_volume"))
         .transpose()?;
@@ -254,7 +267,6 @@ pub(super) fn gas_process(p: &Value) -> Result<Value, ToolError> {
             (s2, 0.0, n * cv * (t2 - s1.t))
         }
     };
-    let mut out = Out::new();
     out.put("work", work, "J")?;
     out.put(
         "heat",
@@ -297,6 +309,8 @@ pub(super) fn carnot(p: &Value) -> Result<Value, ToolError> {
     }
     let span = hot - cold;
     let mut out = Out::new();
+    note_bare(&mut out, p, "t_hot", KELVIN, hot);
+    note_bare(&mut out, p, "t_cold", KELVIN, cold);
     out.put("efficiency", span / hot, "")?;
     out.put("cop_refrigerator", cold / span, "")?;
     out.put("cop_heat_pump", hot / span, "")?;

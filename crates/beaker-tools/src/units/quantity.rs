@@ -2,7 +2,7 @@
 //! `"20 m/s"` read by the unit engine, checked against the dimension the param needs and brought to SI.
 
 use super::expr::{parse_unit, Quantity};
-use super::table::{Dims, ANGLE, TEMP};
+use super::table::{Dims, ANGLE, ANGULAR_SPEED, FREQ, TEMP};
 use super::{dims_name, unit_error};
 use beaker_core::ToolError;
 use rug::{Float, Rational};
@@ -65,12 +65,15 @@ fn split_number(s: &str) -> (&str, &str) {
 /// One quantity (a number or a string with a unit) in SI units.
 pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
     let q = read_si(v, key, kind)?;
-    let mut si = Float::with_val(BITS, &q.exact);
-    if q.pi != 0 {
+    let out = if q.pi == 0 {
+        // Rounded once, to nearest (`Rational::to_f64` would truncate: 10 uF would read 9.999999999999999e-6).
+        Float::with_val(f64::MANTISSA_DIGITS, &q.exact).to_f64()
+    } else {
+        let mut si = Float::with_val(BITS, &q.exact);
         let pi = Float::with_val(BITS, rug::float::Constant::Pi);
         si *= rug::ops::Pow::pow(pi, q.pi);
-    }
-    let out = si.to_f64();
+        si.to_f64()
+    };
     if !out.is_finite() || (out == 0.0 && q.exact != 0) {
         return Err(ToolError::limit(format!(
             "`{key}`: {} {} is outside the range of a double in SI units",
@@ -125,15 +128,28 @@ fn read_si(v: &Value, key: &str, kind: Kind) -> Result<Si, ToolError> {
     })?;
     let q = unit_for(&unit, kind).map_err(|e| unit_error(key, &unit, e))?;
     let given = q.dims8();
+    let is_hertz = unit.to_ascii_lowercase().contains("hz");
+    if kind.dims == ANGULAR_SPEED && is_hertz {
+        return Err(ToolError::invalid_params(format!(
+            "`{key}`: {number} {unit} is a frequency (cycles per second), not an angular velocity; write \"{number} rev/s\" (= 2π·{number} rad/s) or give the value in rad/s"
+        )));
+    }
+    let (mut exact_factor, mut pi_power) = (q.factor.clone(), q.pi);
+    if kind.dims == FREQ && given == Some(ANGULAR_SPEED) {
+        // A cycle rate from an angular one: ω = 2π f, so `120 rpm` is 2 Hz and `12.566 rad/s` is 2 Hz.
+        exact_factor /= 2;
+        pi_power -= 1;
+    }
     let fits = given == Some(kind.dims)
+        || (kind.dims == FREQ && given == Some(ANGULAR_SPEED))
         // A radian is a plain number in SI: `1/s` is accepted for an angular speed and `rad` where a plain
         // number is wanted, never the other way round for degrees.
         || given.is_some_and(|g| without_angle(g) == kind.dims && g[8] != 0 && q.pi == 0 && q.factor == 1)
         || given.is_some_and(|g| g[8] == 0 && without_angle(kind.dims) == g && kind.dims[8] == 1);
     if !fits {
         return Err(ToolError::invalid_params(format!(
-            "`{key}`: {number} {unit} is a {} quantity, but `{key}` needs {} (e.g. {})",
-            dims_name(&q.dims),
+            "`{key}`: {number} {unit} is {}, but `{key}` needs {} (e.g. {})",
+            with_article(&dims_name(&q.dims)),
             dims_name(&kind.dims.map(i32::from)),
             if kind.bare_unit.is_empty() {
                 "a plain number"
@@ -147,7 +163,7 @@ fn read_si(v: &Value, key: &str, kind: Kind) -> Result<Si, ToolError> {
     } else {
         q.offset.clone().unwrap_or_default()
     };
-    let exact = Rational::from(&x + &offset) * &q.factor;
+    let exact = Rational::from(&x + &offset) * &exact_factor;
     if kind.dims == TEMP && !kind.difference && exact < 0 {
         return Err(ToolError::domain(format!(
             "`{key}`: {number} {unit} is below absolute zero (0 K)"
@@ -155,10 +171,16 @@ fn read_si(v: &Value, key: &str, kind: Kind) -> Result<Si, ToolError> {
     }
     Ok(Si {
         exact,
-        pi: q.pi,
+        pi: pi_power,
         number,
         unit,
     })
+}
+
+/// `a length quantity`, `an angular speed quantity`.
+fn with_article(name: &str) -> String {
+    let vowel = name.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {name} quantity", if vowel { "an" } else { "a" })
 }
 
 fn without_angle(mut d: Dims) -> Dims {
