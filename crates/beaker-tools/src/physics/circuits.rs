@@ -2,8 +2,8 @@
 //! Ohm's law and power, RC and RL transients.
 
 use super::{
-    choice, opt, positive, redundant, req, Out, AMPERES, FARADS, HENRIES, OHMS, SECONDS, VOLTS,
-    WATTS,
+    choice, nearest, opt, positive, redundant, req, Out, AMPERES, FARADS, HENRIES, OHMS, SECONDS,
+    VOLTS, WATTS,
 };
 use crate::units::quantity::{self, Kind};
 use beaker_core::{CallContext, ToolError};
@@ -60,11 +60,6 @@ fn parts(p: &Value, key: &str, kind: Kind) -> Result<Option<Vec<Rational>>, Tool
         .map(Some)
 }
 
-/// The double nearest `x` (`Rational::to_f64` truncates towards zero: 1/100000 would be 9.999999999999999e-6).
-fn nearest(x: &Rational) -> f64 {
-    Float::with_val(f64::MANTISSA_DIGITS, x).to_f64()
-}
-
 fn sum(xs: &[Rational]) -> Rational {
     xs.iter().fold(Rational::new(), |acc, x| acc + x)
 }
@@ -79,7 +74,7 @@ fn harmonic(xs: &[Rational]) -> Rational {
 
 /// Puts `key` (rounded once from the exact value) and, when it is short, the exact fraction beside it.
 fn exact(out: &mut Out, key: &str, x: &Rational, unit: &str) -> Result<(), ToolError> {
-    out.put(key, nearest(&x), unit)?;
+    out.put(key, nearest(x), unit)?;
     if *x.denom() != 1 {
         let text = x.to_string();
         if text.len() <= MAX_EXACT_CHARS {

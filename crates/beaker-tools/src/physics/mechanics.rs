@@ -2,12 +2,14 @@
 //! 1-D collisions, work, energy and power.
 
 use super::{
-    choice, gap, non_negative, note_bare, opt, plain, positive, req, show, Out, ACCELERATION,
-    DEGREES, EXACT_RTOL, G, HERTZ, JOULES, KILOGRAMS, METRES, METRES_PER_SECOND, NEWTONS,
-    RADIANS_PER_SECOND, ROUNDED_RTOL, SECONDS, SPEED_OF_LIGHT, STANDARD_GRAVITY,
+    choice, gap, non_negative, note_bare, opt, opt_float, plain, positive, req, required, show,
+    Out, ACCELERATION, BITS, DEGREES, EXACT_RTOL, G, HERTZ, JOULES, KILOGRAMS, METRES,
+    METRES_PER_SECOND, NEWTONS, RADIANS_PER_SECOND, ROUNDED_RTOL, SECONDS, SPEED_OF_LIGHT,
+    STANDARD_GRAVITY,
 };
 use crate::units::quantity::{self, Kind};
 use beaker_core::ToolError;
+use rug::Float;
 use serde_json::{json, Value};
 use std::f64::consts::{PI, TAU};
 
@@ -353,7 +355,10 @@ pub(super) fn projectile(p: &Value) -> Result<Value, ToolError> {
     let g = gravity(p)?;
     let mut out = Out::new();
     note_bare(&mut out, p, "angle", DEGREES, angle);
-    let (vx, vy) = (speed * angle.cos(), speed * angle.sin());
+    let (vx, vy) = (
+        speed * cos_exact(angle).unwrap_or(angle.cos()),
+        speed * angle.sin(),
+    );
     let disc = vy * vy + 2.0 * g * h;
     if disc < 0.0 {
         return Err(ToolError::domain(format!(
@@ -501,25 +506,26 @@ pub(super) fn collision(p: &Value) -> Result<Value, ToolError> {
     Ok(out.done())
 }
 
-/// `work`: a constant force along a straight displacement at an angle to it.
+/// `work`: a constant force along a straight displacement at an angle to it, past a double's precision so
+/// that 60° gives exactly half (250 J, not 249.99999999999994).
 pub(super) fn work(p: &Value) -> Result<Value, ToolError> {
-    let f = req(p, "force", NEWTONS)?;
-    let d = req(p, "distance", METRES)?;
-    let angle = opt(p, "angle", DEGREES)?.unwrap_or(0.0);
+    let f = opt_float(p, "force", NEWTONS)?.ok_or_else(|| required("force", NEWTONS))?;
+    let d = opt_float(p, "distance", METRES)?.ok_or_else(|| required("distance", METRES))?;
+    let angle = opt_float(p, "angle", DEGREES)?.unwrap_or_else(|| Float::new(BITS));
     let mut out = Out::new();
-    note_bare(&mut out, p, "angle", DEGREES, angle);
-    out.put("work", f * d * cos_exact(angle), "J")?;
+    note_bare(&mut out, p, "angle", DEGREES, angle.to_f64());
+    let cos = cos_exact(angle.to_f64()).map_or_else(
+        || Float::with_val(BITS, angle.cos_ref()),
+        |c| Float::with_val(BITS, c),
+    );
+    out.put("work", (f * d * cos).to_f64(), "J")?;
     Ok(out.done())
 }
 
-/// cos θ, exactly 0 at ±90° and ±270° (the double nearest π/2 has a cosine of 6e-17, not 0).
-fn cos_exact(angle: f64) -> f64 {
+/// cos θ where it is exactly 0 (±90°, ±270°): the double nearest π/2 has a cosine of 6e-17, not 0.
+fn cos_exact(angle: f64) -> Option<f64> {
     let quarter = angle / (PI / 2.0);
-    if quarter == quarter.round() && quarter.round().rem_euclid(2.0) == 1.0 {
-        0.0
-    } else {
-        angle.cos()
-    }
+    (quarter == quarter.round() && quarter.round().rem_euclid(2.0) == 1.0).then_some(0.0)
 }
 
 /// `kinetic_energy`: ½mv² and the momentum mv.

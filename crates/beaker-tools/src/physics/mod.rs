@@ -15,6 +15,7 @@ use crate::units::table::{
     MASS, POWER, PRESSURE, RESISTANCE, SPEED, TEMP, TIME, VOLTAGE, VOLUME,
 };
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
+use rug::{Float, Rational};
 use serde_json::{json, Map, Value};
 
 /// Newton's constant of gravitation, m³/(kg·s²) (CODATA 2022).
@@ -257,14 +258,40 @@ fn show(x: f64) -> String {
     Value::from(x).to_string()
 }
 
+/// Working precision of the closed forms that are evaluated past a double (trigonometry of given angles).
+const BITS: u32 = 128;
+
+/// Param `key` in SI as an exact rational (`"2.2 kohm"` is 2200), or `None` when absent.
+fn opt_exact(p: &Value, key: &str, kind: Kind) -> Result<Option<Rational>, ToolError> {
+    match p.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => quantity::read_rational(v, key, kind).map(Some),
+    }
+}
+
+/// Param `key` in SI at [`BITS`] of precision, or `None` when absent.
+fn opt_float(p: &Value, key: &str, kind: Kind) -> Result<Option<Float>, ToolError> {
+    match p.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => quantity::read_float(v, key, kind, BITS).map(Some),
+    }
+}
+
+fn required(key: &str, kind: Kind) -> ToolError {
+    ToolError::invalid_params(format!(
+        "`{key}` is required (a number in {}, or a string with a unit)",
+        kind.bare_unit
+    ))
+}
+
+/// The double nearest `x` (`Rational::to_f64` truncates towards zero: 1/100000 would be 9.999999999999999e-6).
+fn nearest(x: &Rational) -> f64 {
+    Float::with_val(f64::MANTISSA_DIGITS, x).to_f64()
+}
+
 /// Param `key` in SI; its absence is an error naming it.
 fn req(p: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
-    opt(p, key, kind)?.ok_or_else(|| {
-        ToolError::invalid_params(format!(
-            "`{key}` is required (a number in {}, or a string with a unit)",
-            kind.bare_unit
-        ))
-    })
+    opt(p, key, kind)?.ok_or_else(|| required(key, kind))
 }
 
 /// A plain number param (a refractive index, γ, a coefficient of restitution), or `None` when absent.

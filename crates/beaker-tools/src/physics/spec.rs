@@ -140,7 +140,7 @@ pub(super) fn spec() -> ToolSpec {
             ),
             example(
                 json!({"operation": "work", "force": "40 N", "distance": "3 m", "angle": 60}),
-                json!({"work": 59.999999999999986, "units": {"work": "J"}}),
+                json!({"work": 60.0, "units": {"work": "J"}}),
             ),
             example(
                 json!({"operation": "kinetic_energy", "mass": "1500 kg", "velocity": "72 km/h"}),
@@ -164,7 +164,7 @@ pub(super) fn spec() -> ToolSpec {
             ),
             example(
                 json!({"operation": "carnot", "t_hot": "500 degC", "t_cold": "25 degC"}),
-                json!({"efficiency": 0.6143697859406325, "cop_refrigerator": 0.6276842105263157, "cop_heat_pump": 1.6276842105263158}),
+                json!({"efficiency": 0.6143697859406325, "cop_refrigerator": 0.6276842105263158, "cop_heat_pump": 1.6276842105263158}),
             ),
             example(
                 json!({"operation": "conduction", "conductivity": 0.8, "area": "2 m^2", "thickness": "4 mm", "t_hot": "20 degC", "t_cold": "-5 degC"}),

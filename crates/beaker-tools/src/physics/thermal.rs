@@ -1,12 +1,13 @@
 //! Thermodynamics: sensible and latent heat, the four ideal-gas processes, Carnot limits, conduction.
 
 use super::{
-    choice, non_negative, note_bare, opt, plain, positive, redundant, req, Out, CONDUCTIVITY,
-    CUBIC_METRES, KELVIN, KELVIN_STEP, KILOGRAMS, LATENT_HEAT, METRES, MOLAR_HEAT, MOLES, PASCALS,
-    SPECIFIC_HEAT, SQUARE_METRES,
+    choice, nearest, non_negative, note_bare, opt, opt_exact, plain, positive, redundant, req,
+    required, Out, CONDUCTIVITY, CUBIC_METRES, KELVIN, KELVIN_STEP, KILOGRAMS, LATENT_HEAT, METRES,
+    MOLAR_HEAT, MOLES, PASCALS, SPECIFIC_HEAT, SQUARE_METRES,
 };
 use crate::chemistry::GAS_CONSTANT as R;
 use beaker_core::ToolError;
+use rug::Rational;
 use serde_json::{json, Value};
 
 /// `heat`: m·c·ΔT (ΔT given, or from two temperatures), or m·L for a phase change.
@@ -298,22 +299,28 @@ pub(super) fn gas_process(p: &Value) -> Result<Value, ToolError> {
     Ok(v)
 }
 
-/// `carnot`: the reversible limits between two reservoirs.
+/// `carnot`: the reversible limits between two reservoirs, in exact rationals (500 K and 300 K give 0.4).
 pub(super) fn carnot(p: &Value) -> Result<Value, ToolError> {
-    let hot = req(p, "t_hot", KELVIN)?;
-    let cold = positive(req(p, "t_cold", KELVIN)?, "t_cold")?;
+    let hot = opt_exact(p, "t_hot", KELVIN)?.ok_or_else(|| required("t_hot", KELVIN))?;
+    let cold = opt_exact(p, "t_cold", KELVIN)?.ok_or_else(|| required("t_cold", KELVIN))?;
+    let (h, c) = (nearest(&hot), nearest(&cold));
+    positive(c, "t_cold")?;
     if hot <= cold {
         return Err(ToolError::invalid_params(format!(
-            "`t_hot` ({hot} K) must be above `t_cold` ({cold} K)"
+            "`t_hot` ({h} K) must be above `t_cold` ({c} K)"
         )));
     }
-    let span = hot - cold;
+    let span = Rational::from(&hot - &cold);
     let mut out = Out::new();
-    note_bare(&mut out, p, "t_hot", KELVIN, hot);
-    note_bare(&mut out, p, "t_cold", KELVIN, cold);
-    out.put("efficiency", span / hot, "")?;
-    out.put("cop_refrigerator", cold / span, "")?;
-    out.put("cop_heat_pump", hot / span, "")?;
+    note_bare(&mut out, p, "t_hot", KELVIN, h);
+    note_bare(&mut out, p, "t_cold", KELVIN, c);
+    out.put("efficiency", nearest(&Rational::from(&span / &hot)), "")?;
+    out.put(
+        "cop_refrigerator",
+        nearest(&Rational::from(&cold / &span)),
+        "",
+    )?;
+    out.put("cop_heat_pump", nearest(&(hot / span)), "")?;
     Ok(out.done())
 }
 

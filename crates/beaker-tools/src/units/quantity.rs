@@ -96,6 +96,20 @@ pub(crate) fn read_rational(v: &Value, key: &str, kind: Kind) -> Result<Rational
     Rational::from_f64(x).ok_or_else(|| ToolError::limit(format!("`{key}` is not finite")))
 }
 
+/// One quantity in SI units at `bits` of precision, for closed forms evaluated past a double's precision
+/// so that exact-looking answers come out exact (cos 60° is 0.5, not 0.5000000000000001).
+pub(crate) fn read_float(v: &Value, key: &str, kind: Kind, bits: u32) -> Result<Float, ToolError> {
+    // The double check keeps the same range limits as `read_value`.
+    read_value(v, key, kind)?;
+    let q = read_si(v, key, kind)?;
+    let mut x = Float::with_val(bits, &q.exact);
+    if q.pi != 0 {
+        let pi = Float::with_val(bits, rug::float::Constant::Pi);
+        x *= rug::ops::Pow::pow(pi, q.pi);
+    }
+    Ok(x)
+}
+
 /// A quantity read and checked: its SI value is `exact · π^pi`.
 struct Si {
     exact: Rational,
