@@ -338,7 +338,12 @@ fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), Too
             } else {
                 format!("params{}", path.replace('/', "."))
             };
-            format!("{at}: {e}")
+            match e.kind() {
+                jsonschema::error::ValidationErrorKind::Enum { options } => {
+                    format!("{at}: {}", enum_message(e.instance(), options))
+                }
+                _ => format!("{at}: {e}"),
+            }
         })
         .collect();
     if errors.is_empty() {
@@ -346,6 +351,45 @@ fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), Too
     } else {
         Err(ToolError::invalid_params(errors.join("; ")))
     }
+}
+
+/// Most choices an enum error lists in full (the schema validator says "or 23 other candidates").
+const MAX_LISTED_CHOICES: usize = 40;
+
+/// An enum error that names every choice and, for a string, the closest one ignoring case, spaces and
+/// hyphens (`Projectile`, `thin lens` and `ohms-law` are near misses a model makes).
+fn enum_message(got: &Value, options: &Value) -> String {
+    let choices: Vec<&Value> = options
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let shown: Vec<String> = choices
+        .iter()
+        .take(MAX_LISTED_CHOICES)
+        .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string))
+        .collect();
+    let mut msg = format!("{got} is not one of: {}", shown.join(", "));
+    if choices.len() > MAX_LISTED_CHOICES {
+        msg.push_str(&format!(
+            " (and {} more)",
+            choices.len() - MAX_LISTED_CHOICES
+        ));
+    }
+    if let Some(text) = got.as_str() {
+        let norm = |s: &str| s.to_lowercase().replace([' ', '-'], "_");
+        let want = norm(text);
+        let best = choices
+            .iter()
+            .filter_map(|c| c.as_str())
+            .map(|c| (strsim::jaro_winkler(&want, &norm(c)), c))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((score, c)) = best {
+            if score >= 0.8 {
+                msg.push_str(&format!("; did you mean \"{c}\"?"));
+            }
+        }
+    }
+    msg
 }
 
 fn lost(id: Option<Value>, tool: String) -> Envelope {
