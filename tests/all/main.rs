@@ -10,6 +10,7 @@ mod calculator;
 mod conformance;
 mod dialects;
 mod domain;
+mod http;
 mod logic;
 mod numerical;
 mod python;
@@ -28,6 +29,7 @@ fn main() {
     trials.extend(conformance::trials());
     trials.extend(dialects::trials());
     trials.extend(serve::trials());
+    trials.extend(http::trials());
     trials.extend(text_mode::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());

@@ -16,8 +16,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-catalog", 3),
     ("beaker-engine", 4),
     ("beaker-protocol", 5),
-    ("beaker-cli", 6),
-    ("beaker", 7),
+    ("beaker-http", 6),
+    ("beaker-cli", 7),
+    ("beaker", 8),
 ];
 
 /// Where a crate sits in [`LAYERS`]: tool crates are layer 2.

@@ -64,6 +64,10 @@ pub struct ServeArgs {
     /// (milliseconds; default 0: cancel at once).
     #[arg(long)]
     pub drain_ms: Option<u64>,
+    /// Serve HTTP on this address instead of JSON Lines on stdio (`127.0.0.1:8080`; see docs/HTTP.md):
+    /// `/v1/call`, `/v1/batch`, `/v1/tools`, `/healthz` and SandboxFusion's `/run_code`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 #[derive(Deserialize, Default)]

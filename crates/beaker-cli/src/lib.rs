@@ -137,7 +137,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => {
             let settings = config::Settings::load(&args)?;
-            serve::serve(settings)?;
+            match args.http {
+                Some(addr) => serve::serve_http(settings, addr)?,
+                None => serve::serve(settings)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Call {

@@ -45,6 +45,31 @@ impl Sink for Stdout {
     }
 }
 
+/// `beaker serve --http ADDR`: the HTTP front end (`beaker-http`) on a Tokio runtime of its own; the engine's
+/// worker pools do the tool work, the runtime only moves bytes.
+pub fn serve_http(settings: Settings, addr: std::net::SocketAddr) -> anyhow::Result<()> {
+    let engine = settings.engine()?;
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "beaker: serving HTTP on {addr}, reachable from other machines; there is no authentication yet"
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        eprintln!("beaker: serving HTTP on http://{}", listener.local_addr()?);
+        let options = beaker_http::Options {
+            max_body_bytes: settings.max_line_bytes,
+            ..beaker_http::Options::default()
+        };
+        beaker_http::serve(listener, engine, options).await?;
+        anyhow::Ok(())
+    })
+}
+
 pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
     // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.

@@ -1,0 +1,122 @@
+//! The protocol's routes: one call, a batch, the catalog, health.
+
+use crate::State;
+use axum::body::Bytes;
+use axum::extract::{Query, State as Shared};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
+use beaker_engine::listing;
+use beaker_protocol::Request;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// `GET /healthz`: the server answers and how many tools it serves.
+pub(crate) async fn healthz(Shared(state): Shared<State>) -> Json<Value> {
+    Json(json!({"status": "ok", "tools": state.engine.specs().len()}))
+}
+
+/// The `format` of `GET /v1/tools`.
+#[derive(Deserialize)]
+pub(crate) struct ToolsQuery {
+    format: Option<String>,
+}
+
+/// `GET /v1/tools`: every tool's spec (`json`, the default), or as OpenAI `tools` or MCP `tools/list` entries.
+pub(crate) async fn tools(Shared(state): Shared<State>, Query(q): Query<ToolsQuery>) -> Response {
+    let specs = state.engine.specs();
+    match q.format.as_deref().unwrap_or("json") {
+        "json" => Json(json!(specs)).into_response(),
+        "openai" => Json(listing::openai_tools(specs)).into_response(),
+        "mcp" => Json(listing::mcp_tools(specs)).into_response(),
+        other => bad_request(
+            ErrorKind::InvalidParams,
+            format!("unknown format `{other}` (json, openai or mcp)"),
+        ),
+    }
+}
+
+/// A 400 answer in the envelope's shape, so clients parse every failure the same way.
+fn bad_request(kind: ErrorKind, message: String) -> Response {
+    let env = Envelope::failure(None, String::new(), ToolError::new(kind, message));
+    (StatusCode::BAD_REQUEST, Json(env)).into_response()
+}
+
+/// The call in a body, or the answer that refuses it.
+fn parse_call(body: &[u8]) -> Result<ToolCall, Box<Response>> {
+    match Request::parse(body) {
+        Ok(Some(Request::Call(call))) => Ok(call),
+        Ok(Some(_)) => Err(Box::new(bad_request(
+            ErrorKind::ParseError,
+            "this route runs one tool call: {\"tool\": ..., \"params\": {...}}".into(),
+        ))),
+        Ok(None) => Err(Box::new(bad_request(
+            ErrorKind::ParseError,
+            "the request body is empty".into(),
+        ))),
+        Err(refusal) => Err(Box::new(
+            (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
+        )),
+    }
+}
+
+/// `POST /v1/call`: runs one call; a tool's failure is a 200 answer with `success: false`.
+pub(crate) async fn call(Shared(state): Shared<State>, body: Bytes) -> Response {
+    let call = match parse_call(&body) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    Json(state.engine.call_async(call).await).into_response()
+}
+
+/// `POST /v1/batch`: `{"calls": [...]}`, every call queued at once, answered in order.
+pub(crate) async fn batch(Shared(state): Shared<State>, body: Bytes) -> Response {
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return bad_request(ErrorKind::ParseError, format!("the body is not JSON: {e}")),
+    };
+    let Some(calls) = value.get("calls").and_then(Value::as_array) else {
+        return bad_request(
+            ErrorKind::ParseError,
+            "a batch is {\"calls\": [call, ...]}".into(),
+        );
+    };
+    if calls.len() > state.options.max_batch {
+        return bad_request(
+            ErrorKind::LimitExceeded,
+            format!(
+                "the batch has {} calls; the limit is {}",
+                calls.len(),
+                state.options.max_batch
+            ),
+        );
+    }
+    // Each call is answered on its own: one that cannot be parsed fails alone, in its place.
+    let pending: Vec<_> = calls
+        .iter()
+        .map(|c| match Request::from_json(c.clone()) {
+            Ok(Request::Call(call)) => Slot::Running(state.engine.call_async(call)),
+            Ok(_) => Slot::Answered(Box::new(Envelope::failure(
+                c.get("id").cloned(),
+                String::new(),
+                ToolError::new(ErrorKind::ParseError, "a batch holds tool calls only"),
+            ))),
+            Err(refusal) => Slot::Answered(Box::new(refusal.envelope())),
+        })
+        .collect();
+    let mut results = Vec::with_capacity(pending.len());
+    for p in pending {
+        results.push(match p {
+            Slot::Running(fut) => fut.await,
+            Slot::Answered(env) => *env,
+        });
+    }
+    Json(json!({"results": results})).into_response()
+}
+
+/// One entry of a batch: queued on the engine, or answered already (it was not a call).
+enum Slot<F> {
+    Running(F),
+    Answered(Box<Envelope>),
+}

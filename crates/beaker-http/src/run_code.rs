@@ -1,0 +1,232 @@
+//! SandboxFusion's `POST /run_code`, the route verl and SkyRL post model-written code to, answered by
+//! `execute_python` so that switching is a change of URL. Python only; see docs/HTTP.md for how each field
+//! maps.
+
+use crate::State;
+use axum::body::Bytes;
+use axum::extract::State as Shared;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// CPython instructions per second of `run_timeout` (the rate a busy loop burns on the reference machine):
+/// the fuel a call gets, so that a runaway stops on fuel, deterministically, near its time limit.
+const FUEL_PER_SECOND: f64 = 8.6e9;
+/// Memory the preloaded interpreter holds before the code runs (numpy, scipy, sympy, pandas and matplotlib
+/// imported), added to `memory_limit_MB` so that the limit is the program's own, as in a native process.
+const INTERPRETER_MIB: u64 = 160;
+/// SandboxFusion's default `run_timeout`, in seconds.
+const DEFAULT_RUN_TIMEOUT: f64 = 10.0;
+
+/// A `/run_code` request, with SandboxFusion's field names and defaults. Unknown fields are ignored, as there.
+#[derive(Deserialize)]
+pub(crate) struct RunCodeRequest {
+    code: String,
+    language: String,
+    #[serde(default)]
+    run_timeout: Option<f64>,
+    #[serde(default, rename = "memory_limit_MB")]
+    memory_limit_mb: Option<f64>,
+    #[serde(default)]
+    stdin: Option<String>,
+    #[serde(default)]
+    files: BTreeMap<String, Option<String>>,
+    #[serde(default)]
+    fetch_files: Vec<String>,
+}
+
+/// How one command ran, as SandboxFusion reports it.
+#[derive(Serialize)]
+struct CommandRunResult {
+    status: &'static str,
+    execution_time: Option<f64>,
+    return_code: Option<i64>,
+    stdout: Option<String>,
+    stderr: Option<String>,
+}
+
+/// A `/run_code` answer.
+#[derive(Serialize)]
+struct RunCodeResponse {
+    status: &'static str,
+    message: String,
+    compile_result: Option<CommandRunResult>,
+    run_result: Option<CommandRunResult>,
+    executor_pod_name: Option<String>,
+    files: Map<String, Value>,
+}
+
+impl RunCodeResponse {
+    fn sandbox_error(message: String) -> RunCodeResponse {
+        RunCodeResponse {
+            status: "SandboxError",
+            message,
+            compile_result: None,
+            run_result: None,
+            executor_pod_name: None,
+            files: Map::new(),
+        }
+    }
+}
+
+/// `POST /run_code`.
+pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Response {
+    // Like SandboxFusion (FastAPI), a body that does not fit the model is 422 with a `detail`.
+    let req: RunCodeRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Json(json!({"detail": format!("invalid request: {e}")})),
+            )
+                .into_response()
+        }
+    };
+    if !matches!(req.language.as_str(), "python" | "python3") {
+        return Json(RunCodeResponse::sandbox_error(format!(
+            "language `{}` is not supported here: this sandbox runs python (CPython 3.15 with numpy, scipy, sympy, pandas)",
+            req.language
+        )))
+        .into_response();
+    }
+    let call = match to_call(req) {
+        Ok(c) => c,
+        Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
+    };
+    let env = state.engine.call_async(call).await;
+    Json(from_envelope(env)).into_response()
+}
+
+/// The `execute_python` call a request asks for.
+fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
+    let seconds = req.run_timeout.unwrap_or(DEFAULT_RUN_TIMEOUT);
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!(
+            "`run_timeout` must be a positive number of seconds, got {seconds}"
+        ));
+    }
+    let limits = LimitsRequest {
+        timeout_ms: Some((seconds * 1000.0).ceil() as u64),
+        max_fuel: Some((seconds * FUEL_PER_SECOND) as u64),
+        // SandboxFusion's -1 (or 0) means no limit of the request's own: the server's default applies.
+        max_memory_bytes: req
+            .memory_limit_mb
+            .filter(|mb| *mb > 0.0)
+            .map(|mb| (mb.ceil() as u64 + INTERPRETER_MIB) << 20),
+        ..LimitsRequest::default()
+    };
+    let files: Map<String, Value> = req
+        .files
+        .into_iter()
+        .filter_map(|(name, content)| content.map(|b64| (name, json!({"base64": b64}))))
+        .collect();
+    let mut params = json!({"code": req.code});
+    if let Some(stdin) = req.stdin.filter(|s| !s.is_empty()) {
+        params["stdin"] = json!(stdin);
+    }
+    if !files.is_empty() {
+        params["files"] = Value::Object(files);
+    }
+    if !req.fetch_files.is_empty() {
+        params["fetch_files"] = json!(req.fetch_files);
+    }
+    let mut call = ToolCall::new("execute_python", params);
+    call.limits = limits;
+    Ok(call)
+}
+
+/// The exit status CPython gives a `SystemExit` with this message, and what it prints.
+fn exit_status(message: &str) -> (i64, Option<String>) {
+    match message.trim() {
+        "" | "None" => (0, None),
+        m => match m.parse::<i64>() {
+            Ok(code) => (code, None),
+            Err(_) => (1, Some(format!("{m}\n"))),
+        },
+    }
+}
+
+/// SandboxFusion's answer for an `execute_python` envelope: what a `python` process would have reported.
+fn from_envelope(env: Envelope) -> RunCodeResponse {
+    let seconds = env.elapsed_us as f64 / 1e6;
+    let mut files = Map::new();
+    let run = if env.success {
+        let r = env.result.unwrap_or(Value::Null);
+        let text = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+        let (stdout, mut stderr) = (text("stdout"), text("stderr"));
+        let exception = &r["exception"];
+        let code = if exception.is_null() {
+            0
+        } else if exception["type"] == "SystemExit" {
+            let (code, printed) = exit_status(exception["message"].as_str().unwrap_or_default());
+            stderr.push_str(&printed.unwrap_or_default());
+            code
+        } else {
+            // An uncaught exception: CPython prints the traceback to stderr and exits 1.
+            stderr.push_str(exception["traceback"].as_str().unwrap_or_default());
+            1
+        };
+        if let Some(f) = r["files"].as_object() {
+            files = f.clone();
+        }
+        CommandRunResult {
+            status: "Finished",
+            execution_time: Some(seconds),
+            return_code: Some(code),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+        }
+    } else {
+        let message = env.error.unwrap_or_default();
+        match env.error_kind {
+            // Out of time, or out of the fuel that stands for time: SandboxFusion's time limit.
+            Some(ErrorKind::Timeout) | Some(ErrorKind::Cancelled) => time_limit(seconds),
+            Some(ErrorKind::LimitExceeded) if message.contains("max_fuel") => time_limit(seconds),
+            // Out of memory and the like: the process died with an error, as CPython's MemoryError does.
+            Some(ErrorKind::LimitExceeded) | Some(ErrorKind::ToolError) => CommandRunResult {
+                status: "Finished",
+                execution_time: Some(seconds),
+                return_code: Some(1),
+                stdout: Some(String::new()),
+                stderr: Some(format!("{message}\n")),
+            },
+            _ => return RunCodeResponse::sandbox_error(message),
+        }
+    };
+    let ok = run.status == "Finished" && run.return_code == Some(0);
+    RunCodeResponse {
+        status: if ok { "Success" } else { "Failed" },
+        message: String::new(),
+        compile_result: None,
+        run_result: Some(run),
+        executor_pod_name: None,
+        files,
+    }
+}
+
+fn time_limit(seconds: f64) -> CommandRunResult {
+    CommandRunResult {
+        status: "TimeLimitExceeded",
+        execution_time: Some(seconds),
+        return_code: None,
+        stdout: None,
+        stderr: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_status;
+
+    #[test]
+    fn system_exit_codes_follow_cpython() {
+        assert_eq!(exit_status("3"), (3, None));
+        assert_eq!(exit_status("None"), (0, None));
+        assert_eq!(exit_status(""), (0, None));
+        assert_eq!(exit_status("bad input"), (1, Some("bad input\n".into())));
+    }
+}

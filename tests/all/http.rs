@@ -1,0 +1,320 @@
+//! `beaker serve --http` over real loopback sockets: the protocol's routes, malformed and oversized bodies,
+//! concurrency, SandboxFusion's `/run_code`, and that route driven by SandboxFusion's own Python client.
+
+use crate::support::{beaker, ensure, root, Outcome};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+/// A `beaker serve --http 127.0.0.1:0` child, killed when dropped.
+struct Http {
+    child: Child,
+    port: u16,
+}
+
+impl Http {
+    fn start(args: &[&str]) -> Result<Http, String> {
+        let mut child = beaker()
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("spawn: {e}"))?;
+        let stderr = child.stderr.take().ok_or("no stderr")?;
+        // The server says where it listens once bound: port 0 lets the OS pick a free one.
+        let mut lines = BufReader::new(stderr).lines();
+        let port = loop {
+            let line = lines
+                .next()
+                .ok_or("the server exited before listening")?
+                .map_err(|e| e.to_string())?;
+            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                break rest.trim().parse::<u16>().map_err(|e| e.to_string())?;
+            }
+        };
+        std::thread::spawn(move || lines.for_each(drop));
+        Ok(Http { child, port })
+    }
+
+    /// One request on a fresh connection: the status code and the body.
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(Duration::from_secs(60)))
+            .map_err(|e| e.to_string())?;
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        // A body the server refuses early may not be read at all: a failed write is fine, the answer counts.
+        let _ = s.write_all(body);
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or("no header end in the answer")?;
+        let head = String::from_utf8_lossy(&raw[..split]).to_string();
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| format!("no status in {head:?}"))?;
+        Ok((status, raw[split + 4..].to_vec()))
+    }
+
+    fn json(&self, method: &str, path: &str, body: &Value) -> Result<(u16, Value), String> {
+        let (status, bytes) = self.request(method, path, body.to_string().as_bytes())?;
+        let v = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))?;
+        Ok((status, v))
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn routes_answer_like_the_stdio_server() -> Outcome {
+    let h = Http::start(&["--no-python"])?;
+    let (st, v) = h.json("GET", "/healthz", &Value::Null)?;
+    ensure(st == 200 && v["status"] == "ok", || format!("{st} {v}"))?;
+    let (st, v) = h.json("GET", "/v1/tools", &Value::Null)?;
+    let names: Vec<&str> = v
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    ensure(st == 200 && names.contains(&"physics"), || {
+        format!("{st} {names:?}")
+    })?;
+    let (st, v) = h.json("GET", "/v1/tools?format=openai", &Value::Null)?;
+    ensure(st == 200 && v[0]["type"] == "function", || {
+        format!("{st} {v}")
+    })?;
+    let (st, v) = h.json("GET", "/v1/tools?format=yaml", &Value::Null)?;
+    ensure(st == 400 && v["error_kind"] == "invalid_params", || {
+        format!("{st} {v}")
+    })?;
+    let call = json!({"id": 7, "tool": "calculator", "params": {"expression": "7 * 8"}});
+    let (st, v) = h.json("POST", "/v1/call", &call)?;
+    ensure(
+        st == 200 && v["result"]["value"] == "56" && v["id"] == 7,
+        || format!("{st} {v}"),
+    )?;
+    // A tool's failure is an answer, not an HTTP error.
+    let bad =
+        json!({"tool": "physics", "params": {"operation": "carnot", "t_hot": 300, "t_cold": 500}});
+    let (st, v) = h.json("POST", "/v1/call", &bad)?;
+    ensure(
+        st == 200 && v["success"] == false && v["error_kind"] == "invalid_params",
+        || format!("{st} {v}"),
+    )?;
+    let (st, v) = h.json("POST", "/v1/call", &json!({"tool": "no_such_tool"}))?;
+    ensure(st == 200 && v["error_kind"] == "unknown_tool", || {
+        format!("{st} {v}")
+    })?;
+    let batch = json!({"calls": [
+        {"id": "a", "tool": "calculator", "params": {"expression": "2^10"}},
+        {"id": "b", "what": 1},
+        {"id": "c", "tool": "chemistry", "params": {"operation": "molar_mass", "formula": "H2O"}}
+    ]});
+    let (st, v) = h.json("POST", "/v1/batch", &batch)?;
+    let r = &v["results"];
+    ensure(
+        st == 200
+            && r[0]["result"]["value"] == "1024"
+            && r[1]["error_kind"] == "parse_error"
+            && r[2]["id"] == "c"
+            && r[2]["success"] == true,
+        || format!("{st} {v}"),
+    )
+}
+
+fn malformed_and_oversized_bodies_are_refused() -> Outcome {
+    let h = Http::start(&["--no-python", "--max-line-bytes", "4096"])?;
+    for body in [&b"{\"tool\": "[..], b"[1, 2]", b"\xff\xfe{}", b""] {
+        let (st, raw) = h.request("POST", "/v1/call", body)?;
+        let v: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+        ensure(st == 400 && v["error_kind"] == "parse_error", || {
+            format!("{body:?}: {st} {}", String::from_utf8_lossy(&raw))
+        })?;
+    }
+    let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+    let (st, _) = h.request("POST", "/v1/call", deep.as_bytes())?;
+    ensure(st == 400 || st == 413, || format!("deep nesting: {st}"))?;
+    let big = json!({"tool": "calculator", "params": {"expression": "1".repeat(10_000)}});
+    let (st, _) = h.request("POST", "/v1/call", big.to_string().as_bytes())?;
+    ensure(st == 413, || format!("a body over the cap: {st}"))?;
+    let (st, v) = h.json("POST", "/v1/batch", &json!({"calls": "no"}))?;
+    ensure(st == 400 && v["error_kind"] == "parse_error", || {
+        format!("{st} {v}")
+    })?;
+    let (st, _) = h.request("GET", "/no/such/route", b"")?;
+    ensure(st == 404, || format!("unknown route: {st}"))?;
+    // And it still serves.
+    let (st, v) = h.json(
+        "POST",
+        "/v1/call",
+        &json!({"tool": "calculator", "params": {"expression": "1+1"}}),
+    )?;
+    ensure(st == 200 && v["result"]["value"] == "2", || {
+        format!("{st} {v}")
+    })
+}
+
+fn concurrent_clients_get_their_own_answers() -> Outcome {
+    let h = std::sync::Arc::new(Http::start(&["--no-python"])?);
+    let workers: Vec<_> = (0..16u64)
+        .map(|t| {
+            let h = h.clone();
+            std::thread::spawn(move || -> Result<(), String> {
+                for i in 0..20u64 {
+                    let n = t * 100 + i;
+                    let call = json!({"id": n, "tool": "calculator", "params": {"expression": format!("{n}*{n}")}});
+                    let (st, v) = h.json("POST", "/v1/call", &call)?;
+                    if st != 200 || v["result"]["value"] != json!((n * n).to_string()) || v["id"] != n {
+                        return Err(format!("{n}: {st} {v}"));
+                    }
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().map_err(|_| "a client thread panicked")??;
+    }
+    Ok(())
+}
+
+fn run_code_reports_like_sandbox_fusion() -> Outcome {
+    let h = Http::start(&[])?;
+    let run = |body: Value| h.json("POST", "/run_code", &body);
+    let (st, v) = run(json!({"code": "print(2**100)", "language": "python"}))?;
+    let rr = &v["run_result"];
+    ensure(
+        st == 200
+            && v["status"] == "Success"
+            && rr["status"] == "Finished"
+            && rr["return_code"] == 0
+            && rr["stdout"] == "1267650600228229401496703205376\n"
+            && rr["execution_time"].is_number(),
+        || format!("{st} {v}"),
+    )?;
+    let (_, v) = run(json!({"code": "print('x')\nraise ValueError('bad')", "language": "python"}))?;
+    let rr = &v["run_result"];
+    ensure(
+        v["status"] == "Failed"
+            && rr["return_code"] == 1
+            && rr["stdout"] == "x\n"
+            && rr["stderr"]
+                .as_str()
+                .is_some_and(|e| e.ends_with("ValueError: bad\n")),
+        || v.to_string(),
+    )?;
+    let (_, v) = run(json!({"code": "import sys\nsys.exit('usage: x')", "language": "python"}))?;
+    ensure(
+        v["run_result"]["return_code"] == 1 && v["run_result"]["stderr"] == "usage: x\n",
+        || v.to_string(),
+    )?;
+    let (_, v) = run(json!({"code": "import sys; sys.exit(0)", "language": "python"}))?;
+    ensure(v["status"] == "Success", || v.to_string())?;
+    let (_, v) =
+        run(json!({"code": "while True: pass", "language": "python", "run_timeout": 0.3}))?;
+    ensure(
+        v["status"] == "Failed" && v["run_result"]["status"] == "TimeLimitExceeded",
+        || v.to_string(),
+    )?;
+    let (_, v) = run(
+        json!({"code": "x = bytearray(150 * 2**20)", "language": "python", "memory_limit_MB": 64}),
+    )?;
+    ensure(
+        v["status"] == "Failed" && v["run_result"]["return_code"] == 1,
+        || {
+            format!("memory_limit_MB honoured (150 MiB fits the default 512 MiB, not 64 MiB + the interpreter): {v}")
+        },
+    )?;
+    let (_, v) = run(
+        json!({"code": "x = bytearray(40 * 2**20); print(len(x))", "language": "python", "memory_limit_MB": 256}),
+    )?;
+    ensure(v["status"] == "Success", || {
+        format!("within memory_limit_MB: {v}")
+    })?;
+    let (_, v) = run(json!({"code": "print(input() * 2)", "language": "python", "stdin": "ab\n"}))?;
+    ensure(v["run_result"]["stdout"] == "abab\n", || v.to_string())?;
+    let (_, v) = run(json!({"code": "x", "language": "cpp"}))?;
+    ensure(v["status"] == "SandboxError", || v.to_string())?;
+    let (st, v) = run(json!({"language": "python"}))?;
+    ensure(st == 422 && v["detail"].is_string(), || format!("{st} {v}"))?;
+    let (_, v) = run(json!({"code": "print(1)", "language": "python", "run_timeout": -1}))?;
+    ensure(v["status"] == "SandboxError", || v.to_string())
+}
+
+/// The venv `scripts/install-python-runtime.py` makes for the test clients.
+fn clients_python() -> PathBuf {
+    let cache = std::env::var_os("BEAKER_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("beaker")))
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/beaker")
+        });
+    cache.join("clients/bin/python")
+}
+
+fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
+    let python = clients_python();
+    ensure(python.is_file(), || {
+        format!(
+            "{} is missing: run `python3 scripts/install-python-runtime.py` (it makes the test clients' venv)",
+            python.display()
+        )
+    })?;
+    let h = Http::start(&[])?;
+    let out = std::process::Command::new(&python)
+        .arg(root().join("tests/clients/sandbox_fusion_client.py"))
+        .arg(format!("http://127.0.0.1:{}", h.port))
+        .output()
+        .map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The HTTP trials.
+pub fn trials() -> Vec<Trial> {
+    let t = |name: &str, f: fn() -> Outcome| Trial::test(format!("http::{name}"), f);
+    vec![
+        t(
+            "routes_answer_like_the_stdio_server",
+            routes_answer_like_the_stdio_server,
+        ),
+        t(
+            "malformed_and_oversized_bodies_are_refused",
+            malformed_and_oversized_bodies_are_refused,
+        ),
+        t(
+            "concurrent_clients_get_their_own_answers",
+            concurrent_clients_get_their_own_answers,
+        ),
+        t(
+            "run_code_reports_like_sandbox_fusion",
+            run_code_reports_like_sandbox_fusion,
+        ),
+        t(
+            "sandbox_fusion_client_runs_against_run_code",
+            sandbox_fusion_client_runs_against_run_code,
+        ),
+    ]
+}

@@ -1,0 +1,59 @@
+"""Drives `beaker serve --http` with SandboxFusion's own client (`sandbox-fusion`, what verl uses), as a verl
+user switching URLs would. Usage: python sandbox_fusion_client.py http://127.0.0.1:PORT
+Prints one line per check and exits 1 on the first failure."""
+
+import base64
+import concurrent.futures
+import sys
+
+from sandbox_fusion import RunCodeRequest, RunStatus, SummaryMapping, run_code, summary_run_code_result
+
+URL = sys.argv[1]
+
+
+def run(**kw):
+    kw.setdefault("language", "python")
+    return run_code(RunCodeRequest(**kw), endpoint=URL, max_attempts=1)
+
+
+def check(name, cond, detail):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
+    if not cond:
+        sys.exit(1)
+
+
+r = run(code="import numpy as np\nprint(np.linalg.solve([[3, 1], [1, 2]], [9, 8]))")
+check("numpy", r.status == RunStatus.Success and r.run_result.stdout == "[2. 3.]\n", r)
+
+r = run(code="import sympy as sp\nx = sp.symbols('x')\nprint(sp.integrate(x**2 * sp.sin(x), x))")
+check("sympy", r.run_result.stdout == "-x**2*cos(x) + 2*x*sin(x) + 2*cos(x)\n", r)
+
+r = run(code="print(input()[::-1])", stdin="abc\n")
+check("stdin", r.run_result.stdout == "cba\n", r)
+
+r = run(code="1/0")
+check("exception", r.status == RunStatus.Failed and r.run_result.return_code == 1
+      and "ZeroDivisionError" in r.run_result.stderr, r)
+check("summary of a failure", summary_run_code_result(r, SummaryMapping(RunFailed="RunFailed")) == "RunFailed", r)
+
+r = run(code="import sys; sys.exit(4)")
+check("exit code", r.run_result.return_code == 4, r)
+
+r = run(code="while True: pass", run_timeout=0.5)
+check("time limit", r.run_result.status.value == "TimeLimitExceeded"
+      and summary_run_code_result(r, SummaryMapping(RunTimeout="RunTimeout")) == "RunTimeout", r)
+
+data = base64.b64encode(b"3,4\n").decode()
+r = run(code="a, b = map(int, open('in.csv').read().split(','))\nopen('out.txt', 'w').write(str(a * b))",
+        files={"in.csv": data}, fetch_files=["out.txt"])
+check("files", base64.b64decode(r.files.get("out.txt", "")) == b"12", r)
+
+try:
+    run(code="int main() {}", language="cpp")
+    check("unsupported language", False, "no exception")
+except Exception as e:  # the client raises on SandboxError, as for SandboxFusion's own
+    check("unsupported language", "not supported" in str(e), e)
+
+with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    outs = list(pool.map(lambda i: run(code=f"print({i} * {i})").run_result.stdout, range(32)))
+check("32 concurrent calls", outs == [f"{i * i}\n" for i in range(32)], outs)
