@@ -44,11 +44,23 @@ impl Http {
 
     /// One request on a fresh connection: the status code and the body.
     fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        self.request_with(method, path, body, "")
+            .map(|(st, _, b)| (st, b))
+    }
+
+    /// One request with extra header lines (each ending in `\r\n`): the status, the head and the body.
+    fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        body: &[u8],
+        headers: &str,
+    ) -> Result<(u16, String, Vec<u8>), String> {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
         s.set_read_timeout(Some(Duration::from_secs(60)))
             .map_err(|e| e.to_string())?;
         let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
             body.len()
         );
         s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
@@ -66,7 +78,7 @@ impl Http {
             .nth(1)
             .and_then(|c| c.parse().ok())
             .ok_or_else(|| format!("no status in {head:?}"))?;
-        Ok((status, raw[split + 4..].to_vec()))
+        Ok((status, head, raw[split + 4..].to_vec()))
     }
 
     fn json(&self, method: &str, path: &str, body: &Value) -> Result<(u16, Value), String> {
@@ -258,6 +270,109 @@ fn run_code_reports_like_sandbox_fusion() -> Outcome {
     ensure(v["status"] == "SandboxError", || v.to_string())
 }
 
+fn run_text_runs_the_calls_in_a_models_text() -> Outcome {
+    let h = Http::start(&["--no-python"])?;
+    let text = "Let me check. <|tool_call|><|tool_name|>calculator<|tool_args|>{\"expression\": \"7 * 8\"}<|/tool_call|>";
+    let (st, v) = h.json("POST", "/v1/run-text", &json!({"id": 3, "text": text}))?;
+    ensure(
+        st == 200 && v["id"] == 3 && v.to_string().contains("<|tool_result|>56<|/tool_result|>"),
+        || format!("{st} {v}"),
+    )?;
+    let messages = json!({"messages": [
+        {"role": "user", "content": "7 * 8?"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": "calculator", "arguments": "{\"expression\": \"7 * 8\"}"}}]}
+    ]});
+    let (st, v) = h.json("POST", "/v1/run-text", &messages)?;
+    ensure(
+        st == 200 && v.to_string().contains("\"tool_call_id\":\"c1\""),
+        || format!("{st} {v}"),
+    )?;
+    let (st, v) = h.json("POST", "/v1/run-text", &json!({"messages": []}))?;
+    ensure(st == 400 && v["error_kind"] == "parse_error", || {
+        format!("{st} {v}")
+    })?;
+    let (st, v) = h.json("POST", "/v1/run-text", &json!({"tool": "calculator"}))?;
+    ensure(st == 400, || format!("a call on /v1/run-text: {st} {v}"))
+}
+
+fn bearer_tokens_guard_every_route_but_health() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("beaker-http-tokens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join("tokens");
+    std::fs::write(&file, "# one per line\nsecret-one\nsecret-two\n").map_err(|e| e.to_string())?;
+    let path = file.to_string_lossy().to_string();
+    let h = Http::start(&["--no-python", "--http-tokens", &path])?;
+    let call = json!({"tool": "calculator", "params": {"expression": "1+1"}}).to_string();
+    for (headers, want) in [
+        ("", 401),
+        ("Authorization: Bearer wrong\r\n", 401),
+        ("Authorization: Bearer secret-on\r\n", 401),
+        ("Authorization: secret-one\r\n", 401),
+        ("Authorization: Bearer secret-two\r\n", 200),
+    ] {
+        let (st, head, _) = h.request_with("POST", "/v1/call", call.as_bytes(), headers)?;
+        ensure(st == want, || format!("{headers:?}: {st}"))?;
+        if st == 401 {
+            ensure(
+                head.to_ascii_lowercase()
+                    .contains("www-authenticate: bearer"),
+                || head.clone(),
+            )?;
+        }
+    }
+    let (st, _) = h.request("GET", "/healthz", b"")?;
+    ensure(st == 200, || format!("healthz without a token: {st}"))?;
+    std::fs::write(&file, "\n# none\n").map_err(|e| e.to_string())?;
+    let out = beaker()
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-python",
+            "--http-tokens",
+            &path,
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    ensure(!out.status.success(), || {
+        "an empty token file must not start an open server".into()
+    })
+}
+
+fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
+    let h = std::sync::Arc::new(Http::start(&[
+        "--no-python",
+        "--max-in-flight",
+        "1",
+        "--test-tools",
+    ])?);
+    // One call that only ends on its 1.5 s timeout holds the only slot; the next request is answered 503 at once.
+    let slow = {
+        let h = h.clone();
+        std::thread::spawn(move || {
+            h.json(
+                "POST",
+                "/v1/call",
+                &json!({"tool": "_block", "limits": {"timeout_ms": 1500}}),
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let (st, head, body) = h.request_with("GET", "/v1/tools", b"", "")?;
+    ensure(
+        st == 503 && head.to_ascii_lowercase().contains("retry-after: 1"),
+        || format!("{st} {head} {}", String::from_utf8_lossy(&body)),
+    )?;
+    let (st, v) = slow.join().map_err(|_| "the slow client panicked")??;
+    ensure(st == 200 && v["error_kind"] == "timeout", || {
+        format!("the slow call: {st} {v}")
+    })?;
+    let (st, _) = h.request("GET", "/v1/tools", b"")?;
+    ensure(st == 200, || format!("after the slot is free: {st}"))
+}
+
 /// The venv `scripts/install-python-runtime.py` makes for the test clients.
 fn clients_python() -> PathBuf {
     let cache = std::env::var_os("BEAKER_CACHE_DIR")
@@ -315,6 +430,18 @@ pub fn trials() -> Vec<Trial> {
         t(
             "sandbox_fusion_client_runs_against_run_code",
             sandbox_fusion_client_runs_against_run_code,
+        ),
+        t(
+            "run_text_runs_the_calls_in_a_models_text",
+            run_text_runs_the_calls_in_a_models_text,
+        ),
+        t(
+            "bearer_tokens_guard_every_route_but_health",
+            bearer_tokens_guard_every_route_but_health,
+        ),
+        t(
+            "requests_past_the_in_flight_cap_are_turned_away",
+            requests_past_the_in_flight_cap_are_turned_away,
         ),
     ]
 }

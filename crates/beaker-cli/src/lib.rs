@@ -138,7 +138,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => {
             let settings = config::Settings::load(&args)?;
             match args.http {
-                Some(addr) => serve::serve_http(settings, addr)?,
+                Some(addr) => serve::serve_http(settings, addr, args.http_tokens.as_deref())?,
                 None => serve::serve(settings)?,
             }
             Ok(ExitCode::SUCCESS)

@@ -13,6 +13,7 @@
 
 use crate::config::Settings;
 use crate::lines::{read_line_capped, Line};
+use anyhow::Context;
 use beaker_protocol::{Request, Session, SessionInfo, Sink};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::io::{BufWriter, Write};
@@ -47,11 +48,30 @@ impl Sink for Stdout {
 
 /// `beaker serve --http ADDR`: the HTTP front end (`beaker-http`) on a Tokio runtime of its own; the engine's
 /// worker pools do the tool work, the runtime only moves bytes.
-pub fn serve_http(settings: Settings, addr: std::net::SocketAddr) -> anyhow::Result<()> {
+pub fn serve_http(
+    settings: Settings,
+    addr: std::net::SocketAddr,
+    tokens_path: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let tokens: Vec<String> = match tokens_path {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("reading bearer tokens from {}", path.display()))?
+            .lines()
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && !t.starts_with('#'))
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    // A token file with no token in it would silently serve without authentication.
+    anyhow::ensure!(
+        tokens_path.is_none() || !tokens.is_empty(),
+        "no bearer token in the --http-tokens file"
+    );
     let engine = settings.engine()?;
-    if !addr.ip().is_loopback() {
+    if !addr.ip().is_loopback() && tokens.is_empty() {
         eprintln!(
-            "beaker: serving HTTP on {addr}, reachable from other machines; there is no authentication yet"
+            "beaker: serving HTTP on {addr}, reachable from other machines, without --http-tokens: anyone who can reach it can run code"
         );
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -63,6 +83,8 @@ pub fn serve_http(settings: Settings, addr: std::net::SocketAddr) -> anyhow::Res
         eprintln!("beaker: serving HTTP on http://{}", listener.local_addr()?);
         let options = beaker_http::Options {
             max_body_bytes: settings.max_line_bytes,
+            max_in_flight: settings.max_in_flight,
+            tokens,
             ..beaker_http::Options::default()
         };
         beaker_http::serve(listener, engine, options).await?;

@@ -5,6 +5,7 @@
 //!   the answer its envelope. A tool failure is HTTP 200 with `success: false`; a body that is not a call is
 //!   400 with an envelope saying why.
 //! - `POST /v1/batch`: `{"calls": [...]}`, run concurrently, answered `{"results": [...]}` in order.
+//! - `POST /v1/run-text`: a model's text or an OpenAI conversation, its calls run, as on stdio.
 //! - `GET /v1/tools` (`?format=json|openai|mcp`), `GET /healthz`.
 //! - `POST /run_code`: SandboxFusion's route (what verl and SkyRL call), Python only, on `execute_python`.
 //!
@@ -20,18 +21,29 @@
 mod routes;
 mod run_code;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, Request, State as Shared};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Json, Router};
 use beaker_engine::Engine;
+use serde_json::json;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
 
 /// What an HTTP server allows, beyond the engine's own limits.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Largest request body in bytes; a larger one is answered 413.
     pub max_body_bytes: usize,
     /// Most calls in one `/v1/batch`.
     pub max_batch: usize,
+    /// Requests being answered at once; one more is answered 503 with `Retry-After` at once, never queued.
+    pub max_in_flight: usize,
+    /// Bearer tokens, any of which a request must carry (`Authorization: Bearer TOKEN`) on every route but
+    /// `/healthz`; empty: no authentication.
+    pub tokens: Vec<String>,
 }
 
 impl Default for Options {
@@ -40,6 +52,8 @@ impl Default for Options {
             // The stdio server's line cap: a request that fits one fits the other.
             max_body_bytes: 16 << 20,
             max_batch: 1024,
+            max_in_flight: 1024,
+            tokens: Vec::new(),
         }
     }
 }
@@ -48,19 +62,69 @@ impl Default for Options {
 #[derive(Clone)]
 struct State {
     engine: Engine,
-    options: Options,
+    options: Arc<Options>,
+    in_flight: Arc<Semaphore>,
 }
 
 /// The routes, ready to be served (or nested in a bigger axum app).
 pub fn router(engine: Engine, options: Options) -> Router {
+    let state = State {
+        engine,
+        in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
+        options: Arc::new(options),
+    };
     Router::new()
         .route("/healthz", get(routes::healthz))
         .route("/v1/tools", get(routes::tools))
         .route("/v1/call", post(routes::call))
         .route("/v1/batch", post(routes::batch))
+        .route("/v1/run-text", post(routes::run_text))
         .route("/run_code", post(run_code::run_code))
-        .layer(DefaultBodyLimit::max(options.max_body_bytes))
-        .with_state(State { engine, options })
+        .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Before any route: the bearer token (when tokens are configured), then a permit of the in-flight cap.
+async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Response {
+    if !state.options.tokens.is_empty() && req.uri().path() != "/healthz" {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        // Every token is compared in full, so the time taken says nothing about how much of one matched.
+        let known = state.options.tokens.iter().fold(false, |hit, t| {
+            hit | same_bytes(t.as_bytes(), given.as_bytes())
+        });
+        if !known {
+            let body = json!({"success": false, "error": "missing or unknown bearer token", "error_kind": "invalid_params"});
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                Json(body),
+            )
+                .into_response();
+        }
+    }
+    let Ok(permit) = state.in_flight.clone().try_acquire_owned() else {
+        let body = json!({"success": false, "error": format!("overloaded: {} requests are in flight; retry later", state.options.max_in_flight), "error_kind": "internal", "retryable": true});
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "1")],
+            Json(body),
+        )
+            .into_response();
+    };
+    let response = next.run(req).await;
+    drop(permit);
+    response
+}
+
+/// Equality of two byte strings in time that depends only on their lengths.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Serves [`router`] on `listener` until the process ends or a SIGTERM/SIGINT arrives (then it stops

@@ -120,3 +120,50 @@ enum Slot<F> {
     Running(F),
     Answered(Box<Envelope>),
 }
+
+/// `POST /v1/run-text`: a model's text (`{"text": ...}`) or an OpenAI conversation (`{"messages": [...]}`), as on
+/// stdio: every call in it runs, and the answer has the envelopes and the text to append.
+pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Response {
+    let (id, request, messages, meta) = match Request::parse(&body) {
+        Ok(Some(Request::Text { id, request, meta })) => (id, request, None, meta),
+        Ok(Some(Request::Messages {
+            id,
+            messages,
+            request,
+            meta,
+        })) => (id, request, Some(messages), meta),
+        Ok(_) => {
+            return bad_request(
+                ErrorKind::ParseError,
+                "this route runs a text (`{\"text\": ...}`) or a conversation (`{\"messages\": [...]}`)".into(),
+            )
+        }
+        Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
+    };
+    let (tx, rx) = flume::bounded(1);
+    let on_done = move |reply: beaker_engine::TextReply| {
+        let _ = tx.send(reply);
+    };
+    match messages {
+        Some(m) => {
+            if let Err(e) = state.engine.submit_messages(&m, &request, on_done) {
+                return bad_request(e.kind, e.message);
+            }
+        }
+        None => {
+            state.engine.submit_text(request, on_done);
+        }
+    }
+    let Ok(reply) = rx.recv_async().await else {
+        return bad_request(ErrorKind::Internal, "the engine dropped the request".into());
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("id".into(), id.unwrap_or(Value::Null));
+    if let Value::Object(m) = reply.to_json() {
+        out.extend(m);
+    }
+    if let Some(meta) = meta {
+        out.insert("meta".into(), meta);
+    }
+    Json(Value::Object(out)).into_response()
+}
