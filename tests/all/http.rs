@@ -170,8 +170,10 @@ fn malformed_and_oversized_bodies_are_refused() -> Outcome {
     ensure(st == 400 && v["error_kind"] == "parse_error", || {
         format!("{st} {v}")
     })?;
-    let (st, _) = h.request("GET", "/no/such/route", b"")?;
-    ensure(st == 404, || format!("unknown route: {st}"))?;
+    let (st, v) = h.json("GET", "/no/such/route", &Value::Null)?;
+    ensure(st == 404 && v["success"] == false, || {
+        format!("unknown route: {st} {v}")
+    })?;
     // And it still serves.
     let (st, v) = h.json(
         "POST",
@@ -239,6 +241,26 @@ fn run_code_reports_like_sandbox_fusion() -> Outcome {
     )?;
     let (_, v) = run(json!({"code": "import sys; sys.exit(0)", "language": "python"}))?;
     ensure(v["status"] == "Success", || v.to_string())?;
+    // CPython's process status is the code modulo 256.
+    let (_, v) = run(json!({"code": "import sys; sys.exit(-1)", "language": "python"}))?;
+    ensure(v["run_result"]["return_code"] == 255, || v.to_string())?;
+    let (_, v) = run(json!({"code": "print('kept')\nexit(2)", "language": "python"}))?;
+    ensure(
+        v["run_result"]["return_code"] == 2 && v["run_result"]["stdout"] == "kept\n",
+        || format!("exit() keeps what was printed: {v}"),
+    )?;
+    // SandboxFusion's default memory_limit_MB (-1) is no limit of the request's own: 400 MiB fits.
+    let (_, v) = run(
+        json!({"code": "x = bytearray(400 * 2**20); print(len(x))", "language": "python", "memory_limit_MB": -1}),
+    )?;
+    ensure(v["status"] == "Success", || {
+        format!("memory_limit_MB -1: {v}")
+    })?;
+    let (_, v) =
+        run(json!({"code": "print(1)", "language": "python", "stdin": "x".repeat(5 << 20)}))?;
+    ensure(v["status"] == "SandboxError", || {
+        format!("stdin past the input limit: {v}")
+    })?;
     let (_, v) =
         run(json!({"code": "while True: pass", "language": "python", "run_timeout": 0.3}))?;
     ensure(
@@ -310,6 +332,7 @@ fn bearer_tokens_guard_every_route_but_health() -> Outcome {
         ("Authorization: Bearer secret-on\r\n", 401),
         ("Authorization: secret-one\r\n", 401),
         ("Authorization: Bearer secret-two\r\n", 200),
+        ("Authorization: bearer secret-one\r\n", 200),
     ] {
         let (st, head, _) = h.request_with("POST", "/v1/call", call.as_bytes(), headers)?;
         ensure(st == want, || format!("{headers:?}: {st}"))?;
@@ -373,6 +396,37 @@ fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
     ensure(st == 200, || format!("after the slot is free: {st}"))
 }
 
+fn a_client_that_goes_away_cancels_its_call() -> Outcome {
+    let h = Http::start(&["--no-python", "--test-tools", "--workers", "1"])?;
+    // A call that only ends on its 30 s timeout, whose client hangs up after 300 ms.
+    let mut s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+    let body = json!({"tool": "_block", "limits": {"timeout_ms": 30000}}).to_string();
+    let head = format!(
+        "POST /v1/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    s.write_all(body.as_bytes()).map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_millis(300));
+    drop(s);
+    // With one worker, this call waits for that worker: moments if the abandoned call was cancelled, 30 s if not.
+    let started = std::time::Instant::now();
+    let (st, v) = h.json(
+        "POST",
+        "/v1/call",
+        &json!({"tool": "calculator", "params": {"expression": "1+1"}}),
+    )?;
+    ensure(st == 200 && v["result"]["value"] == "2", || {
+        format!("{st} {v}")
+    })?;
+    ensure(started.elapsed() < Duration::from_secs(10), || {
+        format!(
+            "the abandoned call held the worker for {:?}",
+            started.elapsed()
+        )
+    })
+}
+
 /// The venv `scripts/install-python-runtime.py` makes for the test clients.
 fn clients_python() -> PathBuf {
     let cache = std::env::var_os("BEAKER_CACHE_DIR")
@@ -434,6 +488,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "run_text_runs_the_calls_in_a_models_text",
             run_text_runs_the_calls_in_a_models_text,
+        ),
+        t(
+            "a_client_that_goes_away_cancels_its_call",
+            a_client_that_goes_away_cancels_its_call,
         ),
         t(
             "bearer_tokens_guard_every_route_but_health",

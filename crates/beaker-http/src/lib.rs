@@ -52,7 +52,7 @@ impl Default for Options {
             // The stdio server's line cap: a request that fits one fits the other.
             max_body_bytes: 16 << 20,
             max_batch: 1024,
-            max_in_flight: 1024,
+            max_in_flight: 256,
             tokens: Vec::new(),
         }
     }
@@ -80,6 +80,7 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .route("/v1/batch", post(routes::batch))
         .route("/v1/run-text", post(routes::run_text))
         .route("/run_code", post(run_code::run_code))
+        .fallback(routes::not_found)
         .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
@@ -92,8 +93,10 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or_default();
+            .and_then(|v| v.split_once(' '))
+            // The scheme is case-insensitive (RFC 9110); the token is not.
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map_or("", |(_, token)| token.trim());
         // Every token is compared in full, so the time taken says nothing about how much of one matched.
         let known = state.options.tokens.iter().fold(false, |hit, t| {
             hit | same_bytes(t.as_bytes(), given.as_bytes())

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 const FUEL_PER_SECOND: f64 = 8.6e9;
 /// Memory the preloaded interpreter holds before the code runs (numpy, scipy, sympy, pandas and matplotlib
 /// imported), added to `memory_limit_MB` so that the limit is the program's own, as in a native process.
-const INTERPRETER_MIB: u64 = 160;
+const INTERPRETER_MIB: u64 = 180;
 /// SandboxFusion's default `run_timeout`, in seconds.
 const DEFAULT_RUN_TIMEOUT: f64 = 10.0;
 
@@ -97,7 +97,7 @@ pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Respo
         Ok(c) => c,
         Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
     };
-    let env = state.engine.call_async(call).await;
+    let env = crate::routes::run(&state.engine, call).await;
     Json(from_envelope(env)).into_response()
 }
 
@@ -112,11 +112,11 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     let limits = LimitsRequest {
         timeout_ms: Some((seconds * 1000.0).ceil() as u64),
         max_fuel: Some((seconds * FUEL_PER_SECOND) as u64),
-        // SandboxFusion's -1 (or 0) means no limit of the request's own: the server's default applies.
-        max_memory_bytes: req
-            .memory_limit_mb
-            .filter(|mb| *mb > 0.0)
-            .map(|mb| (mb.ceil() as u64 + INTERPRETER_MIB) << 20),
+        // SandboxFusion's -1 (its default) means no limit: the most the server allows (the maxima clamp it).
+        max_memory_bytes: Some(match req.memory_limit_mb.filter(|mb| *mb > 0.0) {
+            Some(mb) => (mb.ceil() as u64 + INTERPRETER_MIB) << 20,
+            None => u64::MAX,
+        }),
         ..LimitsRequest::default()
     };
     let files: Map<String, Value> = req
@@ -139,12 +139,15 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     Ok(call)
 }
 
-/// The exit status CPython gives a `SystemExit` with this message, and what it prints.
+/// The exit status CPython gives a `SystemExit` with this message, and what it prints: an integer code is
+/// taken modulo 256 as the process status (`sys.exit(256)` is 0, `sys.exit(-1)` is 255), `True`/`False` are
+/// 1 and 0, and anything else is printed to stderr with status 1.
 fn exit_status(message: &str) -> (i64, Option<String>) {
     match message.trim() {
-        "" | "None" => (0, None),
+        "" | "None" | "False" => (0, None),
+        "True" => (1, None),
         m => match m.parse::<i64>() {
-            Ok(code) => (code, None),
+            Ok(code) => (code.rem_euclid(256), None),
             Err(_) => (1, Some(format!("{m}\n"))),
         },
     }
@@ -186,6 +189,13 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
             // Out of time, or out of the fuel that stands for time: SandboxFusion's time limit.
             Some(ErrorKind::Timeout) | Some(ErrorKind::Cancelled) => time_limit(seconds),
             Some(ErrorKind::LimitExceeded) if message.contains("max_fuel") => time_limit(seconds),
+            // A request the server will not take (stdin or files past the input limit) is the sandbox's
+            // refusal, not the program's failure: verl scores the two differently.
+            Some(ErrorKind::LimitExceeded)
+                if message.contains("max_input_bytes") || message.contains("`stdin`") =>
+            {
+                return RunCodeResponse::sandbox_error(message)
+            }
             // Out of memory and the like: the process died with an error, as CPython's MemoryError does.
             Some(ErrorKind::LimitExceeded) | Some(ErrorKind::ToolError) => CommandRunResult {
                 status: "Finished",
@@ -213,8 +223,10 @@ fn time_limit(seconds: f64) -> CommandRunResult {
         status: "TimeLimitExceeded",
         execution_time: Some(seconds),
         return_code: None,
-        stdout: None,
-        stderr: None,
+        // What ran before the limit is not kept (docs/HTTP.md); empty strings, not null, so clients that
+        // handle the text do not trip on a missing one.
+        stdout: Some(String::new()),
+        stderr: Some(String::new()),
     }
 }
 
@@ -225,6 +237,9 @@ mod tests {
     #[test]
     fn system_exit_codes_follow_cpython() {
         assert_eq!(exit_status("3"), (3, None));
+        assert_eq!(exit_status("256"), (0, None));
+        assert_eq!(exit_status("-1"), (255, None));
+        assert_eq!(exit_status("True"), (1, None));
         assert_eq!(exit_status("None"), (0, None));
         assert_eq!(exit_status(""), (0, None));
         assert_eq!(exit_status("bad input"), (1, Some("bad input\n".into())));

@@ -82,6 +82,7 @@ except BaseException:
 _ModuleType = types.ModuleType
 _StringIO = io.StringIO
 _BytesIO = io.BytesIO
+_TextIOWrapper = io.TextIOWrapper
 _seed = random.seed
 _extract_tb = traceback.extract_tb
 _format_list = traceback.format_list
@@ -265,6 +266,18 @@ def _os_exit(status):
     """os._exit(n): CPython would end the process at once; here the run ends as sys.exit(n) does,
     so what was printed is kept and the exit is the program's, not a lost answer."""
     raise SystemExit(status)
+
+
+def _quit(code=None):
+    """exit() and quit(): site's versions raise SystemExit too; without site, this build's would end the
+    process, losing everything the program printed."""
+    raise SystemExit(code)
+
+
+def _stdin(text):
+    """Standard input as CPython gives it: text with a binary `.buffer` under it (`sys.stdin.buffer.read()`
+    and `.readline()` are how fast competitive-programming solutions read)."""
+    return _TextIOWrapper(_BytesIO(text.encode("utf-8")), encoding="utf-8", newline="\n")
 
 
 def _exit_is_success(exc):
@@ -524,9 +537,10 @@ def __beaker_main(session=False, request=None):
     stderr = _Capture("<stderr>", err_budget)
     _sys.stdout = _sys.__stdout__ = stdout
     _sys.stderr = _sys.__stderr__ = stderr
-    _sys.stdin = _sys.__stdin__ = _StringIO(req.get("stdin") or "")
+    _sys.stdin = _sys.__stdin__ = _stdin(req.get("stdin") or "")
     _sys.argv = [""]
     os._exit = _os_exit
+    builtins.exit = builtins.quit = _quit
 
     if session and _SESSION_MAIN is not None:
         main = _SESSION_MAIN
