@@ -164,8 +164,14 @@ fn malformed_and_oversized_bodies_are_refused() -> Outcome {
     let (st, _) = h.request("POST", "/v1/call", deep.as_bytes())?;
     ensure(st == 400 || st == 413, || format!("deep nesting: {st}"))?;
     let big = json!({"tool": "calculator", "params": {"expression": "1".repeat(10_000)}});
-    let (st, _) = h.request("POST", "/v1/call", big.to_string().as_bytes())?;
-    ensure(st == 413, || format!("a body over the cap: {st}"))?;
+    let (st, raw) = h.request("POST", "/v1/call", big.to_string().as_bytes())?;
+    let v: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    ensure(st == 413 && v["error_kind"] == "limit_exceeded", || {
+        format!(
+            "a body over the cap: {st} {}",
+            String::from_utf8_lossy(&raw)
+        )
+    })?;
     let (st, v) = h.json("POST", "/v1/batch", &json!({"calls": "no"}))?;
     ensure(st == 400 && v["error_kind"] == "parse_error", || {
         format!("{st} {v}")

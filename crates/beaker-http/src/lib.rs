@@ -122,6 +122,11 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     };
     let response = next.run(req).await;
     drop(permit);
+    // axum's body limit answers in plain text; every refusal here is JSON in the envelope's shape.
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        let body = json!({"success": false, "error": format!("the request body is over the {} byte limit", state.options.max_body_bytes), "error_kind": "limit_exceeded"});
+        return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
+    }
     response
 }
 
