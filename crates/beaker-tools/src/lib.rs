@@ -14,6 +14,7 @@
 
 pub mod calculator;
 pub mod chemistry;
+mod operations;
 pub mod physics;
 pub mod plotter;
 pub mod testing;

@@ -49,7 +49,7 @@ impl Chemistry {
 }
 
 /// The keys each operation reads (besides `operation`); any other key is refused, never ignored.
-const KEYS: &[(&str, &[&str])] = &[
+const KEYS: crate::operations::Keys = &[
     ("molar_mass", &["formula"]),
     ("balance", &["equation"]),
     ("stoichiometry", &["equation", "given", "find"]),
@@ -104,23 +104,7 @@ impl Tool for Chemistry {
     }
 
     fn call(&self, params: &Value, _ctx: &CallContext) -> Result<Value, ToolError> {
-        let op = params["operation"].as_str().unwrap_or_default();
-        let Some((_, keys)) = KEYS.iter().find(|(name, _)| *name == op) else {
-            return Err(ToolError::invalid_params(format!(
-                "unknown operation `{op}`"
-            )));
-        };
-        if let Some(obj) = params.as_object() {
-            for k in obj.keys() {
-                if k != "operation" && !keys.contains(&k.as_str()) {
-                    return Err(ToolError::invalid_params(format!(
-                        "`{k}` is not a key of operation `{op}` (its keys: {})",
-                        keys.join(", ")
-                    )));
-                }
-            }
-        }
-        match op {
+        match crate::operations::select(params, KEYS)? {
             "molar_mass" => molar_mass(params),
             "balance" => balance_op(params),
             "stoichiometry" => stoichiometry(params),

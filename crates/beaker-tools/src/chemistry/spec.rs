@@ -1,15 +1,8 @@
 //! The `chemistry` tool's `ToolSpec`: params and result schemas, examples, and the notes in `chemistry.md`.
 
-use beaker_core::{Example, ToolSpec};
-use serde_json::{json, Value};
-
-fn example(params: Value, result: Value) -> Example {
-    Example {
-        params,
-        result,
-        elided: Vec::new(),
-    }
-}
+use crate::operations::example;
+use beaker_core::ToolSpec;
+use serde_json::json;
 
 /// The chemistry tool's spec.
 pub(super) fn spec() -> ToolSpec {

@@ -44,7 +44,7 @@ impl Physics {
 }
 
 /// The keys each operation reads (besides `operation`); any other key is refused, never ignored.
-const KEYS: &[(&str, &[&str])] = &[
+const KEYS: crate::operations::Keys = &[
     ("kinematics", &["known", "find"]),
     ("projectile", &["velocity", "angle", "height", "g"]),
     (
@@ -139,23 +139,7 @@ impl Tool for Physics {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        let op = params["operation"].as_str().unwrap_or_default();
-        let Some((_, keys)) = KEYS.iter().find(|(name, _)| *name == op) else {
-            return Err(ToolError::invalid_params(format!(
-                "unknown operation `{op}` (one of: {})",
-                KEYS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            )));
-        };
-        if let Some(obj) = params.as_object() {
-            for k in obj.keys() {
-                if k != "operation" && !keys.contains(&k.as_str()) {
-                    return Err(ToolError::invalid_params(format!(
-                        "`{k}` is not a key of operation `{op}` (its keys: {})",
-                        keys.join(", ")
-                    )));
-                }
-            }
-        }
+        let op = crate::operations::select(params, KEYS)?;
         let p = params;
         match op {
             "kinematics" => mechanics::kinematics(p),
@@ -284,10 +268,7 @@ fn required(key: &str, kind: Kind) -> ToolError {
     ))
 }
 
-/// The double nearest `x` (`Rational::to_f64` truncates towards zero: 1/100000 would be 9.999999999999999e-6).
-fn nearest(x: &Rational) -> f64 {
-    Float::with_val(f64::MANTISSA_DIGITS, x).to_f64()
-}
+use quantity::nearest;
 
 /// Param `key` in SI; its absence is an error naming it.
 fn req(p: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
@@ -312,6 +293,11 @@ fn plain(p: &Value, key: &str) -> Result<Option<f64>, ToolError> {
             "`{key}` must be a plain number, got {other}"
         ))),
     }
+}
+
+/// Param `key` in SI when it is given, and then above zero; `None` when absent.
+fn opt_positive(p: &Value, key: &str, kind: Kind) -> Result<Option<f64>, ToolError> {
+    opt(p, key, kind)?.map(|x| positive(x, key)).transpose()
 }
 
 /// `x` when it is above zero, else an error naming `key`.

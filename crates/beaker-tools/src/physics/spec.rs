@@ -1,16 +1,9 @@
 //! The `physics` tool's `ToolSpec`: params and result schemas, examples, and the notes in `physics.md`.
 
 use super::KEYS;
-use beaker_core::{Example, ToolSpec};
+use crate::operations::example;
+use beaker_core::ToolSpec;
 use serde_json::{json, Value};
-
-fn example(params: Value, result: Value) -> Example {
-    Example {
-        params,
-        result,
-        elided: Vec::new(),
-    }
-}
 
 /// The physics tool's spec.
 pub(super) fn spec() -> ToolSpec {

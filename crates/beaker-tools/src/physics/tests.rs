@@ -153,11 +153,8 @@ proptest::proptest! {
 
 #[test]
 fn every_operation_has_an_example() {
-    let spec = super::spec::spec();
-    for (op, _) in super::KEYS {
-        assert!(
-            spec.examples.iter().any(|e| e.params["operation"] == *op),
-            "{op} has no example"
-        );
-    }
+    crate::operations::assert_every_operation_has_an_example(
+        &super::spec::spec().examples,
+        super::KEYS,
+    );
 }

@@ -1,9 +1,9 @@
 //! Thermodynamics: sensible and latent heat, the four ideal-gas processes, Carnot limits, conduction.
 
 use super::{
-    choice, nearest, non_negative, note_bare, opt, opt_exact, plain, positive, redundant, req,
-    required, Out, CONDUCTIVITY, CUBIC_METRES, KELVIN, KELVIN_STEP, KILOGRAMS, LATENT_HEAT, METRES,
-    MOLAR_HEAT, MOLES, PASCALS, SPECIFIC_HEAT, SQUARE_METRES,
+    choice, nearest, non_negative, note_bare, opt, opt_exact, opt_positive, plain, positive,
+    redundant, req, required, Out, CONDUCTIVITY, CUBIC_METRES, KELVIN, KELVIN_STEP, KILOGRAMS,
+    LATENT_HEAT, METRES, MOLAR_HEAT, MOLES, PASCALS, SPECIFIC_HEAT, SQUARE_METRES,
 };
 use crate::chemistry::GAS_CONSTANT as R;
 use beaker_core::ToolError;
@@ -65,9 +65,7 @@ fn heat_capacity(p: &Value, out: &mut Out) -> Result<(f64, f64), ToolError> {
             )));
         }
     }
-    let cv = opt(p, "cv", MOLAR_HEAT)?
-        .map(|c| positive(c, "cv"))
-        .transpose()?;
+    let cv = opt_positive(p, "cv", MOLAR_HEAT)?;
     Ok(match (cv, gamma) {
         (Some(cv), Some(g)) => {
             redundant(
@@ -103,18 +101,10 @@ impl State {
 
 /// The initial state and the amount from any three of n, T, V, P.
 fn initial_state(p: &Value, out: &mut Out) -> Result<(f64, State), ToolError> {
-    let n = opt(p, "moles", MOLES)?
-        .map(|x| positive(x, "moles"))
-        .transpose()?;
-    let t = opt(p, "temperature", KELVIN)?
-        .map(|x| positive(x, "temperature"))
-        .transpose()?;
-    let v = opt(p, "volume", CUBIC_METRES)?
-        .map(|x| positive(x, "volume"))
-        .transpose()?;
-    let pr = opt(p, "pressure", PASCALS)?
-        .map(|x| positive(x, "pressure"))
-        .transpose()?;
+    let n = opt_positive(p, "moles", MOLES)?;
+    let t = opt_positive(p, "temperature", KELVIN)?;
+    let v = opt_positive(p, "volume", CUBIC_METRES)?;
+    let pr = opt_positive(p, "pressure", PASCALS)?;
     let (n, s) =
         match (n, t, v, pr) {
             (Some(n), Some(t), Some(v), pr) => {
@@ -175,15 +165,9 @@ pub(super) fn gas_process(p: &Value) -> Result<Value, ToolError> {
             note_bare(&mut out, p, key, KELVIN, t);
         }
     }
-    let fv = opt(p, "final_volume", CUBIC_METRES)?
-        .map(|x| positive(x, "final_volume"))
-        .transpose()?;
-    let ft = opt(p, "final_temperature", KELVIN)?
-        .map(|x| positive(x, "final_temperature"))
-        .transpose()?;
-    let fp = opt(p, "final_pressure", PASCALS)?
-        .map(|x| positive(x, "final_pressure"))
-        .transpose()?;
+    let fv = opt_positive(p, "final_volume", CUBIC_METRES)?;
+    let ft = opt_positive(p, "final_temperature", KELVIN)?;
+    let fp = opt_positive(p, "final_pressure", PASCALS)?;
     let allowed: &[&str] = match process {
         "isothermal" => &["final_volume", "final_pressure"],
         "adiabatic" => &["final_volume", "final_temperature", "final_pressure"],

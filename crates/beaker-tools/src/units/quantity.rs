@@ -66,8 +66,7 @@ fn split_number(s: &str) -> (&str, &str) {
 pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolError> {
     let q = read_si(v, key, kind)?;
     let out = if q.pi == 0 {
-        // Rounded once, to nearest (`Rational::to_f64` would truncate: 10 uF would read 9.999999999999999e-6).
-        Float::with_val(f64::MANTISSA_DIGITS, &q.exact).to_f64()
+        nearest(&q.exact)
     } else {
         let mut si = Float::with_val(BITS, &q.exact);
         let pi = Float::with_val(BITS, rug::float::Constant::Pi);
@@ -81,6 +80,12 @@ pub(crate) fn read_value(v: &Value, key: &str, kind: Kind) -> Result<f64, ToolEr
         )));
     }
     Ok(out)
+}
+
+/// The double nearest `x`, rounded once (`Rational::to_f64` truncates towards zero: 10 uF would read
+/// 9.999999999999999e-6).
+pub(crate) fn nearest(x: &Rational) -> f64 {
+    Float::with_val(f64::MANTISSA_DIGITS, x).to_f64()
 }
 
 /// One quantity in SI units as an exact rational (`"2.2 kohm"` is exactly 2200), for tools that compute in
