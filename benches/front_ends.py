@@ -1,6 +1,7 @@
 """Latency and throughput of one call through each front end, on one machine, in one run (docs/PERFORMANCE.md).
 
-Starts `beaker serve` (stdio JSON Lines) and `beaker serve --http` from the binary given, then for each request
+Starts `beaker serve` (stdio JSON Lines), `beaker serve --mcp` (MCP's JSON-RPC on stdio, spoken here directly so
+that the figure is the server's, not a client library's) and `beaker serve --http` from the binary given, then for each request
 kind measures N sequential round trips (p50, p99) and the calls per second of C concurrent clients:
   calc:   calculator `7 * 8`
   python: execute_python `print(2**100)` (through /run_code on HTTP, as a SandboxFusion client posts it)
@@ -64,6 +65,52 @@ def stdio(call):
     return lat, rate
 
 
+def mcp(call):
+    p = subprocess.Popen([BEAKER, "serve", "--mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         bufsize=1)
+
+    def send(msg):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", **msg}) + "\n")
+
+    def answer():
+        while True:
+            m = json.loads(p.stdout.readline())
+            if "id" in m:
+                return m
+
+    send({"id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+    p.stdin.flush()
+    answer()
+    send({"method": "notifications/initialized"})
+    params = {"name": call["tool"], "arguments": call["params"]}
+    lat = []
+    for i in range(N):
+        t = time.perf_counter()
+        send({"id": i, "method": "tools/call", "params": params})
+        p.stdin.flush()
+        r = answer()
+        lat.append(time.perf_counter() - t)
+        assert r["result"]["isError"] is False, r
+    t = time.perf_counter()
+    total = N * 2
+    sent = 0
+    for _ in range(min(C, total)):
+        send({"id": sent, "method": "tools/call", "params": params})
+        sent += 1
+    p.stdin.flush()
+    for _ in range(total):
+        assert answer()["result"]["isError"] is False
+        if sent < total:
+            send({"id": sent, "method": "tools/call", "params": params})
+            p.stdin.flush()
+            sent += 1
+    rate = total / (time.perf_counter() - t)
+    p.stdin.close()
+    p.wait()
+    return lat, rate
+
+
 def http_server():
     p = subprocess.Popen([BEAKER, "serve", "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
     for line in p.stderr:
@@ -105,6 +152,8 @@ def main():
     print(f"beaker: {BEAKER}; {N} sequential round trips, then {2 * N} calls from {C} concurrent clients")
     report("stdio calculator 7*8", *stdio(CALC))
     report("stdio execute_python", *stdio(PY))
+    report("mcp calculator 7*8", *mcp(CALC))
+    report("mcp execute_python", *mcp(PY))
     p, port = http_server()
     try:
         ok = lambda r: r.get("success") is True

@@ -1,12 +1,11 @@
 //! `beaker serve --http` over real loopback sockets: the protocol's routes, malformed and oversized bodies,
 //! concurrency, SandboxFusion's `/run_code`, and that route driven by SandboxFusion's own Python client.
 
-use crate::support::{beaker, ensure, root, Outcome};
+use crate::support::{beaker, clients_python, ensure, root, Outcome};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
@@ -433,25 +432,8 @@ fn a_client_that_goes_away_cancels_its_call() -> Outcome {
     })
 }
 
-/// The venv `scripts/install-python-runtime.py` makes for the test clients.
-fn clients_python() -> PathBuf {
-    let cache = std::env::var_os("BEAKER_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("beaker")))
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/beaker")
-        });
-    cache.join("clients/bin/python")
-}
-
 fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
-    let python = clients_python();
-    ensure(python.is_file(), || {
-        format!(
-            "{} is missing: run `python3 scripts/install-python-runtime.py` (it makes the test clients' venv)",
-            python.display()
-        )
-    })?;
+    let python = clients_python()?;
     let h = Http::start(&[])?;
     let out = std::process::Command::new(&python)
         .arg(root().join("tests/clients/sandbox_fusion_client.py"))

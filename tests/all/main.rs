@@ -12,6 +12,7 @@ mod dialects;
 mod domain;
 mod http;
 mod logic;
+mod mcp;
 mod numerical;
 mod python;
 mod sandbox;
@@ -30,6 +31,7 @@ fn main() {
     trials.extend(dialects::trials());
     trials.extend(serve::trials());
     trials.extend(http::trials());
+    trials.extend(mcp::trials());
     trials.extend(text_mode::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());

@@ -68,6 +68,10 @@ pub struct ServeArgs {
     /// `/v1/call`, `/v1/batch`, `/v1/tools`, `/healthz` and SandboxFusion's `/run_code`.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    /// Serve the Model Context Protocol on stdio instead of JSON Lines (see docs/MCP.md): `tools/list` and
+    /// `tools/call` for MCP clients (Claude Desktop, the MCP SDKs, agent frameworks).
+    #[arg(long, conflicts_with = "http")]
+    pub mcp: bool,
     /// With `--http`: a file of bearer tokens, one per line; every route but `/healthz` then needs
     /// `Authorization: Bearer TOKEN`.
     #[arg(long, value_name = "FILE", requires = "http")]

@@ -110,7 +110,9 @@ enum ToolsFormat {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("BEAKER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        // rmcp warns of every JSON-RPC error it sends (an unknown tool, a bad method): the client's to read,
+        // not the operator's, and they may quote a client's input.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp::service=error"));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
@@ -139,6 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let settings = config::Settings::load(&args)?;
             match args.http {
                 Some(addr) => serve::serve_http(settings, addr, args.http_tokens.as_deref())?,
+                None if args.mcp => serve::serve_mcp(settings)?,
                 None => serve::serve(settings)?,
             }
             Ok(ExitCode::SUCCESS)

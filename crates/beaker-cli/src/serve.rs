@@ -92,6 +92,24 @@ pub fn serve_http(
     })
 }
 
+/// `beaker serve --mcp`: one MCP session on stdio (`beaker-mcp`), until the client closes stdin.
+pub fn serve_mcp(settings: Settings) -> anyhow::Result<()> {
+    let engine = settings.engine()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let options = beaker_mcp::Options {
+        max_in_flight: settings.max_in_flight,
+        max_line_bytes: settings.max_line_bytes,
+        ..beaker_mcp::Options::default()
+    };
+    runtime.block_on(beaker_mcp::serve_stdio(engine, options))?;
+    // Calls a client abandoned by hanging up are cancelled with the engine; nothing waits for them.
+    runtime.shutdown_background();
+    Ok(())
+}
+
 pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
     // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.

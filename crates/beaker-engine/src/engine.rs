@@ -105,6 +105,23 @@ impl CallHandle {
     }
 }
 
+/// Cancels the call it holds when dropped, unless disarmed first.
+struct CancelOnDrop(Option<CallHandle>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.cancel();
+        }
+    }
+}
+
 struct CallState {
     id: Option<Value>,
     tool: String,
@@ -222,7 +239,9 @@ impl Engine {
     }
 
     /// Runs a call; the returned future (executor-agnostic) resolves to its envelope. The call is
-    /// queued at once, not on first poll; dropping the future does not cancel it (use [`Engine::submit`]).
+    /// queued at once, not on first poll. Dropping the future before it resolves cancels the call: a
+    /// caller that stopped waiting (a client that hung up, a cancelled task) frees its worker or sandbox
+    /// at once instead of leaving the call to run to its limit.
     pub fn call_async(
         &self,
         call: ToolCall,
@@ -230,10 +249,16 @@ impl Engine {
         let (tx, rx) = flume::bounded(1);
         let tool = call.tool.clone();
         let id = call.id.clone();
-        self.submit(call, move |env| {
+        // Made before the future so that dropping it unpolled cancels the call too.
+        let mut guard = CancelOnDrop(Some(self.submit(call, move |env| {
             let _ = tx.send(env);
-        });
-        async move { rx.recv_async().await.unwrap_or_else(|_| lost(id, tool)) }
+        })));
+        async move {
+            let env = rx.recv_async().await.unwrap_or_else(|_| lost(id, tool));
+            // Answered: nothing left to cancel.
+            guard.disarm();
+            env
+        }
     }
 
     /// Queues a call; `on_done` receives its envelope exactly once, on a worker or watchdog thread (or on

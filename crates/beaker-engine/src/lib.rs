@@ -7,7 +7,8 @@
 //! - Execution deadlines start when a worker picks the call up (queue time is reported separately as
 //!   `queued_us`). A watchdog thread answers `timeout` at the deadline and flips the call's
 //!   [`beaker_core::CancelToken`], so the tool stops at its next checkpoint.
-//! - [`Engine::call`] blocks; [`Engine::call_async`] returns a future that works on any executor;
+//! - [`Engine::call`] blocks; [`Engine::call_async`] returns a future that works on any executor (dropping
+//!   it cancels the call);
 //!   [`Engine::submit`] takes a callback and returns a [`CallHandle`] that can cancel.
 //!
 //! The engine never widens a call's limits past the configured maxima and never lets a tool's panic

@@ -3,6 +3,7 @@
 use crate::{Config, Engine, ErrorKind, Limits, LimitsRequest, ToolCall};
 use beaker_core::{CallContext, Tool, ToolError, ToolSpec};
 use serde_json::{json, Value};
+use std::future::Future;
 use std::sync::Arc;
 
 struct Mock {
@@ -173,6 +174,32 @@ fn async_calls_resolve_and_meta_is_echoed() {
     assert_eq!(env.result, Some(json!(5)));
     assert_eq!(env.meta, Some(json!({"k": [1, 2]})));
     assert!(env.queued_us.is_some());
+}
+
+#[test]
+fn dropping_an_async_call_cancels_it() {
+    let e = engine();
+    let long = LimitsRequest {
+        timeout_ms: Some(600_000),
+        ..Default::default()
+    };
+    // One dropped after a poll, one never polled: both workers are freed.
+    let mut polled = Box::pin(e.call_async(ToolCall::new("spin", json!({})).with_limits(long)));
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    assert!(polled.as_mut().poll(&mut cx).is_pending());
+    drop(polled);
+    drop(e.call_async(ToolCall::new("spin", json!({})).with_limits(long)));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while e.metrics().failed < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped calls still run"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Both workers are free again.
+    assert_eq!(e.call(ToolCall::new("seed", json!({}))).error_kind, None);
 }
 
 #[test]

@@ -67,7 +67,7 @@ pub(crate) async fn call(Shared(state): Shared<State>, body: Bytes) -> Response 
         Ok(c) => c,
         Err(r) => return *r,
     };
-    Json(run(&state.engine, call).await).into_response()
+    Json(state.engine.call_async(call).await).into_response()
 }
 
 /// `POST /v1/batch`: `{"calls": [...]}`, every call queued at once, answered in order.
@@ -96,7 +96,7 @@ pub(crate) async fn batch(Shared(state): Shared<State>, body: Bytes) -> Response
     let pending: Vec<_> = calls
         .iter()
         .map(|c| match Request::from_json(c.clone()) {
-            Ok(Request::Call(call)) => Slot::Running(run(&state.engine, call)),
+            Ok(Request::Call(call)) => Slot::Running(state.engine.call_async(call)),
             Ok(_) => Slot::Answered(Box::new(Envelope::failure(
                 c.get("id").cloned(),
                 String::new(),
@@ -166,43 +166,6 @@ pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Respo
         out.insert("meta".into(), meta);
     }
     Json(Value::Object(out)).into_response()
-}
-
-/// Cancels a call when the request waiting for it is dropped: a client that disconnects (an RL worker that
-/// gave up) frees its sandbox at once instead of leaving the call to run to its limit.
-struct CancelOnDrop(Option<beaker_engine::CallHandle>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(h) = self.0.take() {
-            h.cancel();
-        }
-    }
-}
-
-/// Runs a call for a request: its envelope, and its cancellation if the request goes away first.
-pub(crate) fn run(
-    engine: &beaker_engine::Engine,
-    call: ToolCall,
-) -> impl std::future::Future<Output = Envelope> + Send + 'static {
-    let (tx, rx) = flume::bounded(1);
-    let (id, tool) = (call.id.clone(), call.tool.clone());
-    let handle = engine.submit(call, move |env| {
-        let _ = tx.send(env);
-    });
-    async move {
-        let mut guard = CancelOnDrop(Some(handle));
-        let env = rx.recv_async().await.unwrap_or_else(|_| {
-            Envelope::failure(
-                id,
-                tool,
-                ToolError::new(ErrorKind::Internal, "the engine dropped the call"),
-            )
-        });
-        // Answered: nothing to cancel.
-        guard.0 = None;
-        env
-    }
 }
 
 /// Any route not served: a JSON 404 in the envelope's shape.

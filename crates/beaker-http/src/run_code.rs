@@ -97,7 +97,7 @@ pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Respo
         Ok(c) => c,
         Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
     };
-    let env = crate::routes::run(&state.engine, call).await;
+    let env = state.engine.call_async(call).await;
     Json(from_envelope(env)).into_response()
 }
 

@@ -338,7 +338,7 @@ fn qelg(
     if *n == limexp {
         *n = 2 * (limexp / 2) - 1;
     }
-    let mut ib = if num % 2 == 0 { 2 } else { 1 };
+    let mut ib = if num.is_multiple_of(2) { 2 } else { 1 };
     for _ in 0..=newelm {
         epstab[ib] = epstab[ib + 2];
         ib += 2;

@@ -1,0 +1,224 @@
+//! Beaker as a Model Context Protocol server (docs/MCP.md), thin over [`beaker_engine::Engine`] on the official
+//! Rust SDK (`rmcp`): the same tools, limits and error kinds as the stdio JSON Lines server.
+//!
+//! - Both lifecycles: the current revision (2026-07-28: `server/discover`, no `initialize`) and the
+//!   `initialize` handshake of 2025-11-25 and before. rmcp negotiates; this crate only answers.
+//! - `tools/list`: every tool with its `inputSchema` and `outputSchema` (the result schema).
+//! - `tools/call`: `structuredContent` is the tool's `result`; the `content` is the result as a model reads
+//!   it (one text block) plus an `image` block per plot or figure. A tool's failure is a result with
+//!   `isError: true` (its `structuredContent` carries `error`, `error_kind`, `fault`, `retryable`), so a
+//!   model sees it; only an unknown tool or unreadable `_meta` is a JSON-RPC error.
+//! - `notifications/cancelled` cancels the call in the engine; a call that carries a `progressToken` gets a
+//!   progress notification every [`Options::progress_every`] while it runs.
+//! - At most [`Options::max_in_flight`] calls run at once; the others wait their turn (a cancellation
+//!   while waiting removes them).
+//! - Input that is not JSON, or a line over [`Options::max_line_bytes`], is dropped unanswered, as every
+//!   official MCP SDK does (it has no id to answer to); JSON that is not a JSON-RPC message is answered
+//!   `Invalid Request`. Either way the session goes on.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), beaker_mcp::Error> {
+//! let engine = beaker_engine::Engine::new().expect("engine");
+//! let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+//! beaker_mcp::serve(engine, beaker_mcp::Options::default(), stdin, stdout).await
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod render;
+
+use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
+use beaker_engine::Engine;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Semaphore;
+
+/// How an MCP server runs, beyond the engine's own limits.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Calls running at once; more wait for a slot.
+    pub max_in_flight: usize,
+    /// Longest message in bytes; a longer line is dropped unanswered (it has no id that could be read).
+    pub max_line_bytes: usize,
+    /// How often a call that asked for progress (a `progressToken` in its `_meta`) is told it still runs.
+    pub progress_every: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_in_flight: 256,
+            // The stdio server's line cap: a request that fits one fits the other.
+            max_line_bytes: 16 << 20,
+            progress_every: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why an MCP session could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The client went away or spoke no MCP before the session started.
+    #[error("the MCP session did not start: {0}")]
+    Start(Box<rmcp::service::ServerInitializeError>),
+    /// The session's task failed.
+    #[error("the MCP session ended abnormally: {0}")]
+    Session(#[from] tokio::task::JoinError),
+    /// A tool's spec could not be written as an MCP tool.
+    #[error("tool `{tool}` cannot be listed over MCP: {reason}")]
+    Listing {
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Serves one MCP session over a byte stream (stdio for `beaker serve --mcp`) until the client closes it.
+pub async fn serve<R, W>(engine: Engine, options: Options, input: R, output: W) -> Result<(), Error>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let transport =
+        rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(input, output)
+            .with_max_line_length(options.max_line_bytes);
+    let server = Server::new(engine, options)?;
+    let running = rmcp::serve_server(server, transport)
+        .await
+        .map_err(|e| Error::Start(Box::new(e)))?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// Serves one MCP session on this process's stdin and stdout (non-blocking when both are pipes, as MCP
+/// clients launch servers). Must run inside a Tokio runtime with IO enabled.
+pub async fn serve_stdio(engine: Engine, options: Options) -> Result<(), Error> {
+    let (input, output) = rmcp::transport::stdio_pipes();
+    serve(engine, options, input, output).await
+}
+
+/// The MCP request handler over an engine; [`serve`] runs one, embedders may hand it to rmcp themselves.
+#[derive(Clone)]
+pub struct Server {
+    engine: Engine,
+    tools: Arc<Vec<Tool>>,
+    slots: Arc<Semaphore>,
+    progress_every: Duration,
+}
+
+/// The `_meta` key a call's limits may come in (`{"timeout_ms": 2000, ...}`, as a protocol call's `limits`).
+pub const LIMITS_META: &str = "beaker/limits";
+
+impl Server {
+    /// A handler serving the engine's tools.
+    pub fn new(engine: Engine, options: Options) -> Result<Server, Error> {
+        let tools = engine
+            .specs()
+            .iter()
+            .map(render::tool)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Server {
+            engine,
+            tools: Arc::new(tools),
+            slots: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
+            progress_every: options.progress_every.max(Duration::from_millis(10)),
+        })
+    }
+
+    /// Runs one call to its envelope, telling the client it still runs when it asked for progress.
+    async fn run(&self, call: ToolCall, context: &RequestContext<RoleServer>) -> Envelope {
+        let (tool, cancelled) = (call.tool.clone(), context.ct.clone());
+        let cancelled_envelope = move || {
+            Envelope::failure(
+                None,
+                tool,
+                ToolError::new(ErrorKind::Cancelled, "the call was cancelled"),
+            )
+        };
+        let _slot = tokio::select! {
+            slot = self.slots.clone().acquire_owned() => match slot {
+                Ok(s) => s,
+                Err(_) => return cancelled_envelope(),
+            },
+            () = cancelled.cancelled() => return cancelled_envelope(),
+        };
+        let token = context.meta.get_progress_token();
+        // Dropping this future (on cancellation) cancels the call in the engine.
+        let call = self.engine.call_async(call);
+        tokio::pin!(call);
+        let started = Instant::now();
+        let mut ticks = tokio::time::interval_at(
+            tokio::time::Instant::now() + self.progress_every,
+            self.progress_every,
+        );
+        loop {
+            tokio::select! {
+                env = &mut call => return env,
+                () = cancelled.cancelled() => return cancelled_envelope(),
+                _ = ticks.tick(), if token.is_some() => {
+                    if let Some(token) = token.clone() {
+                        let secs = started.elapsed().as_secs_f64();
+                        let mut note = ProgressNotificationParam::new(token, secs);
+                        note.message = Some(format!("running for {secs:.1} s"));
+                        // A client that stopped reading progress still gets its answer.
+                        let _ = context.peer.notify_progress(note).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        render::server_config()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if self.engine.spec(&name).is_none() {
+            // The engine's refusal names the tools and the near miss.
+            let env = self.engine.call(ToolCall::new(name, json!({})));
+            return Err(ErrorData::invalid_params(
+                env.error.unwrap_or_default(),
+                None,
+            ));
+        }
+        let params = Value::Object(request.arguments.unwrap_or_default());
+        let mut call = ToolCall::new(name, params);
+        if let Some(limits) = context.meta.get(LIMITS_META) {
+            call.limits = serde_json::from_value::<LimitsRequest>(limits.clone()).map_err(|e| {
+                ErrorData::invalid_params(format!("_meta[\"{LIMITS_META}\"]: {e}"), None)
+            })?;
+        }
+        let env = self.run(call, &context).await;
+        let result: CallToolResult = render::call_result(&env).map_err(|e| {
+            ErrorData::internal_error(format!("the result cannot be sent: {e}"), None)
+        })?;
+        Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests;

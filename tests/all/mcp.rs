@@ -1,0 +1,92 @@
+//! `beaker serve --mcp` driven over stdio by the official MCP Python SDK (`tests/clients/mcp_client.py`): both
+//! lifecycles, every tool's examples, failures, cancellation, progress and 100 concurrent calls.
+
+use crate::support::{clients_python, ensure, root, Outcome, Server};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+
+fn the_python_sdk_drives_every_tool() -> Outcome {
+    let python = clients_python()?;
+    let out = std::process::Command::new(&python)
+        .arg(root().join("tests/clients/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_beaker"))
+        // One native worker, so a cancelled call that kept its worker would stall the next call.
+        .args(["--test-tools", "--workers", "1"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Hostile lines on a raw pipe: none stops the session, and stdout carries nothing but JSON-RPC (the guest's
+/// output included).
+fn bad_input_is_dropped_or_refused_and_stdout_stays_protocol() -> Outcome {
+    let mut s = Server::start(&["--mcp", "--max-line-bytes", "65536"]);
+    s.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    s.send_raw(b"{not json\n");
+    s.send_raw(b"\xff\xfe{\"id\": 2}\n");
+    s.send_raw(format!("{}\n", "[".repeat(5000)).as_bytes());
+    s.send_raw(format!("\"{}\"\n", "x".repeat(100_000)).as_bytes());
+    // JSON, but no JSON-RPC message: answered Invalid Request.
+    s.send(&json!({"jsonrpc": "2.0", "id": 3}));
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "calculator",
+        "arguments": {"expression": "10^^^^999999999999"}}}),
+    );
+    s.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "execute_python",
+        "arguments": {"code": "import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)"}}}));
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "calculator",
+        "arguments": {"expression": "6 * 7"}}}),
+    );
+    // Every line parses (finish panics otherwise) and is JSON-RPC 2.0.
+    let (lines, status) = s.finish();
+    ensure(status.success(), || format!("exit status {status}"))?;
+    ensure(lines.iter().all(|l| l["jsonrpc"] == "2.0"), || {
+        format!("a line that is not JSON-RPC: {lines:?}")
+    })?;
+    let by_id = |id: Value| lines.iter().find(|l| l["id"] == id).cloned();
+    let invalid = lines.iter().find(|l| l["error"]["code"] == -32600).cloned();
+    ensure(invalid.is_some(), || {
+        format!("no Invalid Request answer: {lines:?}")
+    })?;
+    let refused = by_id(json!(4)).unwrap_or_default();
+    ensure(refused["result"]["isError"] == true, || {
+        format!("{refused}")
+    })?;
+    let py = by_id(json!(5)).unwrap_or_default();
+    let out = &py["result"]["structuredContent"];
+    ensure(
+        out["stdout"] == "to stdout\n" && out["stderr"] == "to stderr\n",
+        || format!("{py}"),
+    )?;
+    let last = by_id(json!(6)).unwrap_or_default();
+    ensure(last["result"]["structuredContent"]["value"] == "42", || {
+        format!("{last}")
+    })?;
+    // Nothing else was answered: the unreadable lines had no id to answer.
+    ensure(lines.len() == 5, || {
+        format!("{} lines: {lines:?}", lines.len())
+    })
+}
+
+/// The MCP trials.
+pub fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test(
+            "mcp::the_python_sdk_drives_every_tool",
+            the_python_sdk_drives_every_tool,
+        ),
+        Trial::test(
+            "mcp::bad_input_is_dropped_or_refused_and_stdout_stays_protocol",
+            bad_input_is_dropped_or_refused_and_stdout_stays_protocol,
+        ),
+    ]
+}
