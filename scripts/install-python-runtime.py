@@ -17,7 +17,7 @@ DIR/../downloads, so a reinstall needs no network. Nothing is changed when DIR a
 
 It also makes the virtual environment of the Python clients the tests drive against Beaker's front ends
 (CACHE/clients, CACHE being the folder above DIR by default: `sandbox-fusion`, the client verl uses for
-`/run_code`; `mcp`, the official MCP SDK), pinned below; `--no-clients` skips it.
+`/run_code`; `mcp`, the official MCP SDK; `prometheus-client`, whose parser reads `/metrics`), pinned below; `--no-clients` skips it.
 
 Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force] [--no-clients]
 """
@@ -173,7 +173,7 @@ def install(wheel, target):
 
 
 # The clients the tests use, each pinned: a client nobody here wrote is the test of a compatible front end.
-CLIENTS = ["sandbox-fusion==0.3.7", "mcp==2.3.0"]
+CLIENTS = ["sandbox-fusion==0.3.7", "mcp==2.3.0", "prometheus-client==0.26.0"]
 
 
 def install_clients(folder):

@@ -351,6 +351,20 @@ fn bearer_tokens_guard_every_route_but_health() -> Outcome {
     }
     let (st, _) = h.request("GET", "/healthz", b"")?;
     ensure(st == 200, || format!("healthz without a token: {st}"))?;
+    let (st, _) = h.request("GET", "/metrics", b"")?;
+    ensure(st == 401, || format!("metrics without a token: {st}"))?;
+    let (st, _, body) = h.request_with(
+        "GET",
+        "/metrics",
+        b"",
+        "Authorization: Bearer secret-one\r\n",
+    )?;
+    let text = String::from_utf8_lossy(&body);
+    // Five requests were refused for their token so far.
+    ensure(
+        st == 200 && text.contains("beaker_http_rejected_total{reason=\"unauthorized\"} 5"),
+        || format!("metrics with a token: {st} {text}"),
+    )?;
     std::fs::write(&file, "\n# none\n").map_err(|e| e.to_string())?;
     let out = beaker()
         .args([
@@ -393,6 +407,21 @@ fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
         st == 503 && head.to_ascii_lowercase().contains("retry-after: 1"),
         || format!("{st} {head} {}", String::from_utf8_lossy(&body)),
     )?;
+    // Health and metrics still answer, and show the saturation.
+    let (st, _) = h.request("GET", "/healthz", b"")?;
+    ensure(st == 200, || format!("healthz while saturated: {st}"))?;
+    let (st, body) = h.request("GET", "/metrics", b"")?;
+    let text = String::from_utf8_lossy(&body);
+    for line in [
+        "beaker_http_requests_in_flight 1",
+        "beaker_http_rejected_total{reason=\"overloaded\"} 1",
+        "beaker_calls_in_flight 1",
+        "beaker_pool_busy{pool=\"native\"} 1",
+    ] {
+        ensure(st == 200 && text.lines().any(|l| l == line), || {
+            format!("no `{line}` while saturated: {st}\n{text}")
+        })?;
+    }
     let (st, v) = slow.join().map_err(|_| "the slow client panicked")??;
     ensure(st == 200 && v["error_kind"] == "timeout", || {
         format!("the slow call: {st} {v}")
@@ -432,6 +461,125 @@ fn a_client_that_goes_away_cancels_its_call() -> Outcome {
     })
 }
 
+/// `/metrics` after a few calls, read by Prometheus' own Python parser: every family parses, and the counts are
+/// the calls made.
+fn metrics_count_calls_failures_and_latency() -> Outcome {
+    let python = clients_python()?;
+    let h = Http::start(&["--no-python", "--workers", "3"])?;
+    let call = |expr: &str| {
+        h.json(
+            "POST",
+            "/v1/call",
+            &json!({"tool": "calculator", "params": {"expression": expr}}),
+        )
+    };
+    call("7 * 8")?;
+    call("2 + 2")?;
+    call("1/0")?;
+    h.json(
+        "POST",
+        "/v1/call",
+        &json!({"tool": "calculater", "params": {}}),
+    )?;
+    let (st, head, body) = h.request_with("GET", "/metrics", b"", "")?;
+    ensure(st == 200, || format!("/metrics: {st}"))?;
+    ensure(
+        head.to_ascii_lowercase()
+            .contains("content-type: text/plain; version=0.0.4"),
+        || head.clone(),
+    )?;
+    let mut child = std::process::Command::new(&python)
+        .arg(root().join("tests/clients/prometheus_parse.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(&body)
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!(
+            "the text does not parse: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&body)
+        )
+    })?;
+    let samples: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let value = |name: &str, labels: Value| {
+        samples
+            .iter()
+            .find(|s| s["name"] == name && s["labels"] == labels)
+            .map(|s| s["value"].clone())
+            .unwrap_or(Value::Null)
+    };
+    for (name, labels, want) in [
+        (
+            "beaker_calls_total",
+            json!({"tool": "calculator", "outcome": "success"}),
+            2.0,
+        ),
+        (
+            "beaker_calls_total",
+            json!({"tool": "calculator", "outcome": "failure"}),
+            1.0,
+        ),
+        (
+            "beaker_calls_total",
+            json!({"tool": "physics", "outcome": "success"}),
+            0.0,
+        ),
+        (
+            "beaker_call_failures_total",
+            json!({"tool": "calculator", "kind": "domain_error", "fault": "model"}),
+            1.0,
+        ),
+        (
+            "beaker_call_failures_total",
+            json!({"tool": "(unknown)", "kind": "unknown_tool", "fault": "model"}),
+            1.0,
+        ),
+        (
+            "beaker_call_duration_seconds_count",
+            json!({"tool": "calculator"}),
+            3.0,
+        ),
+        (
+            "beaker_call_duration_seconds_bucket",
+            json!({"tool": "calculator", "le": "+Inf"}),
+            3.0,
+        ),
+        ("beaker_calls_in_flight", json!({}), 0.0),
+        ("beaker_pool_workers", json!({"pool": "native"}), 3.0),
+        ("beaker_pool_busy", json!({"pool": "native"}), 0.0),
+        (
+            "beaker_http_rejected_total",
+            json!({"reason": "overloaded"}),
+            0.0,
+        ),
+    ] {
+        let got = value(name, labels.clone());
+        ensure(got.as_f64() == Some(want), || {
+            format!("{name}{labels}: {got}, want {want}")
+        })?;
+    }
+    // The histogram's sum is the calls' time: positive, and under their 10-second default timeouts.
+    let sum = value(
+        "beaker_call_duration_seconds_sum",
+        json!({"tool": "calculator"}),
+    );
+    ensure(sum.as_f64().is_some_and(|s| s > 0.0 && s < 30.0), || {
+        format!("sum {sum}")
+    })
+}
+
 fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
     let python = clients_python()?;
     let h = Http::start(&[])?;
@@ -456,6 +604,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "routes_answer_like_the_stdio_server",
             routes_answer_like_the_stdio_server,
+        ),
+        t(
+            "metrics_count_calls_failures_and_latency",
+            metrics_count_calls_failures_and_latency,
         ),
         t(
             "malformed_and_oversized_bodies_are_refused",

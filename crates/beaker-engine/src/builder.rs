@@ -1,11 +1,13 @@
 //! Building an [`Engine`]: its configuration, its catalog loaded into a registry, the worker pool.
 
 use crate::engine::{recv_spinning, Counters, Inner, Job, Registered};
+use crate::stats::PoolCounters;
 use crate::watchdog::Watchdog;
 use crate::Engine;
 use beaker_catalog::{Catalog, CatalogError};
 use beaker_core::{Limits, LimitsError, Tool};
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// How an [`Engine`] runs: its worker pool, queue bound and limits.
@@ -132,14 +134,15 @@ impl EngineBuilder {
                 tool,
                 validator,
                 sandboxed,
+                stats: Arc::default(),
             });
             if tools.insert(spec.name.clone(), registered).is_some() {
                 return Err(EngineError::DuplicateTool(spec.name));
             }
             specs.push(spec);
         }
-        let jobs = pool("beaker-worker", config.workers)?;
-        let sandbox_jobs = pool("beaker-sandbox-worker", config.sandbox_workers)?;
+        let (jobs, native_pool) = pool("beaker-worker", config.workers)?;
+        let (sandbox_jobs, sandbox_pool) = pool("beaker-sandbox-worker", config.sandbox_workers)?;
         Ok(Engine {
             inner: Arc::new(Inner {
                 load_errors: loaded.load_errors,
@@ -151,27 +154,37 @@ impl EngineBuilder {
                 sandbox_jobs,
                 watchdog: Watchdog::start(),
                 counters: Arc::new(Counters::default()),
+                unknown: Arc::default(),
+                native_pool,
+                sandbox_pool,
             }),
         })
     }
 }
 
-/// Starts `n` worker threads named `name-I` on one queue and returns the queue's sender.
-fn pool(name: &str, n: usize) -> Result<flume::Sender<Job>, EngineError> {
+/// Starts `n` worker threads named `name-I` on one queue and returns the queue's sender and the pool's counters.
+fn pool(name: &str, n: usize) -> Result<(flume::Sender<Job>, Arc<PoolCounters>), EngineError> {
     let (tx, rx) = flume::unbounded::<Job>();
+    let counters = Arc::new(PoolCounters {
+        size: n,
+        ..PoolCounters::default()
+    });
     for i in 0..n {
         let rx = rx.clone();
+        let counters = counters.clone();
         std::thread::Builder::new()
             .name(format!("{name}-{i}"))
             .stack_size(WORKER_STACK)
             .spawn(move || {
                 beaker_sandbox::declare_thread_stack(WORKER_STACK);
                 while let Ok(job) = recv_spinning(&rx) {
+                    counters.busy.fetch_add(1, Ordering::Relaxed);
                     job();
+                    counters.busy.fetch_sub(1, Ordering::Relaxed);
                 }
             })?;
     }
-    Ok(tx)
+    Ok((tx, counters))
 }
 
 /// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only

@@ -3,6 +3,7 @@
 
 use crate::builder::{Config, EngineBuilder, EngineError};
 use crate::output;
+use crate::stats::{PoolCounters, PoolStats, Stats, ToolCounters, ToolStats};
 use crate::watchdog::{Expire, Watchdog};
 use beaker_catalog::Catalog;
 use beaker_core::{
@@ -44,6 +45,8 @@ pub(crate) struct Registered {
     pub(crate) validator: jsonschema::Validator,
     /// Runs in the sandbox: queued on the sandbox pool.
     pub(crate) sandboxed: bool,
+    /// Its calls, for [`Engine::stats`].
+    pub(crate) stats: Arc<ToolCounters>,
 }
 
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
@@ -61,6 +64,10 @@ pub(crate) struct Inner {
     pub(crate) sandbox_jobs: flume::Sender<Job>,
     pub(crate) watchdog: Arc<Watchdog>,
     pub(crate) counters: Arc<Counters>,
+    /// Calls that named no known tool, counted together.
+    pub(crate) unknown: Arc<ToolCounters>,
+    pub(crate) native_pool: Arc<PoolCounters>,
+    pub(crate) sandbox_pool: Arc<PoolCounters>,
 }
 
 impl Drop for Inner {
@@ -132,6 +139,7 @@ struct CallState {
     started: OnceLock<Instant>,
     callback: Mutex<Option<Callback>>,
     counters: Arc<Counters>,
+    stats: Arc<ToolCounters>,
     usage: UsageSlot,
 }
 
@@ -143,6 +151,10 @@ impl CallState {
         };
         let now = done_at.unwrap_or_else(Instant::now);
         let c = &self.counters;
+        self.stats.record(
+            outcome.as_ref().err().map(|e| e.kind),
+            now.saturating_duration_since(self.submitted),
+        );
         let mut env = match outcome {
             Ok(v) => {
                 c.succeeded.fetch_add(1, Ordering::Relaxed);
@@ -227,6 +239,33 @@ impl Engine {
         }
     }
 
+    /// Per-tool calls, failures and latency since the engine started, and how busy its pools are now (what
+    /// `/metrics` serves).
+    pub fn stats(&self) -> Stats {
+        let inner = &self.inner;
+        let mut tools: Vec<ToolStats> = inner
+            .specs
+            .iter()
+            .filter_map(|s| inner.tools.get(&s.name).map(|r| r.stats.snapshot(&s.name)))
+            .collect();
+        let unknown = inner.unknown.snapshot("");
+        if unknown.latency.count() > 0 {
+            tools.push(unknown);
+        }
+        let m = self.metrics();
+        let pool = |p: &PoolCounters, q: &flume::Sender<Job>| PoolStats {
+            workers: p.size,
+            busy: p.busy.load(Ordering::Relaxed),
+            queued: q.len(),
+        };
+        Stats {
+            tools,
+            in_flight: m.submitted.saturating_sub(m.succeeded + m.failed),
+            native: pool(&inner.native_pool, &inner.jobs),
+            sandbox: pool(&inner.sandbox_pool, &inner.sandbox_jobs),
+        }
+    }
+
     /// Runs a call and waits for its envelope.
     pub fn call(&self, call: ToolCall) -> Envelope {
         let (tx, rx) = flume::bounded(1);
@@ -299,6 +338,9 @@ impl Engine {
             started: OnceLock::new(),
             callback: Mutex::new(Some(Box::new(on_done))),
             counters: inner.counters.clone(),
+            stats: registered
+                .as_ref()
+                .map_or_else(|| inner.unknown.clone(), |r| r.stats.clone()),
             usage: UsageSlot::default(),
         });
         let handle = CallHandle {

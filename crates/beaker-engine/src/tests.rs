@@ -281,3 +281,26 @@ fn the_catalog_documents_every_limit() {
         );
     }
 }
+
+#[test]
+fn stats_count_each_tools_answers_and_pool_sizes() {
+    let e = engine();
+    e.call(ToolCall::new("seed", json!({})));
+    e.call(ToolCall::new("seed", json!({"n": -1})));
+    e.call(ToolCall::new("nope-1", json!({})));
+    e.call(ToolCall::new("nope-2", json!({})));
+    let s = e.stats();
+    let seed = s.tools.iter().find(|t| t.tool == "seed").expect("seed");
+    assert_eq!(seed.succeeded, 1);
+    assert_eq!(seed.failed, vec![(ErrorKind::InvalidParams, 1)]);
+    assert_eq!(seed.latency.count(), 2);
+    // Unknown names share one entry: a client cannot grow the label set.
+    let unknown: Vec<_> = s.tools.iter().filter(|t| t.tool.is_empty()).collect();
+    assert_eq!(unknown.len(), 1);
+    assert_eq!(unknown[0].failed, vec![(ErrorKind::UnknownTool, 2)]);
+    assert_eq!(s.in_flight, 0);
+    assert_eq!((s.native.workers, s.native.busy), (2, 0));
+    // The tools never called are listed with zeros, in catalog order.
+    assert_eq!(s.tools[0].tool, "echo_limits");
+    assert_eq!(s.tools[0].latency.count(), 0);
+}

@@ -7,6 +7,8 @@
 //! - `POST /v1/batch`: `{"calls": [...]}`, run concurrently, answered `{"results": [...]}` in order.
 //! - `POST /v1/run-text`: a model's text or an OpenAI conversation, its calls run, as on stdio.
 //! - `GET /v1/tools` (`?format=json|openai|mcp`), `GET /healthz`.
+//! - `GET /metrics`: Prometheus text: calls and failures per tool, error kind and fault, latency histograms,
+//!   calls in flight, the worker pools' use, requests the server refused.
 //! - `POST /run_code`: SandboxFusion's route (what verl and SkyRL call), Python only, on `execute_python`.
 //!
 //! ```no_run
@@ -18,6 +20,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod metrics;
 mod routes;
 mod run_code;
 
@@ -29,6 +32,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use beaker_engine::Engine;
 use serde_json::json;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
@@ -64,6 +68,7 @@ struct State {
     engine: Engine,
     options: Arc<Options>,
     in_flight: Arc<Semaphore>,
+    rejected: Arc<metrics::Rejected>,
 }
 
 /// The routes, ready to be served (or nested in a bigger axum app).
@@ -71,10 +76,12 @@ pub fn router(engine: Engine, options: Options) -> Router {
     let state = State {
         engine,
         in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
+        rejected: Arc::default(),
         options: Arc::new(options),
     };
     Router::new()
         .route("/healthz", get(routes::healthz))
+        .route("/metrics", get(metrics::metrics))
         .route("/v1/tools", get(routes::tools))
         .route("/v1/call", post(routes::call))
         .route("/v1/batch", post(routes::batch))
@@ -102,6 +109,7 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
             hit | same_bytes(t.as_bytes(), given.as_bytes())
         });
         if !known {
+            state.rejected.unauthorized.fetch_add(1, Ordering::Relaxed);
             let body = json!({"success": false, "error": "missing or unknown bearer token", "error_kind": "invalid_params"});
             return (
                 StatusCode::UNAUTHORIZED,
@@ -111,7 +119,12 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
                 .into_response();
         }
     }
+    // Health and metrics are answered even when the server is saturated: that is when they are needed.
+    if matches!(req.uri().path(), "/healthz" | "/metrics") {
+        return next.run(req).await;
+    }
     let Ok(permit) = state.in_flight.clone().try_acquire_owned() else {
+        state.rejected.overloaded.fetch_add(1, Ordering::Relaxed);
         let body = json!({"success": false, "error": format!("overloaded: {} requests are in flight; retry later", state.options.max_in_flight), "error_kind": "internal", "retryable": true});
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -124,6 +137,7 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     drop(permit);
     // axum's body limit answers in plain text; every refusal here is JSON in the envelope's shape.
     if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        state.rejected.too_large.fetch_add(1, Ordering::Relaxed);
         let body = json!({"success": false, "error": format!("the request body is over the {} byte limit", state.options.max_body_bytes), "error_kind": "limit_exceeded"});
         return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
     }
