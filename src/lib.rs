@@ -47,5 +47,6 @@ pub use beaker_core::{
 };
 pub use beaker_engine::{
     dialects, listing, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
-    EngineError, Metrics, TextCallResult, TextReply, TextRequest,
+    EngineError, Histogram, Metrics, PoolStats, Stats, TextCallResult, TextReply, TextRequest,
+    ToolStats,
 };

@@ -580,6 +580,139 @@ fn metrics_count_calls_failures_and_latency() -> Outcome {
     })
 }
 
+/// The OpenAPI document: served as written, its routes the router's, its limits, error kinds and text keys the
+/// code's, and real answers of every route valid against the schemas it gives them.
+fn openapi_describes_what_is_served() -> Outcome {
+    let doc: Value = serde_json::from_str(beaker_http::OPENAPI).map_err(|e| e.to_string())?;
+    let h = Http::start(&["--no-python"])?;
+    let (st, served) = h.json("GET", "/openapi.json", &Value::Null)?;
+    ensure(st == 200 && served == doc, || {
+        format!("/openapi.json: {st}")
+    })?;
+
+    // Routes: every `.route(PATH, METHOD(...))` of the router, and nothing else.
+    let src = std::fs::read_to_string(root().join("crates/beaker-http/src/lib.rs"))
+        .map_err(|e| e.to_string())?;
+    let mut routed: Vec<String> = src
+        .split(".route(\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let (path, after) = rest.split_once('"')?;
+            let method = after.trim_start_matches([',', ' ']).split('(').next()?;
+            Some(format!("{method} {path}"))
+        })
+        .collect();
+    routed.sort();
+    let mut described: Vec<String> = doc["paths"]
+        .as_object()
+        .map(|paths| {
+            paths
+                .iter()
+                .flat_map(|(p, ops)| {
+                    ops.as_object()
+                        .map(|o| o.keys().map(|m| format!("{m} {p}")).collect::<Vec<_>>())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    described.sort();
+    ensure(routed == described, || {
+        format!("routed {routed:?}, described {described:?}")
+    })?;
+
+    // Lists that live in the code.
+    let schemas = &doc["components"]["schemas"];
+    let keys = |v: &Value| -> Vec<String> {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let limits: Vec<String> = beaker::Limits::DOCS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    ensure(keys(&schemas["Limits"]["properties"]) == limits, || {
+        format!(
+            "Limits: {:?} vs {limits:?}",
+            keys(&schemas["Limits"]["properties"])
+        )
+    })?;
+    let kinds: Vec<Value> = beaker::ErrorKind::ALL
+        .iter()
+        .map(|k| json!(k.as_str()))
+        .collect();
+    ensure(schemas["ErrorKind"]["enum"] == json!(kinds), || {
+        format!("ErrorKind: {}", schemas["ErrorKind"]["enum"])
+    })?;
+    let text_keys = keys(&schemas["RunTextRequest"]["properties"]);
+    ensure(text_keys == beaker_protocol::TEXT_KEYS, || {
+        format!("RunTextRequest: {text_keys:?}")
+    })?;
+
+    // Real answers against the schemas the document gives them.
+    let check = |method: &str, path: &str, status: u16, body: &Value| -> Outcome {
+        let media = &doc["paths"][path][method.to_ascii_lowercase()]["responses"]
+            [status.to_string()]["content"]["application/json"]["schema"];
+        ensure(!media.is_null(), || {
+            format!("no schema for {method} {path} {status}")
+        })?;
+        let mut schema = doc.clone();
+        schema["$ref"] = json!("#/components/schemas/_answer");
+        schema["components"]["schemas"]["_answer"] = media.clone();
+        let v = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
+        let errors: Vec<String> = v
+            .iter_errors(body)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        ensure(errors.is_empty(), || {
+            format!("{method} {path} {status}: {errors:?} in {body}")
+        })
+    };
+    let calc = json!({"tool": "calculator", "params": {"expression": "7 * 8"}});
+    for (method, path, body) in [
+        ("POST", "/v1/call", calc.clone()),
+        (
+            "POST",
+            "/v1/call",
+            json!({"tool": "calculator", "params": {"expression": "1/0"}}),
+        ),
+        ("POST", "/v1/call", json!({"tool": "calculator"})),
+        ("POST", "/v1/call", json!([1])),
+        (
+            "POST",
+            "/v1/batch",
+            json!({"calls": [calc, {"tool": "nope"}, 5]}),
+        ),
+        (
+            "POST",
+            "/v1/run-text",
+            json!({"text": "<tool_call>{\"tool\": \"calculator\", \"params\": {\"expression\": \"2+2\"}}</tool_call>"}),
+        ),
+        (
+            "POST",
+            "/v1/run-text",
+            json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"3*3\"}"}}]}]}),
+        ),
+        ("GET", "/v1/tools", Value::Null),
+        ("GET", "/v1/tools?format=openai", Value::Null),
+        ("GET", "/v1/tools?format=mcp", Value::Null),
+        ("GET", "/v1/tools?format=yaml", Value::Null),
+        ("GET", "/healthz", Value::Null),
+        (
+            "POST",
+            "/run_code",
+            json!({"code": "print(1)", "language": "cpp"}),
+        ),
+        ("POST", "/run_code", json!({"language": "python"})),
+    ] {
+        let (st, answer) = h.json(method, path, &body)?;
+        check(method, path.split('?').next().unwrap_or(path), st, &answer)?;
+    }
+    Ok(())
+}
+
 fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
     let python = clients_python()?;
     let h = Http::start(&[])?;
@@ -608,6 +741,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "metrics_count_calls_failures_and_latency",
             metrics_count_calls_failures_and_latency,
+        ),
+        t(
+            "openapi_describes_what_is_served",
+            openapi_describes_what_is_served,
         ),
         t(
             "malformed_and_oversized_bodies_are_refused",

@@ -7,6 +7,7 @@
 //! - `POST /v1/batch`: `{"calls": [...]}`, run concurrently, answered `{"results": [...]}` in order.
 //! - `POST /v1/run-text`: a model's text or an OpenAI conversation, its calls run, as on stdio.
 //! - `GET /v1/tools` (`?format=json|openai|mcp`), `GET /healthz`.
+//! - `GET /openapi.json`: [`OPENAPI`], this API described in OpenAPI 3.1.
 //! - `GET /metrics`: Prometheus text: calls and failures per tool, error kind and fault, latency histograms,
 //!   calls in flight, the worker pools' use, requests the server refused.
 //! - `POST /run_code`: SandboxFusion's route (what verl and SkyRL call), Python only, on `execute_python`.
@@ -82,6 +83,7 @@ pub fn router(engine: Engine, options: Options) -> Router {
     Router::new()
         .route("/healthz", get(routes::healthz))
         .route("/metrics", get(metrics::metrics))
+        .route("/openapi.json", get(openapi))
         .route("/v1/tools", get(routes::tools))
         .route("/v1/call", post(routes::call))
         .route("/v1/batch", post(routes::batch))
@@ -91,6 +93,13 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
+}
+
+/// The OpenAPI 3.1 description of every route (`GET /openapi.json`); a test keeps it in step with the code.
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
 /// Before any route: the bearer token (when tokens are configured), then a permit of the in-flight cap.

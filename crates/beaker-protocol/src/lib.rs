@@ -38,7 +38,9 @@ mod request;
 mod scan;
 mod session;
 
-pub use request::{id_key, parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING};
+pub use request::{
+    id_key, parse_dialect, Refusal, Request, TextOptions, MAX_CALLS_CEILING, TEXT_KEYS,
+};
 pub use session::{Pending, Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};
 
 /// The protocol's version, reported by `hello`.

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
 pub const MAX_CALLS_CEILING: usize = 4096;
 
-/// The keys a text-mode request may carry (besides `text` or `messages`).
-const TEXT_KEYS: &[&str] = &[
+/// The keys a text-mode request may carry.
+pub const TEXT_KEYS: &[&str] = &[
     "id",
     "text",
     "messages",
