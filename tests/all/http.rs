@@ -383,6 +383,102 @@ fn bearer_tokens_guard_every_route_but_health() -> Outcome {
     })
 }
 
+/// A token over its rate or its own in-flight cap is answered 429 with `Retry-After`; other tokens are not held
+/// back by it.
+fn tokens_have_their_own_rate_and_in_flight_limits() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("beaker-http-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join("tokens");
+    // A rate of one request every 100 s: after its burst of two, the third request must wait.
+    std::fs::write(&file, "slow rate=0.01 burst=2\ncapped in_flight=1\nfree\n")
+        .map_err(|e| e.to_string())?;
+    let path = file.to_string_lossy().to_string();
+    let h = std::sync::Arc::new(Http::start(&[
+        "--no-python",
+        "--test-tools",
+        "--http-tokens",
+        &path,
+    ])?);
+    let call = json!({"tool": "calculator", "params": {"expression": "1+1"}}).to_string();
+    let send = |token: &str| {
+        h.request_with(
+            "POST",
+            "/v1/call",
+            call.as_bytes(),
+            &format!("Authorization: Bearer {token}\r\n"),
+        )
+    };
+    for _ in 0..2 {
+        let (st, _, _) = send("slow")?;
+        ensure(st == 200, || format!("within the burst: {st}"))?;
+    }
+    let (st, head, body) = send("slow")?;
+    let v: Value = serde_json::from_slice(&body).unwrap_or_default();
+    ensure(
+        st == 429
+            && head.to_ascii_lowercase().contains("retry-after: 100")
+            && v["error_kind"] == "limit_exceeded"
+            && v["retryable"] == true,
+        || format!("past the rate: {st} {head} {v}"),
+    )?;
+    let (st, _, _) = send("free")?;
+    ensure(st == 200, || format!("another token: {st}"))?;
+
+    // `capped` holds its one slot with a call that ends on its 1.5 s timeout.
+    let slow = {
+        let h = h.clone();
+        std::thread::spawn(move || {
+            h.request_with(
+                "POST",
+                "/v1/call",
+                json!({"tool": "_block", "limits": {"timeout_ms": 1500}})
+                    .to_string()
+                    .as_bytes(),
+                "Authorization: Bearer capped\r\n",
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let (st, head, _) = send("capped")?;
+    ensure(
+        st == 429 && head.to_ascii_lowercase().contains("retry-after: 1"),
+        || format!("past the token's in-flight cap: {st} {head}"),
+    )?;
+    let (st, _, _) = send("free")?;
+    ensure(st == 200, || {
+        format!("another token while capped is busy: {st}")
+    })?;
+    let (st, _, _) = slow.join().map_err(|_| "the slow client panicked")??;
+    ensure(st == 200, || format!("the slow call: {st}"))?;
+    let (st, _, _) = send("capped")?;
+    ensure(st == 200, || format!("capped after its call: {st}"))?;
+    let (_, _, body) = h.request_with("GET", "/metrics", b"", "Authorization: Bearer free\r\n")?;
+    let text = String::from_utf8_lossy(&body);
+    ensure(
+        text.lines()
+            .any(|l| l == "beaker_http_rejected_total{reason=\"rate_limited\"} 2"),
+        || text.to_string(),
+    )?;
+
+    // A bad limit in the file is refused at start, naming the line.
+    std::fs::write(&file, "ok\nbad rate=fast\n").map_err(|e| e.to_string())?;
+    let out = beaker()
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-python",
+            "--http-tokens",
+            &path,
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure(!out.status.success() && err.contains("line 2"), || {
+        format!("{:?} {err}", out.status)
+    })
+}
+
 fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
     let h = std::sync::Arc::new(Http::start(&[
         "--no-python",
@@ -745,6 +841,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "openapi_describes_what_is_served",
             openapi_describes_what_is_served,
+        ),
+        t(
+            "tokens_have_their_own_rate_and_in_flight_limits",
+            tokens_have_their_own_rate_and_in_flight_limits,
         ),
         t(
             "malformed_and_oversized_bodies_are_refused",

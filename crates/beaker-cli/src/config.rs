@@ -72,8 +72,9 @@ pub struct ServeArgs {
     /// `tools/call` for MCP clients (Claude Desktop, the MCP SDKs, agent frameworks).
     #[arg(long, conflicts_with = "http")]
     pub mcp: bool,
-    /// With `--http`: a file of bearer tokens, one per line; every route but `/healthz` then needs
-    /// `Authorization: Bearer TOKEN`.
+    /// With `--http`: a file of bearer tokens, one per line, each optionally with its limits
+    /// (`TOKEN rate=200 burst=400 in_flight=64`); every route but `/healthz` then needs
+    /// `Authorization: Bearer TOKEN`, and a token past its limits is answered 429.
     #[arg(long, value_name = "FILE", requires = "http")]
     pub http_tokens: Option<PathBuf>,
 }

@@ -53,14 +53,13 @@ pub fn serve_http(
     addr: std::net::SocketAddr,
     tokens_path: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
-    let tokens: Vec<String> = match tokens_path {
-        Some(path) => std::fs::read_to_string(path)
-            .with_context(|| format!("reading bearer tokens from {}", path.display()))?
-            .lines()
-            .map(str::trim)
-            .filter(|t| !t.is_empty() && !t.starts_with('#'))
-            .map(str::to_string)
-            .collect(),
+    let tokens = match tokens_path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading bearer tokens from {}", path.display()))?;
+            beaker_http::parse_tokens(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        }
         None => Vec::new(),
     };
     // A token file with no token in it would silently serve without authentication.

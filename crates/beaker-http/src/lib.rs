@@ -24,6 +24,9 @@
 mod metrics;
 mod routes;
 mod run_code;
+mod tokens;
+
+pub use tokens::{parse_tokens, Token};
 
 use axum::extract::{DefaultBodyLimit, Request, State as Shared};
 use axum::http::{header, StatusCode};
@@ -47,8 +50,8 @@ pub struct Options {
     /// Requests being answered at once; one more is answered 503 with `Retry-After` at once, never queued.
     pub max_in_flight: usize,
     /// Bearer tokens, any of which a request must carry (`Authorization: Bearer TOKEN`) on every route but
-    /// `/healthz`; empty: no authentication.
-    pub tokens: Vec<String>,
+    /// `/healthz`, each with its own rate and in-flight limits; empty: no authentication.
+    pub tokens: Vec<Token>,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ struct State {
     options: Arc<Options>,
     in_flight: Arc<Semaphore>,
     rejected: Arc<metrics::Rejected>,
+    tokens: Arc<Vec<tokens::Guarded>>,
 }
 
 /// The routes, ready to be served (or nested in a bigger axum app).
@@ -78,6 +82,14 @@ pub fn router(engine: Engine, options: Options) -> Router {
         engine,
         in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
         rejected: Arc::default(),
+        tokens: Arc::new(
+            options
+                .tokens
+                .iter()
+                .cloned()
+                .map(tokens::Guarded::new)
+                .collect(),
+        ),
         options: Arc::new(options),
     };
     Router::new()
@@ -104,7 +116,9 @@ async fn openapi() -> Response {
 
 /// Before any route: the bearer token (when tokens are configured), then a permit of the in-flight cap.
 async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Response {
-    if !state.options.tokens.is_empty() && req.uri().path() != "/healthz" {
+    // The token's own in-flight permit, held until the answer is sent.
+    let mut token_permit = None;
+    if !state.tokens.is_empty() && req.uri().path() != "/healthz" {
         let given = req
             .headers()
             .get(header::AUTHORIZATION)
@@ -114,10 +128,15 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .map_or("", |(_, token)| token.trim());
         // Every token is compared in full, so the time taken says nothing about how much of one matched.
-        let known = state.options.tokens.iter().fold(false, |hit, t| {
-            hit | same_bytes(t.as_bytes(), given.as_bytes())
+        let known = state.tokens.iter().fold(None, |hit, t| {
+            let same = same_bytes(t.token.token.as_bytes(), given.as_bytes());
+            if same && hit.is_none() {
+                Some(t)
+            } else {
+                hit
+            }
         });
-        if !known {
+        let Some(token) = known else {
             state.rejected.unauthorized.fetch_add(1, Ordering::Relaxed);
             let body = json!({"success": false, "error": "missing or unknown bearer token", "error_kind": "invalid_params"});
             return (
@@ -126,6 +145,29 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
                 Json(body),
             )
                 .into_response();
+        };
+        if let Err(wait) = token.take(std::time::Instant::now()) {
+            state.rejected.rate_limited.fetch_add(1, Ordering::Relaxed);
+            let rate = token.token.rate.unwrap_or_default();
+            return too_many(
+                format!("this token's rate limit ({rate} requests a second) is reached"),
+                wait,
+            );
+        }
+        if let Some(permits) = &token.in_flight {
+            match permits.clone().try_acquire_owned() {
+                Ok(p) => token_permit = Some(p),
+                Err(_) => {
+                    state.rejected.rate_limited.fetch_add(1, Ordering::Relaxed);
+                    return too_many(
+                        format!(
+                            "this token has {} requests in flight, its limit",
+                            token.token.in_flight.unwrap_or_default()
+                        ),
+                        std::time::Duration::from_secs(1),
+                    );
+                }
+            }
         }
     }
     // Health and metrics are answered even when the server is saturated: that is when they are needed.
@@ -144,6 +186,7 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     };
     let response = next.run(req).await;
     drop(permit);
+    drop(token_permit);
     // axum's body limit answers in plain text; every refusal here is JSON in the envelope's shape.
     if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
         state.rejected.too_large.fetch_add(1, Ordering::Relaxed);
@@ -151,6 +194,18 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
         return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
     }
     response
+}
+
+/// A 429 for a token over its own limits, with the whole seconds to wait (at least 1) in `Retry-After`.
+fn too_many(message: String, wait: std::time::Duration) -> Response {
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let body = json!({"success": false, "error": format!("{message}; retry in {secs} s"), "error_kind": "limit_exceeded", "retryable": true});
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::RETRY_AFTER, secs.to_string())],
+        Json(body),
+    )
+        .into_response()
 }
 
 /// Equality of two byte strings in time that depends only on their lengths.

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub(crate) struct Rejected {
     pub(crate) unauthorized: AtomicU64,
     pub(crate) overloaded: AtomicU64,
+    pub(crate) rate_limited: AtomicU64,
     pub(crate) too_large: AtomicU64,
 }
 
@@ -178,6 +179,7 @@ pub(crate) fn render(s: &Stats, http_in_flight: usize, rejected: &Rejected) -> S
     for (reason, n) in [
         ("unauthorized", &rejected.unauthorized),
         ("overloaded", &rejected.overloaded),
+        ("rate_limited", &rejected.rate_limited),
         ("too_large", &rejected.too_large),
     ] {
         let _ = writeln!(
