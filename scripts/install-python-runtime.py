@@ -173,7 +173,14 @@ def install(wheel, target):
 
 
 # The clients the tests use, each pinned: a client nobody here wrote is the test of a compatible front end.
-CLIENTS = ["sandbox-fusion==0.3.7", "mcp==2.3.0", "prometheus-client==0.26.0"]
+CLIENTS = [
+    "sandbox-fusion==0.3.7",
+    "mcp==2.3.0",
+    "prometheus-client==0.26.0",
+    # `import beaker`: maturin builds the package into this venv (scripts/build-python-package.sh), pytest tests it.
+    "maturin==1.16.0",
+    "pytest==9.2.0",
+]
 
 
 def install_clients(folder):

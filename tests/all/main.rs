@@ -15,6 +15,7 @@ mod logic;
 mod mcp;
 mod numerical;
 mod python;
+mod python_package;
 mod sandbox;
 mod serve;
 mod statistics;
@@ -41,6 +42,7 @@ fn main() {
     trials.extend(sandbox::trials());
     trials.extend(python::trials());
     trials.extend(python::symbolic_trials());
+    trials.extend(python_package::trials());
     trials.extend(logic::trials());
     trials.extend(domain::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-protocol", 5),
     ("beaker-http", 6),
     ("beaker-mcp", 6),
+    ("beaker-py", 6),
     ("beaker-cli", 7),
     ("beaker", 8),
 ];

@@ -75,11 +75,11 @@ async def every_tool(specs):
 async def failures():
     async with Client(SERVER) as c:
         r = await c.call_tool("calculator", {"expression": "1/0"})
-        check("a failing call is an error result", r.is_error and r.structured_content["error_kind"] == "domain_error", r)
+        check("a failing call is an error result", r.is_error and r.meta["beaker/error_kind"] == "domain_error", r)
         check("its text says why", "error" in r.content[0].text, r.content)
         r = await c.call_tool("calculator", {"expresion": "1"})
         check("bad params are an error result too", r.is_error
-              and r.structured_content["error_kind"] == "invalid_params", r)
+              and r.meta["beaker/error_kind"] == "invalid_params", r)
         try:
             await c.call_tool("calculater", {"expression": "1"})
             check("an unknown tool is a protocol error", False, "no error")
@@ -87,6 +87,14 @@ async def failures():
             check("an unknown tool is a protocol error", e.error.code == -32602 and "calculator" in e.error.message, e)
         r = await c.call_tool("calculator", {"expression": "2**10"})
         check("the session goes on after errors", r.structured_content["value"] == "1024", r)
+        r = await c.call_tool("calculator", {"expression": "2**300000"})
+        check("a 90,309-digit result is whole in structuredContent",
+              len(r.structured_content["value"]) == 90309, len(r.structured_content["value"]))
+        check("and cut to head and tail in the text block", len(r.content[0].text) < 33000
+              and "not shown here" in r.content[0].text, len(r.content[0].text))
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        check("stateful tools are not idempotent", tools["execute_python"].annotations.idempotent_hint is False
+              and tools["calculator"].annotations.idempotent_hint is True, tools["execute_python"].annotations)
 
 
 async def cancellation_and_progress():
@@ -105,7 +113,7 @@ async def cancellation_and_progress():
 
         r = await c.call_tool("_block", {}, progress_callback=progress,
                               meta={"beaker/limits": {"timeout_ms": 2500}})
-        check("a long call ends at its limit", r.is_error and r.structured_content["error_kind"] == "timeout", r)
+        check("a long call ends at its limit", r.is_error and r.meta["beaker/error_kind"] == "timeout", r)
         check("and reports progress while it runs", len(seen) >= 2 and seen[0][0] < seen[-1][0], seen)
 
 

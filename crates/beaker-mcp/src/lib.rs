@@ -5,9 +5,10 @@
 //!   `initialize` handshake of 2025-11-25 and before. rmcp negotiates; this crate only answers.
 //! - `tools/list`: every tool with its `inputSchema` and `outputSchema` (the result schema).
 //! - `tools/call`: `structuredContent` is the tool's `result`; the `content` is the result as a model reads
-//!   it (one text block) plus an `image` block per plot or figure. A tool's failure is a result with
-//!   `isError: true` (its `structuredContent` carries `error`, `error_kind`, `fault`, `retryable`), so a
-//!   model sees it; only an unknown tool or unreadable `_meta` is a JSON-RPC error.
+//!   it (one text block, at most 32 KiB) plus an `image` block per plot or figure. A tool's failure is a
+//!   result with `isError: true` (the text says `error` and `error_kind`; `_meta` has the kind, fault and
+//!   retryability), so a model sees it; only an unknown tool, a duplicate id in flight or unreadable `_meta`
+//!   is a JSON-RPC error.
 //! - `notifications/cancelled` cancels the call in the engine; a call that carries a `progressToken` gets a
 //!   progress notification every [`Options::progress_every`] while it runs.
 //! - At most [`Options::max_in_flight`] calls run at once; the others wait their turn (a cancellation
@@ -92,9 +93,12 @@ where
         rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(input, output)
             .with_max_line_length(options.max_line_bytes);
     let server = Server::new(engine, options)?;
-    let running = rmcp::serve_server(server, transport)
-        .await
-        .map_err(|e| Error::Start(Box::new(e)))?;
+    let running = match rmcp::serve_server(server, transport).await {
+        Ok(r) => r,
+        // A client that hangs up before saying anything ended the session; that is not a failure.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(Error::Start(Box::new(e))),
+    };
     running.waiting().await?;
     Ok(())
 }
@@ -110,6 +114,8 @@ pub async fn serve_stdio(engine: Engine, options: Options) -> Result<(), Error> 
 #[derive(Clone)]
 pub struct Server {
     engine: Engine,
+    /// The calls in flight by request id, each with what cancels it.
+    ids: Arc<std::sync::Mutex<InFlight>>,
     tools: Arc<Vec<Tool>>,
     slots: Arc<Semaphore>,
     progress_every: Duration,
@@ -128,6 +134,7 @@ impl Server {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Server {
             engine,
+            ids: Arc::default(),
             tools: Arc::new(tools),
             slots: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
             progress_every: options.progress_every.max(Duration::from_millis(10)),
@@ -178,6 +185,23 @@ impl Server {
     }
 }
 
+/// Request ids of the calls in flight, each with what cancels its call.
+type InFlight = std::collections::HashMap<String, Box<dyn Fn() + Send>>;
+
+/// Frees a request id when its call is answered, or its handler dropped.
+struct IdInFlight {
+    ids: Arc<std::sync::Mutex<InFlight>>,
+    id: String,
+}
+
+impl Drop for IdInFlight {
+    fn drop(&mut self) {
+        if let Ok(mut ids) = self.ids.lock() {
+            ids.remove(&self.id);
+        }
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         render::server_config()
@@ -212,6 +236,31 @@ impl ServerHandler for Server {
                 ErrorData::invalid_params(format!("_meta[\"{LIMITS_META}\"]: {e}"), None)
             })?;
         }
+        let id = context.id.to_string();
+        let ct = context.ct.clone();
+        let earlier = self
+            .ids
+            .lock()
+            .ok()
+            .and_then(|mut ids| ids.insert(id.clone(), Box::new(move || ct.cancel())));
+        if let Some(cancel_earlier) = earlier {
+            // rmcp keeps one pending answer per id, so the earlier call's answer could no longer be sent: it is
+            // cancelled too, rather than left running for nobody.
+            cancel_earlier();
+            if let Ok(mut ids) = self.ids.lock() {
+                ids.remove(&id);
+            }
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "request id {id} was already in flight; both calls are refused (reuse an id only after its answer)"
+                ),
+                None,
+            ));
+        }
+        let _in_flight = IdInFlight {
+            ids: self.ids.clone(),
+            id,
+        };
         let env = self.run(call, &context).await;
         let result: CallToolResult = render::call_result(&env).map_err(|e| {
             ErrorData::internal_error(format!("the result cannot be sent: {e}"), None)

@@ -24,8 +24,10 @@ pub(crate) fn server_config() -> ServerConfig {
     config
 }
 
-/// A spec as an MCP tool. Every Beaker tool is read-only, deterministic and offline, and says so.
+/// A spec as an MCP tool. Every Beaker tool is read-only and offline, and deterministic unless it keeps a
+/// `session` (Python sessions carry state from call to call), and says so.
 pub(crate) fn tool(spec: &ToolSpec) -> Result<Tool, Error> {
+    let stateful = spec.params_schema["properties"].get("session").is_some();
     let v = json!({
         "name": spec.name,
         "description": spec.description,
@@ -34,7 +36,7 @@ pub(crate) fn tool(spec: &ToolSpec) -> Result<Tool, Error> {
         "annotations": {
             "readOnlyHint": true,
             "destructiveHint": false,
-            "idempotentHint": true,
+            "idempotentHint": !stateful,
             "openWorldHint": false,
         },
     });
@@ -58,7 +60,7 @@ pub(crate) fn call_result(env: &Envelope) -> Result<CallToolResult, serde_json::
     let v = if env.success {
         let result = env.result.clone().unwrap_or_else(|| json!({}));
         let (view, images) = split_images(&result);
-        let mut content = vec![json!({"type": "text", "text": python_json(&view)})];
+        let mut content = vec![json!({"type": "text", "text": capped(python_json(&view))})];
         content.extend(
             images
                 .into_iter()
@@ -70,19 +72,48 @@ pub(crate) fn call_result(env: &Envelope) -> Result<CallToolResult, serde_json::
         shown.insert("error".into(), json!(env.error.clone().unwrap_or_default()));
         if let Some(k) = env.error_kind {
             shown.insert("error_kind".into(), json!(k.as_str()));
+            meta.insert("beaker/error_kind".into(), json!(k.as_str()));
         }
-        let mut structured = shown.clone();
-        structured.insert("fault".into(), serde_json::to_value(env.fault)?);
-        structured.insert("retryable".into(), json!(env.retryable.unwrap_or(false)));
+        meta.insert("beaker/fault".into(), serde_json::to_value(env.fault)?);
+        meta.insert(
+            "beaker/retryable".into(),
+            json!(env.retryable.unwrap_or(false)),
+        );
+        // No structuredContent: it would have to match the tool's outputSchema, which describes results (the
+        // TypeScript SDK checks it even on errors). The kind, fault and retryability are in `_meta`.
         json!({
             "resultType": "complete",
-            "content": [{"type": "text", "text": python_json(&Value::Object(shown))}],
-            "structuredContent": structured,
+            "content": [{"type": "text", "text": capped(python_json(&Value::Object(shown)))}],
             "isError": true,
             "_meta": meta,
         })
     };
     serde_json::from_value(v)
+}
+
+/// Longest text block, in bytes: a result past it (a long stdout, a 100,000-digit number) is shown as its head
+/// and tail with a note, so a host does not pour it all into a model's context. `structuredContent` keeps it whole.
+pub(crate) const MAX_TEXT_BYTES: usize = 32 << 10;
+
+/// `text` cut to [`MAX_TEXT_BYTES`]: three quarters head, a note, one quarter tail, on character boundaries.
+pub(crate) fn capped(text: String) -> String {
+    if text.len() <= MAX_TEXT_BYTES {
+        return text;
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let head = floor(MAX_TEXT_BYTES * 3 / 4);
+    let tail = floor(text.len() - MAX_TEXT_BYTES / 4);
+    format!(
+        "{}\n[... {} bytes not shown here; the whole result is in structuredContent ...]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// The result with its pictures taken out (for the text block), and the pictures as `(mime type, base64)`.

@@ -87,6 +87,19 @@ fn an_svg_document_is_base64_encoded_and_base64_svg_kept() {
 }
 
 #[test]
+fn a_long_text_block_keeps_its_head_and_tail() {
+    use crate::render::{capped, MAX_TEXT_BYTES};
+    let short = "é".repeat(100);
+    assert_eq!(capped(short.clone()), short);
+    // Two-byte characters: the cuts must fall on character boundaries.
+    let long = format!("start{}end", "é".repeat(MAX_TEXT_BYTES));
+    let c = capped(long.clone());
+    assert!(c.len() < MAX_TEXT_BYTES + 200, "{}", c.len());
+    assert!(c.starts_with("start") && c.ends_with("end"));
+    assert!(c.contains("bytes not shown here; the whole result is in structuredContent"));
+}
+
+#[test]
 fn failures_are_error_results_with_their_kind() {
     let env = Envelope::failure(
         None,
@@ -95,9 +108,11 @@ fn failures_are_error_results_with_their_kind() {
     );
     let r = serde_json::to_value(call_result(&env).expect("result")).expect("json");
     assert_eq!(r["isError"], true);
-    assert_eq!(r["structuredContent"]["error_kind"], "domain_error");
-    assert_eq!(r["structuredContent"]["fault"], "model");
-    assert_eq!(r["structuredContent"]["retryable"], false);
+    // No structuredContent: the tool's outputSchema describes results, not errors.
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert_eq!(r["_meta"]["beaker/error_kind"], "domain_error");
+    assert_eq!(r["_meta"]["beaker/fault"], "model");
+    assert_eq!(r["_meta"]["beaker/retryable"], false);
     let text = r["content"][0]["text"].as_str().expect("text");
     assert!(text.contains("log of a negative number"), "{text}");
 }
@@ -183,7 +198,7 @@ async fn a_session_lists_calls_fails_and_cancels() {
     let bad = p.answer().await;
     assert_eq!(bad["result"]["isError"], true, "{bad}");
     assert_eq!(
-        bad["result"]["structuredContent"]["error_kind"],
+        bad["result"]["_meta"]["beaker/error_kind"],
         "invalid_params"
     );
 
@@ -202,7 +217,7 @@ async fn a_session_lists_calls_fails_and_cancels() {
         .await;
     let timed_out = p.answer().await;
     assert_eq!(
-        timed_out["result"]["structuredContent"]["error_kind"], "timeout",
+        timed_out["result"]["_meta"]["beaker/error_kind"], "timeout",
         "{timed_out}"
     );
     p.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "spin", "arguments": {},
@@ -210,6 +225,17 @@ async fn a_session_lists_calls_fails_and_cancels() {
         .await;
     let unreadable = p.answer().await;
     assert_eq!(unreadable["error"]["code"], -32602, "{unreadable}");
+
+    // A second call with the id of one in flight is refused, and the first cancelled (rmcp could not send its
+    // answer any more): one error answer, and the only worker is free for the calls below.
+    p.send(json!({"jsonrpc": "2.0", "id": 70, "method": "tools/call", "params": {"name": "spin", "arguments": {},
+        "_meta": {"beaker/limits": {"timeout_ms": 600000}}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.send(json!({"jsonrpc": "2.0", "id": 70, "method": "tools/call", "params": {"name": "double", "arguments": {"n": 1}}}))
+        .await;
+    let dup = p.answer().await;
+    assert_eq!(dup["error"]["code"], -32600, "{dup}");
 
     // A cancelled call is answered cancelled at once, long before its 10-minute limit.
     p.send(json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "spin", "arguments": {},
@@ -228,7 +254,7 @@ async fn a_session_lists_calls_fails_and_cancels() {
         let a = p.answer().await;
         if a["id"] == 8 {
             assert_eq!(
-                a["result"]["structuredContent"]["error_kind"], "cancelled",
+                a["result"]["_meta"]["beaker/error_kind"], "cancelled",
                 "{a}"
             );
             continue;
@@ -269,10 +295,7 @@ async fn a_call_that_asks_for_progress_hears_it_runs() {
             assert_eq!(v["params"]["progressToken"], "p1");
         }
     };
-    assert_eq!(
-        answer["result"]["structuredContent"]["error_kind"],
-        "timeout"
-    );
+    assert_eq!(answer["result"]["_meta"]["beaker/error_kind"], "timeout");
     assert!(progress.len() >= 2, "{progress:?}");
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
 }

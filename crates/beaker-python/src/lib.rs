@@ -299,14 +299,12 @@ fn run_guest(
 fn report(outcome: Outcome) -> Result<Report, ToolError> {
     // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
     // can break its answer, so that is the program's doing, not Beaker's.
-    let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
+    let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|_| {
         let why = if outcome.stdout.is_empty() {
-            "the Python guest ended without a report (the program stopped the interpreter)".to_string()
+            "the Python guest ended without a report (the program stopped the interpreter)"
         } else {
-            format!(
-                "the program wrote to the raw standard output (file descriptor 1), which the sandbox does not \
-                 allow; use print() ({e})"
-            )
+            "the program wrote to the raw standard output (file descriptor 1), which the sandbox does not \
+             allow; use print()"
         };
         ToolError::new(ErrorKind::ToolError, why)
     })?;

@@ -1,0 +1,128 @@
+"""`import beaker` (crates/beaker-py), run by tests/all/python_package.rs in the test clients' venv after
+scripts/build-python-package.sh built the package there. Native tools only, plus the testing tool `_block`."""
+
+import asyncio
+import math
+import threading
+import time
+
+import pytest
+
+import beaker
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return beaker.Engine(python=False, workers=2, _test_tools=True)
+
+
+def test_a_call_returns_its_envelope(engine):
+    env = engine.call("calculator", {"expression": "2**100"}, id=7, meta={"k": [1]})
+    assert env["success"] is True
+    assert env["result"]["value"] == "1267650600228229401496703205376"
+    assert env["id"] == 7 and env["meta"] == {"k": [1]}
+
+
+def test_failures_are_envelopes_not_exceptions(engine):
+    env = engine.call("calculator", {"expression": "1/0"})
+    assert (env["success"], env["error_kind"], env["fault"], env["retryable"]) == (False, "domain_error", "model", False)
+    assert engine.call("calculater", {"expression": "1"})["error_kind"] == "unknown_tool"
+    assert engine.call("calculator", {"expresion": "1"})["error_kind"] == "invalid_params"
+    assert engine.call("calculator", [1, 2])["error_kind"] == "invalid_params"
+    nan = engine.call("calculator", {"expression": math.nan})
+    assert nan["error_kind"] == "invalid_params" and "not JSON" in nan["error"]
+    assert engine.call("calculator", {"expression": object()})["error_kind"] == "invalid_params"
+
+
+def test_limits_are_honoured(engine):
+    env = engine.call("_block", {}, limits={"timeout_ms": 50})
+    assert env["error_kind"] == "timeout"
+    assert engine.call("calculator", {"expression": "2**1000"}, limits={"max_digits": 10})["error_kind"] == "limit_exceeded"
+
+
+def test_engine_options_are_checked():
+    with pytest.raises(ValueError, match="unknown field"):
+        beaker.Engine(python=False, limits={"timeout_msec": 5})
+    with pytest.raises(ValueError, match="above the maximum"):
+        beaker.Engine(python=False, limits={"timeout_ms": 10**6})
+    e = beaker.Engine(python=False, limits={"timeout_ms": 30}, max_limits={"timeout_ms": 40}, _test_tools=True)
+    assert e.call("_block", {})["error_kind"] == "timeout"
+    # A call asking for more than the maximum gets the maximum.
+    started = time.monotonic()
+    assert e.call("_block", {}, limits={"timeout_ms": 600000})["error_kind"] == "timeout"
+    assert time.monotonic() - started < 30
+
+
+def test_acall_runs_many_calls_at_once(engine):
+    async def main():
+        return await asyncio.gather(*[engine.acall("calculator", {"expression": f"{i} * 3"}) for i in range(200)])
+
+    envs = asyncio.run(main())
+    assert [e["result"]["value"] for e in envs] == [str(i * 3) for i in range(200)]
+
+
+def test_cancelling_a_task_cancels_its_call():
+    # One worker: if the cancelled call kept it, the next call would wait ten minutes.
+    e = beaker.Engine(python=False, workers=1, _test_tools=True)
+
+    async def main():
+        task = asyncio.ensure_future(e.acall("_block", {}, limits={"timeout_ms": 600000}))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return await asyncio.wait_for(e.acall("calculator", {"expression": "6 * 7"}), 60)
+
+    assert asyncio.run(main())["result"]["value"] == "42"
+    assert e.stats()["tools"][0]["tool"] == "calculator"
+
+
+def test_the_gil_is_released_while_the_engine_works(engine):
+    # A call that blocks for 300 ms on an engine worker must not stop this thread counting.
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    env = engine.call("_block", {}, limits={"timeout_ms": 300})
+    stop.set()
+    t.join()
+    assert env["error_kind"] == "timeout"
+    assert len(ticks) > 50
+
+
+def test_run_text_runs_the_calls_in_a_models_text(engine):
+    out = engine.run_text('Let me check. <tool_call>{"tool": "calculator", "params": {"expression": "7 * 8"}}</tool_call>')
+    assert out["dialect"] == "tagged"
+    assert out["calls"][0]["result"]["value"] == "56"
+    assert out["text"].startswith("<tool_result>")
+    conv = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": '{"expression": "3*3"}'}}]}]
+    out = engine.run_text(conv)
+    assert out["messages"][0]["tool_call_id"] == "c1" and "9" in out["messages"][0]["content"]
+    bad = engine.run_text("hi", dialect="klingon")
+    assert bad["success"] is False and "klingon" in bad["error"]
+    assert asyncio.run(engine.arun_text("no calls here"))["calls"] == []
+
+
+def test_tools_in_every_format(engine):
+    specs = engine.tools()
+    names = [s["name"] for s in specs]
+    assert "calculator" in names and "physics" in names and "execute_python" not in names
+    assert engine.tools("openai")[0]["function"]["name"] == names[0]
+    assert engine.tools("mcp")["tools"][0]["inputSchema"] == specs[0]["params_schema"]
+    assert "<tools>" in engine.tools("hermes")
+    with pytest.raises(ValueError, match="unknown format"):
+        engine.tools("yaml")
+
+
+def test_stats_count_the_calls(engine):
+    before = {t["tool"]: t for t in engine.stats()["tools"]}["physics"]["succeeded"]
+    engine.call("physics", {"operation": "ohm", "voltage": 12, "current": 2})
+    after = {t["tool"]: t for t in engine.stats()["tools"]}["physics"]["succeeded"]
+    assert after == before + 1
