@@ -6,6 +6,10 @@ kind measures N sequential round trips (p50, p99) and the calls per second of C 
   calc:   calculator `7 * 8`
   python: execute_python `print(2**100)` (through /run_code on HTTP, as a SandboxFusion client posts it)
 
+With `import beaker` available (run it with the test venv's python after scripts/build-python-package.sh, or
+a venv holding a release wheel), it also measures the Python API in-process: `Engine.call` round trips and
+`Engine.acall` with C tasks in flight.
+
 Usage: python3 benches/front_ends.py PATH/TO/beaker [N] [C]
 """
 
@@ -111,6 +115,33 @@ def mcp(call):
     return lat, rate
 
 
+def python_api(call):
+    import asyncio
+    import beaker
+
+    engine = beaker.Engine()
+    lat = []
+    for _ in range(N):
+        t = time.perf_counter()
+        env = engine.call(call["tool"], call["params"])
+        lat.append(time.perf_counter() - t)
+        assert env["success"], env
+
+    async def flood():
+        total = N * 2
+        sem = asyncio.Semaphore(C)
+
+        async def one():
+            async with sem:
+                assert (await engine.acall(call["tool"], call["params"]))["success"]
+
+        t = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(total)))
+        return total / (time.perf_counter() - t)
+
+    return lat, asyncio.run(flood())
+
+
 def http_server():
     p = subprocess.Popen([BEAKER, "serve", "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
     for line in p.stderr:
@@ -154,6 +185,12 @@ def main():
     report("stdio execute_python", *stdio(PY))
     report("mcp calculator 7*8", *mcp(CALC))
     report("mcp execute_python", *mcp(PY))
+    try:
+        import beaker  # noqa: F401
+        report("python calculator 7*8", *python_api(CALC))
+        report("python execute_python", *python_api(PY))
+    except ImportError:
+        print("(no `import beaker` in this interpreter: the Python API is not measured)")
     p, port = http_server()
     try:
         ok = lambda r: r.get("success") is True
