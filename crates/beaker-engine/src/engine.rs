@@ -352,7 +352,11 @@ impl Engine {
             return handle;
         };
         // Checked here, before the call waits for a worker: a bad call never takes a slot or a deadline.
-        if let Err(e) = validate(&registered.validator, &params) {
+        if let Err(e) = validate(
+            &registered.validator,
+            &registered.tool.spec().params_schema,
+            &params,
+        ) {
             state.finish(Err(e), None);
             return handle;
         }
@@ -388,7 +392,11 @@ impl Engine {
 }
 
 /// Checks params against a tool's schema; the error names up to three paths.
-fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), ToolError> {
+fn validate(
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    params: &Value,
+) -> Result<(), ToolError> {
     if !params.is_object() {
         return Err(ToolError::invalid_params(format!(
             "`params` must be an object, got {}",
@@ -409,6 +417,15 @@ fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), Too
                 jsonschema::error::ValidationErrorKind::Enum { options } => {
                     format!("{at}: {}", enum_message(e.instance(), options))
                 }
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let mut msg = format!("{at}: {e}");
+                    for key in unexpected {
+                        if let Some(home) = declared_at(schema, key, &at) {
+                            msg.push_str(&format!("; `{key}` belongs at {home}"));
+                        }
+                    }
+                    msg
+                }
                 _ => format!("{at}: {e}"),
             }
         })
@@ -418,6 +435,36 @@ fn validate(validator: &jsonschema::Validator, params: &Value) -> Result<(), Too
     } else {
         Err(ToolError::invalid_params(errors.join("; ")))
     }
+}
+
+/// Where the params schema declares a property named `key`, other than at `not_at` (`params.data`): the path
+/// of the first such declaration, breadth first, for a key a model put at the wrong level (`A` beside
+/// `operation` instead of inside `data`). Looks through `properties` and `oneOf`/`anyOf`/`allOf` branches.
+pub(crate) fn declared_at(schema: &Value, key: &str, not_at: &str) -> Option<String> {
+    let mut queue = std::collections::VecDeque::from([(schema, "params".to_string(), 0u8)]);
+    while let Some((s, path, depth)) = queue.pop_front() {
+        if let Some(props) = s.get("properties").and_then(Value::as_object) {
+            if props.contains_key(key) && path != not_at {
+                return Some(format!("{path}.{key}"));
+            }
+            if depth < 4 {
+                for (name, sub) in props {
+                    queue.push_back((sub, format!("{path}.{name}"), depth + 1));
+                }
+            }
+        }
+        for branch in ["oneOf", "anyOf", "allOf"] {
+            for sub in s
+                .get(branch)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                queue.push_back((sub, path.clone(), depth));
+            }
+        }
+    }
+    None
 }
 
 /// Most choices an enum error lists in full (the schema validator says "or 23 other candidates").

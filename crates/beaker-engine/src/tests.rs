@@ -304,3 +304,20 @@ fn stats_count_each_tools_answers_and_pool_sizes() {
     assert_eq!(s.tools[0].tool, "echo_limits");
     assert_eq!(s.tools[0].latency.count(), 0);
 }
+
+#[test]
+fn a_key_at_the_wrong_level_is_told_where_it_belongs() {
+    let schema = json!({"type": "object", "properties": {"operation": {}, "data": {"oneOf": [
+        {"type": "object", "properties": {"A": {}}}, {"type": "object", "properties": {"x": {}}}]}},
+        "additionalProperties": false});
+    assert_eq!(
+        crate::engine::declared_at(&schema, "A", "params"),
+        Some("params.data.A".to_string())
+    );
+    assert_eq!(crate::engine::declared_at(&schema, "zz", "params"), None);
+    // Declared where it was found: no hint.
+    assert_eq!(
+        crate::engine::declared_at(&schema, "operation", "params"),
+        None
+    );
+}
