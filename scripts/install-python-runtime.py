@@ -180,6 +180,8 @@ CLIENTS = [
     # `import beaker`: maturin builds the package into this venv (scripts/build-python-package.sh), pytest tests it.
     "maturin==1.16.0",
     "pytest==9.2.0",
+    # beaker.ray's tests start a local Ray instance.
+    "ray==2.60.0",
 ]
 
 
