@@ -214,6 +214,51 @@ fn concurrent_clients_get_their_own_answers() -> Outcome {
     Ok(())
 }
 
+/// Slow clients hold nobody up: a dozen connections that send half a request and stall (and one that sends
+/// nothing) leave the server answering others at once, and a stalled body finished later is answered too.
+fn slow_clients_hold_nobody_up() -> Outcome {
+    let h = Http::start(&["--no-python", "--max-in-flight", "8"])?;
+    let body = json!({"tool": "calculator", "params": {"expression": "6*7"}}).to_string();
+    let mut stalled = Vec::new();
+    for _ in 0..12 {
+        let mut s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        let head = format!(
+            "POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        s.write_all(&body.as_bytes()[..10])
+            .map_err(|e| e.to_string())?;
+        stalled.push(s);
+    }
+    let _silent = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+    // More stalled requests than --max-in-flight, and still a fresh one is answered.
+    for i in 0..5 {
+        let (st, v) = h.json(
+            "POST",
+            "/v1/call",
+            &json!({"tool": "calculator", "params": {"expression": "1+1"}}),
+        )?;
+        ensure(st == 200 && v["result"]["value"] == "2", || {
+            format!("{i}: {st} {v}")
+        })?;
+    }
+    let mut first = stalled.remove(0);
+    first
+        .write_all(&body.as_bytes()[10..])
+        .map_err(|e| e.to_string())?;
+    first
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .map_err(|e| e.to_string())?;
+    let mut answer = vec![0u8; 4096];
+    let n = first.read(&mut answer).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&answer[..n]);
+    ensure(
+        text.starts_with("HTTP/1.1 200") && text.contains("\"value\":\"42\""),
+        || text.to_string(),
+    )
+}
+
 fn run_code_reports_like_sandbox_fusion() -> Outcome {
     let h = Http::start(&[])?;
     let run = |body: Value| h.json("POST", "/run_code", &body);
@@ -844,6 +889,7 @@ pub fn trials() -> Vec<Trial> {
             "openapi_describes_what_is_served",
             openapi_describes_what_is_served,
         ),
+        t("slow_clients_hold_nobody_up", slow_clients_hold_nobody_up),
         t(
             "tokens_have_their_own_rate_and_in_flight_limits",
             tokens_have_their_own_rate_and_in_flight_limits,

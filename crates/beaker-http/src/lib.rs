@@ -118,6 +118,7 @@ async fn openapi() -> Response {
 async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Response {
     // The token's own in-flight permit, held until the answer is sent.
     let mut token_permit = None;
+    let mut caller: Option<&tokens::Guarded> = None;
     if !state.tokens.is_empty() && req.uri().path() != "/healthz" {
         let given = req
             .headers()
@@ -154,25 +155,43 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
                 wait,
             );
         }
-        if let Some(permits) = &token.in_flight {
-            match permits.clone().try_acquire_owned() {
-                Ok(p) => token_permit = Some(p),
-                Err(_) => {
-                    state.rejected.rate_limited.fetch_add(1, Ordering::Relaxed);
-                    return too_many(
-                        format!(
-                            "this token has {} requests in flight, its limit",
-                            token.token.in_flight.unwrap_or_default()
-                        ),
-                        std::time::Duration::from_secs(1),
-                    );
-                }
-            }
-        }
+        caller = Some(token);
     }
     // Health and metrics are answered even when the server is saturated: that is when they are needed.
     if matches!(req.uri().path(), "/healthz" | "/metrics") {
         return next.run(req).await;
+    }
+    // The whole body is read before a slot is taken, so clients that trickle their bodies (slowloris) hold
+    // no slot and cannot starve the others; the body cap still bounds what is buffered.
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, state.options.max_body_bytes).await {
+        Ok(b) => b,
+        // http-body-util's length limit error is the only one that says this; others are the client's I/O.
+        Err(e) if e.to_string().contains("length limit") => {
+            state.rejected.too_large.fetch_add(1, Ordering::Relaxed);
+            let body = json!({"success": false, "error": format!("the request body is over the {} byte limit", state.options.max_body_bytes), "error_kind": "limit_exceeded"});
+            return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
+        }
+        Err(e) => {
+            let body = json!({"success": false, "error": format!("the request body could not be read: {e}"), "error_kind": "parse_error"});
+            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+        }
+    };
+    let req = Request::from_parts(parts, axum::body::Body::from(bytes));
+    if let Some(permits) = caller.and_then(|t| t.in_flight.as_ref()) {
+        match permits.clone().try_acquire_owned() {
+            Ok(p) => token_permit = Some(p),
+            Err(_) => {
+                state.rejected.rate_limited.fetch_add(1, Ordering::Relaxed);
+                return too_many(
+                    format!(
+                        "this token has {} requests in flight, its limit",
+                        caller.and_then(|t| t.token.in_flight).unwrap_or_default()
+                    ),
+                    std::time::Duration::from_secs(1),
+                );
+            }
+        }
     }
     let Ok(permit) = state.in_flight.clone().try_acquire_owned() else {
         state.rejected.overloaded.fetch_add(1, Ordering::Relaxed);
@@ -187,7 +206,7 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     let response = next.run(req).await;
     drop(permit);
     drop(token_permit);
-    // axum's body limit answers in plain text; every refusal here is JSON in the envelope's shape.
+    // axum's body limit (a route's own extractor) answers in plain text; every refusal here is JSON.
     if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
         state.rejected.too_large.fetch_add(1, Ordering::Relaxed);
         let body = json!({"success": false, "error": format!("the request body is over the {} byte limit", state.options.max_body_bytes), "error_kind": "limit_exceeded"});
