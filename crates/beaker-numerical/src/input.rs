@@ -94,15 +94,23 @@ pub(crate) fn bound(v: &Value, what: &str) -> Result<f64, ToolError> {
             _ => t
                 .parse::<f64>()
                 .ok()
+                .or_else(|| constant(s))
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| {
                     invalid(format!(
-                        "{what} must be a number or \"inf\"/\"-inf\", got {s:?}"
+                        "{what} must be a number, \"inf\"/\"-inf\", or a constant expression such as \"pi/2\", got {s:?}"
                     ))
                 }),
         };
     }
     number(v, what)
+}
+
+/// The value of a constant expression in the expression grammar (`"pi"`, `"2*pi"`, `"sqrt(2)/2"`), as the
+/// nearest f64; `None` if it does not parse or names a variable.
+fn constant(text: &str) -> Option<f64> {
+    let expr = parse(text, ParseLimits::default()).ok()?;
+    Some(expr.compile_f64(&[]).ok()?.eval(&[]))
 }
 
 /// An optional number option with a default and a validity check (`ok` names the rule for messages).
@@ -500,4 +508,29 @@ pub(crate) fn not_finite(what: impl std::fmt::Display) -> ToolError {
         ErrorKind::DomainError,
         format!("{what} is not finite (NaN or ±inf)"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bound;
+    use serde_json::json;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn bounds_take_infinities_numbers_and_constant_expressions() {
+        assert_eq!(bound(&json!("pi"), "b").ok(), Some(PI));
+        assert_eq!(bound(&json!("-pi/2"), "a").ok(), Some(-PI / 2.0));
+        assert_eq!(bound(&json!("2*pi"), "b").ok(), Some(2.0 * PI));
+        assert_eq!(bound(&json!("-inf"), "a").ok(), Some(f64::NEG_INFINITY));
+        assert_eq!(bound(&json!("1e3"), "a").ok(), Some(1000.0));
+        assert_eq!(bound(&json!(0.5), "a").ok(), Some(0.5));
+        for bad in ["x", "nan", "pi +", "1/0", ""] {
+            let e = bound(&json!(bad), "b").expect_err(bad);
+            assert!(
+                e.message.contains("constant expression"),
+                "{bad}: {}",
+                e.message
+            );
+        }
+    }
 }

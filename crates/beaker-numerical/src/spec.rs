@@ -43,8 +43,7 @@ pub(crate) fn spec() -> ToolSpec {
     let num = json!({"type": "number"});
     let vec_ = json!({"type": "array", "items": {"type": "number"}});
     let matrix = json!({"type": "array", "items": {"type": "array", "items": {"type": "number"}}});
-    let bound =
-        json!({"type": ["number", "string"], "description": "a number, or \"inf\"/\"-inf\""});
+    let bound = json!({"type": ["number", "string"], "description": "a number, \"inf\"/\"-inf\", or a constant expression (\"pi\", \"pi/2\")"});
     let expr = json!({"type": "string"});
     let params_schema = json!({
         "type": "object",
@@ -56,7 +55,7 @@ pub(crate) fn spec() -> ToolSpec {
                 "properties": {
                     "A": {"description": "A matrix (list of rows): linear algebra.", "allOf": [matrix]},
                     "B": {"description": "matmul: the right factor (a matrix or a vector)."},
-                    "b": {"description": "solve_linear: the right-hand side (a vector); integrate_numeric: the upper limit (a number or \"inf\")."},
+                    "b": {"description": "solve_linear: the right-hand side (a vector); integrate_numeric: the upper limit (a number, \"inf\", or a constant expression such as \"pi\")."},
                     "function": {"description": "minimize, root_find, integrate_numeric: the function, an expression.", "allOf": [expr]},
                     "variables": {"type": "array", "items": {"type": "string"}, "description": "The function's variables in order (default: its free names alphabetically); ode: the state names (default y0, y1, …)."},
                     "x0": {"description": "minimize: the start point (one value per variable); root_find: the start for secant/Newton."},
