@@ -849,6 +849,13 @@ fn openapi_describes_what_is_served() -> Outcome {
             json!({"code": "print(1)", "language": "cpp"}),
         ),
         ("POST", "/run_code", json!({"language": "python"})),
+        (
+            "POST",
+            "/run_jupyter",
+            json!({"cells": ["1"], "kernel": "R"}),
+        ),
+        ("POST", "/run_jupyter", json!({"cells": ["1"]})),
+        ("POST", "/run_jupyter", json!({"kernel": "python3"})),
     ] {
         let (st, answer) = h.json(method, path, &body)?;
         check(method, path.split('?').next().unwrap_or(path), st, &answer)?;

@@ -6,7 +6,8 @@ import base64
 import concurrent.futures
 import sys
 
-from sandbox_fusion import RunCodeRequest, RunStatus, SummaryMapping, run_code, summary_run_code_result
+from sandbox_fusion import (RunCodeRequest, RunJupyterRequest, RunStatus, SummaryMapping, run_code, run_jupyter,
+                            summary_run_code_result)
 
 URL = sys.argv[1]
 
@@ -57,3 +58,18 @@ except Exception as e:  # the client raises on SandboxError, as for SandboxFusio
 with concurrent.futures.ThreadPoolExecutor(8) as pool:
     outs = list(pool.map(lambda i: run(code=f"print({i} * {i})").run_result.stdout, range(32)))
 check("32 concurrent calls", outs == [f"{i * i}\n" for i in range(32)], outs)
+
+# /run_jupyter: cells in one interpreter, each reported apart; a raising cell does not stop the others.
+cells = ["a = 123", "a", "print(a)", "import sys; sys.stderr.write('err')", "raise RuntimeError('boom')", "a + 1"]
+r = run_jupyter(RunJupyterRequest(cells=cells), endpoint=URL, max_attempts=1)
+out = [(c.stdout, c.stderr, c.display, [e["ename"] for e in c.error]) for c in r.cells]
+check("jupyter cells", r.status == RunStatus.Success and out == [
+    ("", "", [], []), ("", "", [{"text/plain": "123"}], []), ("123\n", "", [], []),
+    ("", "err", [{"text/plain": "3"}], []), ("", "", [], ["RuntimeError"]), ("", "", [{"text/plain": "124"}], [])], out)
+r = run_jupyter(RunJupyterRequest(cells=["x = open('in.csv').read()", "open('out.txt', 'w').write(x[::-1])"],
+                                  files={"in.csv": data}, fetch_files=["out.txt"]), endpoint=URL, max_attempts=1)
+check("jupyter files", base64.b64decode(r.files.get("out.txt", "")) == b"\n4,3", r)
+r = run_jupyter(RunJupyterRequest(cells=["x = 1", "while True: pass", "print(x)"], total_timeout=1), endpoint=URL,
+                max_attempts=1)
+check("jupyter time limit", r.status == RunStatus.Failed and r.driver.status.value == "TimeLimitExceeded"
+      and r.cells == [], r)

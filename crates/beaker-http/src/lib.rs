@@ -11,6 +11,7 @@
 //! - `GET /metrics`: Prometheus text: calls and failures per tool, error kind and fault, latency histograms,
 //!   calls in flight, the worker pools' use, requests the server refused.
 //! - `POST /run_code`: SandboxFusion's route (what verl and SkyRL call), Python only, on `execute_python`.
+//! - `POST /run_jupyter`: SandboxFusion's notebook route: cells in one `execute_python` session.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -24,6 +25,7 @@
 mod metrics;
 mod routes;
 mod run_code;
+mod run_jupyter;
 mod tokens;
 
 pub use tokens::{parse_tokens, Token};
@@ -101,6 +103,7 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .route("/v1/batch", post(routes::batch))
         .route("/v1/run-text", post(routes::run_text))
         .route("/run_code", post(run_code::run_code))
+        .route("/run_jupyter", post(run_jupyter::run_jupyter))
         .fallback(routes::not_found)
         .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
         .layer(middleware::from_fn_with_state(state.clone(), guard))

@@ -175,7 +175,7 @@ pub(crate) async fn not_found() -> Response {
         String::new(),
         ToolError::new(
             ErrorKind::ParseError,
-            "no such route (see docs/HTTP.md: /v1/call, /v1/batch, /v1/run-text, /v1/tools, /healthz, /metrics, /openapi.json, /run_code)",
+            "no such route (see docs/HTTP.md: /v1/call, /v1/batch, /v1/run-text, /v1/tools, /healthz, /metrics, /openapi.json, /run_code, /run_jupyter)",
         ),
     );
     (StatusCode::NOT_FOUND, Json(env)).into_response()

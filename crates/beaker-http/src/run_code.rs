@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// CPython instructions per second of `run_timeout` (the rate a busy loop burns on the reference machine):
 /// the fuel a call gets, so that a runaway stops on fuel, deterministically, near its time limit.
-const FUEL_PER_SECOND: f64 = 8.6e9;
+pub(crate) const FUEL_PER_SECOND: f64 = 8.6e9;
 /// Memory the preloaded interpreter holds before the code runs (numpy, scipy, sympy, pandas and matplotlib
 /// imported), added to `memory_limit_MB` so that the limit is the program's own, as in a native process.
 const INTERPRETER_MIB: u64 = 180;
