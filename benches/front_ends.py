@@ -39,34 +39,39 @@ def report(name, lat, rate):
           f"{rate:8.0f} calls/s with {C} clients", flush=True)
 
 
-def stdio(call):
-    p = subprocess.Popen([BEAKER, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+def over_pipe(p, send, ok):
+    """N sequential round trips, then C requests in flight at a time, on a server's stdin and stdout.
+    `send(i)` writes request i (unflushed); `ok()` reads the next answer and says whether it succeeded."""
     lat = []
     for i in range(N):
         t = time.perf_counter()
-        p.stdin.write(json.dumps({"id": i, **call}) + "\n")
+        send(i)
         p.stdin.flush()
-        line = p.stdout.readline()
+        assert ok()
         lat.append(time.perf_counter() - t)
-        assert json.loads(line)["success"], line
-    # Throughput: C requests in flight at a time, matched by id.
     t = time.perf_counter()
     total = N * 2
     sent = 0
-    for i in range(min(C, total)):
-        p.stdin.write(json.dumps({"id": sent, **call}) + "\n")
+    for _ in range(min(C, total)):
+        send(sent)
         sent += 1
     p.stdin.flush()
     for _ in range(total):
-        assert json.loads(p.stdout.readline())["success"]
+        assert ok()
         if sent < total:
-            p.stdin.write(json.dumps({"id": sent, **call}) + "\n")
+            send(sent)
             p.stdin.flush()
             sent += 1
     rate = total / (time.perf_counter() - t)
     p.stdin.close()
     p.wait()
     return lat, rate
+
+
+def stdio(call):
+    p = subprocess.Popen([BEAKER, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    return over_pipe(p, lambda i: p.stdin.write(json.dumps({"id": i, **call}) + "\n"),
+                     lambda: json.loads(p.stdout.readline())["success"])
 
 
 def mcp(call):
@@ -88,31 +93,8 @@ def mcp(call):
     answer()
     send({"method": "notifications/initialized"})
     params = {"name": call["tool"], "arguments": call["params"]}
-    lat = []
-    for i in range(N):
-        t = time.perf_counter()
-        send({"id": i, "method": "tools/call", "params": params})
-        p.stdin.flush()
-        r = answer()
-        lat.append(time.perf_counter() - t)
-        assert r["result"]["isError"] is False, r
-    t = time.perf_counter()
-    total = N * 2
-    sent = 0
-    for _ in range(min(C, total)):
-        send({"id": sent, "method": "tools/call", "params": params})
-        sent += 1
-    p.stdin.flush()
-    for _ in range(total):
-        assert answer()["result"]["isError"] is False
-        if sent < total:
-            send({"id": sent, "method": "tools/call", "params": params})
-            p.stdin.flush()
-            sent += 1
-    rate = total / (time.perf_counter() - t)
-    p.stdin.close()
-    p.wait()
-    return lat, rate
+    return over_pipe(p, lambda i: send({"id": i, "method": "tools/call", "params": params}),
+                     lambda: answer()["result"]["isError"] is False)
 
 
 def python_api(call):

@@ -1,7 +1,7 @@
 //! `beaker serve --http` over real loopback sockets: the protocol's routes, malformed and oversized bodies,
 //! concurrency, SandboxFusion's `/run_code`, and that route driven by SandboxFusion's own Python client.
 
-use crate::support::{beaker, clients_python, ensure, root, Outcome};
+use crate::support::{beaker, clients_python, ensure, python_client_passes, root, Outcome};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -368,13 +368,51 @@ fn run_text_runs_the_calls_in_a_models_text() -> Outcome {
     ensure(st == 400, || format!("a call on /v1/run-text: {st} {v}"))
 }
 
+/// A `--http-tokens` file in a folder of its own, removed when dropped.
+struct TokenFile {
+    dir: std::path::PathBuf,
+    path: String,
+}
+
+impl TokenFile {
+    fn new(tag: &str, contents: &str) -> Result<TokenFile, String> {
+        let dir = std::env::temp_dir().join(format!("beaker-http-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let path = dir.join("tokens").to_string_lossy().to_string();
+        let t = TokenFile { dir, path };
+        t.write(contents)?;
+        Ok(t)
+    }
+
+    fn write(&self, contents: &str) -> Result<(), String> {
+        std::fs::write(&self.path, contents).map_err(|e| e.to_string())
+    }
+
+    /// `beaker serve --http` with this file, run to its end: for files it must refuse at start.
+    fn serve_to_exit(&self) -> Result<std::process::Output, String> {
+        beaker()
+            .args([
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--no-python",
+                "--http-tokens",
+            ])
+            .arg(&self.path)
+            .output()
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Drop for TokenFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 fn bearer_tokens_guard_every_route_but_health() -> Outcome {
-    let dir = std::env::temp_dir().join(format!("beaker-http-tokens-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join("tokens");
-    std::fs::write(&file, "# one per line\nsecret-one\nsecret-two\n").map_err(|e| e.to_string())?;
-    let path = file.to_string_lossy().to_string();
-    let h = Http::start(&["--no-python", "--http-tokens", &path])?;
+    let tokens = TokenFile::new("tokens", "# one per line\nsecret-one\nsecret-two\n")?;
+    let h = Http::start(&["--no-python", "--http-tokens", &tokens.path])?;
     let call = json!({"tool": "calculator", "params": {"expression": "1+1"}}).to_string();
     for (headers, want) in [
         ("", 401),
@@ -410,19 +448,8 @@ fn bearer_tokens_guard_every_route_but_health() -> Outcome {
         st == 200 && text.contains("beaker_http_rejected_total{reason=\"unauthorized\"} 5"),
         || format!("metrics with a token: {st} {text}"),
     )?;
-    std::fs::write(&file, "\n# none\n").map_err(|e| e.to_string())?;
-    let out = beaker()
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--no-python",
-            "--http-tokens",
-            &path,
-        ])
-        .output()
-        .map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_dir_all(&dir);
+    tokens.write("\n# none\n")?;
+    let out = tokens.serve_to_exit()?;
     ensure(!out.status.success(), || {
         "an empty token file must not start an open server".into()
     })
@@ -431,18 +458,16 @@ fn bearer_tokens_guard_every_route_but_health() -> Outcome {
 /// A token over its rate or its own in-flight cap is answered 429 with `Retry-After`; other tokens are not held
 /// back by it.
 fn tokens_have_their_own_rate_and_in_flight_limits() -> Outcome {
-    let dir = std::env::temp_dir().join(format!("beaker-http-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join("tokens");
     // A rate of one request every 100 s: after its burst of two, the third request must wait.
-    std::fs::write(&file, "slow rate=0.01 burst=2\ncapped in_flight=1\nfree\n")
-        .map_err(|e| e.to_string())?;
-    let path = file.to_string_lossy().to_string();
+    let tokens = TokenFile::new(
+        "limits",
+        "slow rate=0.01 burst=2\ncapped in_flight=1\nfree\n",
+    )?;
     let h = std::sync::Arc::new(Http::start(&[
         "--no-python",
         "--test-tools",
         "--http-tokens",
-        &path,
+        &tokens.path,
     ])?);
     let call = json!({"tool": "calculator", "params": {"expression": "1+1"}}).to_string();
     let send = |token: &str| {
@@ -506,18 +531,8 @@ fn tokens_have_their_own_rate_and_in_flight_limits() -> Outcome {
     )?;
 
     // A bad limit in the file is refused at start, naming the line.
-    std::fs::write(&file, "ok\nbad rate=fast\n").map_err(|e| e.to_string())?;
-    let out = beaker()
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--no-python",
-            "--http-tokens",
-            &path,
-        ])
-        .output()
-        .map_err(|e| e.to_string())?;
+    tokens.write("ok\nbad rate=fast\n")?;
+    let out = tokens.serve_to_exit()?;
     let err = String::from_utf8_lossy(&out.stderr);
     ensure(!out.status.success() && err.contains("line 2"), || {
         format!("{:?} {err}", out.status)
@@ -864,20 +879,13 @@ fn openapi_describes_what_is_served() -> Outcome {
 }
 
 fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
-    let python = clients_python()?;
     let h = Http::start(&[])?;
-    let out = std::process::Command::new(&python)
-        .arg(root().join("tests/clients/sandbox_fusion_client.py"))
-        .arg(format!("http://127.0.0.1:{}", h.port))
-        .output()
-        .map_err(|e| e.to_string())?;
-    ensure(out.status.success(), || {
-        format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    python_client_passes([
+        root()
+            .join("tests/clients/sandbox_fusion_client.py")
+            .into_os_string(),
+        format!("http://127.0.0.1:{}", h.port).into(),
+    ])
 }
 
 /// The HTTP trials.

@@ -1,26 +1,19 @@
 //! `beaker serve --mcp` driven over stdio by the official MCP Python SDK (`tests/clients/mcp_client.py`): both
 //! lifecycles, every tool's examples, failures, cancellation, progress and 100 concurrent calls.
 
-use crate::support::{clients_python, ensure, root, Outcome, Server};
+use crate::support::{ensure, python_client_passes, root, Outcome, Server};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 
 fn the_python_sdk_drives_every_tool() -> Outcome {
-    let python = clients_python()?;
-    let out = std::process::Command::new(&python)
-        .arg(root().join("tests/clients/mcp_client.py"))
-        .arg(env!("CARGO_BIN_EXE_beaker"))
+    python_client_passes([
+        root().join("tests/clients/mcp_client.py").into_os_string(),
+        env!("CARGO_BIN_EXE_beaker").into(),
         // One native worker, so a cancelled call that kept its worker would stall the next call.
-        .args(["--test-tools", "--workers", "1"])
-        .output()
-        .map_err(|e| e.to_string())?;
-    ensure(out.status.success(), || {
-        format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+        "--test-tools".into(),
+        "--workers".into(),
+        "1".into(),
+    ])
 }
 
 /// Hostile lines on a raw pipe: none stops the session, and stdout carries nothing but JSON-RPC (the guest's

@@ -1,7 +1,7 @@
 //! `import beaker`: the pytest suite of the Python package (tests/python), in the test clients' venv where
 //! `scripts/build-python-package.sh` built it (`.ci/run` does before the tests).
 
-use crate::support::{clients_python, ensure, root, Outcome};
+use crate::support::{clients_python, ensure, python_client_passes, root, Outcome};
 use libtest_mimic::Trial;
 
 fn the_pytest_suite_passes() -> Outcome {
@@ -17,18 +17,14 @@ fn the_pytest_suite_passes() -> Outcome {
             String::from_utf8_lossy(&import.stderr)
         )
     })?;
-    let out = std::process::Command::new(&python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(root().join("tests/python"))
-        .output()
-        .map_err(|e| e.to_string())?;
-    ensure(out.status.success(), || {
-        format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    python_client_passes([
+        "-m".into(),
+        "pytest".into(),
+        "-q".into(),
+        "-p".into(),
+        "no:cacheprovider".into(),
+        root().join("tests/python").into_os_string(),
+    ])
 }
 
 /// The Python package's trials.

@@ -165,3 +165,20 @@ pub fn clients_python() -> Result<PathBuf, libtest_mimic::Failed> {
     })?;
     Ok(python)
 }
+
+/// Runs the test clients' Python with `args`: passes when it exits 0, else fails with all it printed.
+pub fn python_client_passes<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> Outcome {
+    let out = Command::new(clients_python()?)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}

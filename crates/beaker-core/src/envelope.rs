@@ -172,30 +172,42 @@ fn clip_message(message: String) -> String {
     if message.len() <= MAX_ERROR_BYTES {
         return message;
     }
-    let floor = |mut i: usize| {
-        while !message.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
-    let ceil = |mut i: usize| {
-        while !message.is_char_boundary(i) {
-            i += 1;
-        }
-        i
-    };
-    let head = floor(MAX_ERROR_BYTES * 3 / 4);
-    let tail = ceil(message.len() - MAX_ERROR_BYTES / 5);
+    let (head, tail) = head_and_tail(&message, MAX_ERROR_BYTES * 3 / 4, MAX_ERROR_BYTES / 5);
     format!(
-        "{}… [{} bytes cut] …{}",
-        &message[..head],
-        tail - head,
-        &message[tail..]
+        "{head}… [{} bytes cut] …{tail}",
+        message.len() - head.len() - tail.len()
     )
+}
+
+/// The first `head` and last `tail` bytes of `text` (fewer where a character would be split), for showing a long
+/// text as its start and end with a note about the middle. A text of at most `head + tail` bytes is not
+/// split: it comes back whole as the head.
+pub fn head_and_tail(text: &str, head: usize, tail: usize) -> (&str, &str) {
+    if text.len() <= head.saturating_add(tail) {
+        return (text, "");
+    }
+    let mut h = head;
+    while !text.is_char_boundary(h) {
+        h -= 1;
+    }
+    let mut t = text.len() - tail;
+    while !text.is_char_boundary(t) {
+        t += 1;
+    }
+    (&text[..h], &text[t..])
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn head_and_tail_cut_on_character_boundaries() {
+        use super::head_and_tail;
+        assert_eq!(head_and_tail("abcdef", 4, 2), ("abcdef", ""));
+        assert_eq!(head_and_tail("abcdefgh", 3, 2), ("abc", "gh"));
+        // "é" is two bytes: a cut inside one moves out of it, keeping less rather than splitting it.
+        assert_eq!(head_and_tail("éééé", 3, 3), ("é", "é"));
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -106,6 +106,18 @@ impl ErrorKind {
     }
 }
 
+impl Fault {
+    /// The wire name (`"model"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::Model => "model",
+            Fault::Tool => "tool",
+            Fault::Infra => "infra",
+            Fault::Client => "client",
+        }
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -144,5 +156,26 @@ impl ToolError {
     /// Shorthand for a `limit_exceeded` error.
     pub fn limit(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::LimitExceeded, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ErrorKind, Fault};
+
+    #[test]
+    fn wire_names_are_the_serialized_names() {
+        for f in [Fault::Model, Fault::Tool, Fault::Infra, Fault::Client] {
+            assert_eq!(
+                serde_json::to_value(f).ok(),
+                Some(serde_json::json!(f.as_str()))
+            );
+        }
+        for k in ErrorKind::ALL {
+            assert_eq!(
+                serde_json::to_value(k).ok(),
+                Some(serde_json::json!(k.as_str()))
+            );
+        }
     }
 }

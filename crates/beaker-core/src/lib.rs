@@ -25,7 +25,7 @@ mod limits;
 mod spec;
 
 pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
-pub use envelope::{Envelope, ToolCall};
+pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest};

@@ -105,6 +105,8 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .route("/run_code", post(run_code::run_code))
         .route("/run_jupyter", post(run_jupyter::run_jupyter))
         .fallback(routes::not_found)
+        // The guard has read the body within the cap already; this only lifts the extractors' own 2 MiB default
+        // to the same cap.
         .layer(DefaultBodyLimit::max(state.options.max_body_bytes))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
@@ -209,12 +211,6 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     let response = next.run(req).await;
     drop(permit);
     drop(token_permit);
-    // axum's body limit (a route's own extractor) answers in plain text; every refusal here is JSON.
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        state.rejected.too_large.fetch_add(1, Ordering::Relaxed);
-        let body = json!({"success": false, "error": format!("the request body is over the {} byte limit", state.options.max_body_bytes), "error_kind": "limit_exceeded"});
-        return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
-    }
     response
 }
 

@@ -85,15 +85,12 @@ pub(crate) fn render(s: &Stats, http_in_flight: usize, rejected: &Rejected) -> S
     );
     for t in &s.tools {
         for (kind, n) in &t.failed {
-            let fault = serde_json::to_value(kind.fault())
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "beaker_call_failures_total{{tool=\"{}\",kind=\"{}\",fault=\"{fault}\"}} {n}",
+                "beaker_call_failures_total{{tool=\"{}\",kind=\"{}\",fault=\"{}\"}} {n}",
                 name(&t.tool),
-                kind.as_str()
+                kind.as_str(),
+                kind.fault().as_str()
             );
         }
     }

@@ -39,14 +39,14 @@ pub(crate) struct RunCodeRequest {
     fetch_files: Vec<String>,
 }
 
-/// How one command ran, as SandboxFusion reports it.
+/// How one command ran, as SandboxFusion reports it (also `/run_jupyter`'s `driver`).
 #[derive(Serialize)]
-struct CommandRunResult {
-    status: &'static str,
-    execution_time: Option<f64>,
-    return_code: Option<i64>,
-    stdout: Option<String>,
-    stderr: Option<String>,
+pub(crate) struct CommandRunResult {
+    pub(crate) status: &'static str,
+    pub(crate) execution_time: Option<f64>,
+    pub(crate) return_code: Option<i64>,
+    pub(crate) stdout: Option<String>,
+    pub(crate) stderr: Option<String>,
 }
 
 /// A `/run_code` answer.
@@ -73,18 +73,27 @@ impl RunCodeResponse {
     }
 }
 
-/// `POST /run_code`.
-pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Response {
-    // Like SandboxFusion (FastAPI), a body that does not fit the model is 422 with a `detail`.
-    let req: RunCodeRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => {
-            return (
+/// A SandboxFusion request from a body; like SandboxFusion (FastAPI), one that does not fit the model is
+/// answered 422 with a `detail`.
+pub(crate) fn sandbox_fusion_request<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+) -> Result<T, Box<Response>> {
+    serde_json::from_slice(body).map_err(|e| {
+        Box::new(
+            (
                 StatusCode::UNPROCESSABLE_ENTITY,
                 Json(json!({"detail": format!("invalid request: {e}")})),
             )
-                .into_response()
-        }
+                .into_response(),
+        )
+    })
+}
+
+/// `POST /run_code`.
+pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Response {
+    let req: RunCodeRequest = match sandbox_fusion_request(&body) {
+        Ok(r) => r,
+        Err(refused) => return *refused,
     };
     if !matches!(req.language.as_str(), "python" | "python3") {
         return Json(RunCodeResponse::sandbox_error(format!(
@@ -218,7 +227,7 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
     }
 }
 
-fn time_limit(seconds: f64) -> CommandRunResult {
+pub(crate) fn time_limit(seconds: f64) -> CommandRunResult {
     CommandRunResult {
         status: "TimeLimitExceeded",
         execution_time: Some(seconds),

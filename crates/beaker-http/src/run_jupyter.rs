@@ -3,11 +3,10 @@
 //! with the last). As SandboxFusion's runner does, every cell runs even after one raises; a run past
 //! `total_timeout` is `Failed` with a `TimeLimitExceeded` driver and no cells.
 
-use crate::run_code::FUEL_PER_SECOND;
+use crate::run_code::{sandbox_fusion_request, time_limit, CommandRunResult, FUEL_PER_SECOND};
 use crate::State;
 use axum::body::Bytes;
 use axum::extract::State as Shared;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use beaker_core::{ErrorKind, LimitsRequest, ToolCall};
@@ -59,9 +58,15 @@ fn answer(
     .into_response()
 }
 
-fn driver(status: &str, seconds: f64) -> Value {
-    json!({"status": status, "execution_time": seconds, "return_code": if status == "Finished" { json!(0) } else { Value::Null },
-           "stdout": "", "stderr": ""})
+/// The driver of a run that got through every cell.
+fn finished(seconds: f64) -> Value {
+    json!(CommandRunResult {
+        status: "Finished",
+        execution_time: Some(seconds),
+        return_code: Some(0),
+        stdout: Some(String::new()),
+        stderr: Some(String::new()),
+    })
 }
 
 /// What one cell printed and returned, in the runner's shape: `display` holds the last expression's value as
@@ -95,15 +100,9 @@ fn cell(result: &Value) -> Value {
 
 /// `POST /run_jupyter`.
 pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Response {
-    let req: RunJupyterRequest = match serde_json::from_slice(&body) {
+    let req: RunJupyterRequest = match sandbox_fusion_request(&body) {
         Ok(r) => r,
-        Err(e) => {
-            return (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Json(json!({"detail": format!("invalid request: {e}")})),
-            )
-                .into_response()
-        }
+        Err(refused) => return *refused,
     };
     if req.kernel != "python3" {
         let msg = format!(
@@ -145,7 +144,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
             return answer(
                 "Failed",
                 String::new(),
-                driver("TimeLimitExceeded", started.elapsed().as_secs_f64()),
+                json!(time_limit(started.elapsed().as_secs_f64())),
                 vec![],
                 Map::new(),
             );
@@ -185,7 +184,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
                 return answer(
                     "Failed",
                     message,
-                    driver("TimeLimitExceeded", started.elapsed().as_secs_f64()),
+                    json!(time_limit(started.elapsed().as_secs_f64())),
                     vec![],
                     Map::new(),
                 );
@@ -205,7 +204,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
     answer(
         "Success",
         String::new(),
-        driver("Finished", started.elapsed().as_secs_f64()),
+        finished(started.elapsed().as_secs_f64()),
         cells,
         files,
     )

@@ -2,7 +2,7 @@
 
 use crate::Error;
 use base64::Engine as _;
-use beaker_core::{Envelope, ToolSpec};
+use beaker_core::{head_and_tail, Envelope, ToolSpec};
 use beaker_dialects::render::python_json;
 use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig, Tool};
 use serde_json::{json, Map, Value};
@@ -100,19 +100,10 @@ pub(crate) fn capped(text: String) -> String {
     if text.len() <= MAX_TEXT_BYTES {
         return text;
     }
-    let floor = |mut i: usize| {
-        while !text.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
-    let head = floor(MAX_TEXT_BYTES * 3 / 4);
-    let tail = floor(text.len() - MAX_TEXT_BYTES / 4);
+    let (head, tail) = head_and_tail(&text, MAX_TEXT_BYTES * 3 / 4, MAX_TEXT_BYTES / 4);
     format!(
-        "{}\n[... {} bytes not shown here; the whole result is in structuredContent ...]\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
+        "{head}\n[... {} bytes not shown here; the whole result is in structuredContent ...]\n{tail}",
+        text.len() - head.len() - tail.len()
     )
 }
 

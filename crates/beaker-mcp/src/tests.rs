@@ -147,28 +147,30 @@ impl Pipe {
     }
 }
 
-fn session(options: Options) -> Pipe {
+/// A session through the `initialize` handshake (2025-11-25): the pipe, and the answer to `initialize`.
+async fn session(options: Options) -> (Pipe, Value) {
     let (client, server) = tokio::io::duplex(1 << 20);
     let (server_rx, server_tx) = tokio::io::split(server);
     tokio::spawn(serve(engine(), options, server_rx, server_tx));
     let (rx, tx) = tokio::io::split(client);
-    Pipe {
+    let mut p = Pipe {
         tx,
         rx: BufReader::new(rx),
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_lists_calls_fails_and_cancels() {
-    let mut p = session(Options::default());
+    };
     p.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
         .await;
     let init = p.answer().await;
-    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
-    assert_eq!(init["result"]["serverInfo"]["name"], "beaker");
     p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
+    (p, init)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_lists_calls_fails_and_cancels() {
+    let (mut p, init) = session(Options::default()).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "beaker");
 
     p.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
         .await;
@@ -269,16 +271,11 @@ async fn a_session_lists_calls_fails_and_cancels() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_that_asks_for_progress_hears_it_runs() {
-    let mut p = session(Options {
+    let (mut p, _) = session(Options {
         progress_every: Duration::from_millis(20),
         ..Options::default()
-    });
-    p.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
-        .await;
-    p.answer().await;
-    p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    })
+    .await;
     p.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "spin", "arguments": {},
         "_meta": {"progressToken": "p1", "beaker/limits": {"timeout_ms": 300}}}}))
         .await;
