@@ -5,6 +5,7 @@
 mod config;
 mod lines;
 mod serve;
+mod traces;
 
 use anyhow::Context;
 use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
@@ -75,6 +76,52 @@ enum Command {
         format: ToolsFormat,
         #[command(flatten)]
         engine: config::EngineArgs,
+    },
+    /// Check training traces (seed 001 Q:/A: files, seed 003 Svend traces, seed 004 conversation JSONL)
+    /// against their formats' rules and the tools' schemas; prints `file:line:col: rule: message` and exits
+    /// 1 when anything is wrong. `--rules` lists the rules.
+    Lint {
+        #[command(flatten)]
+        traces: traces::TraceArgs,
+        /// Switch a rule off (`qa/explain`), or a family (`qa`). Repeatable, or comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = traces::Format::Text)]
+        format: traces::Format,
+        /// List the rules and exit.
+        #[arg(long = "list-rules")]
+        list_rules: bool,
+    },
+    /// Rewrite deprecated Q:/A: files to the current format (`User:`/`Assistant:` turns to `Q:`/`A:`,
+    /// `<|tool_call|>NAME(ARGS)<|tool_end|>` calls and `<|tool_result|>` results to tagged JSON), in place,
+    /// keeping every other byte. Exit 1 when something could not be rewritten (or, with --check, needs it).
+    Migrate {
+        #[command(flatten)]
+        traces: traces::TraceArgs,
+        /// Report what would change, write nothing; exit 1 when a file needs migrating.
+        #[arg(long)]
+        check: bool,
+        /// Write the migrated files to stdout instead of in place.
+        #[arg(long)]
+        stdout: bool,
+    },
+    /// Re-run every recorded call of a tool Beaker runs and compare the recorded result with the real one
+    /// (numbers within --rel-tol or the rounding the trace shows, strings exactly, objects by the recorded
+    /// keys). Exit 1 when a recorded result is wrong.
+    Verify {
+        #[command(flatten)]
+        traces: traces::TraceArgs,
+        /// Write a copy of each wrong file (`NAME.fixed.EXT`) with the results Beaker gives, rendered in the
+        /// trace's format.
+        #[arg(long)]
+        fix: bool,
+        /// Relative tolerance for numbers (besides the rounding the recorded number shows).
+        #[arg(long, default_value_t = 1e-9)]
+        rel_tol: f64,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = traces::Format::Text)]
+        format: traces::Format,
     },
     /// Compile the sandboxed guests (the Python interpreter's snapshot, and any `--guest-dir` tools) into
     /// the module cache, so the first call of a server does not wait for it. Prints what it loaded.
@@ -195,6 +242,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Lint {
+            traces,
+            disable,
+            format,
+            list_rules,
+        } => traces::lint(&traces, &disable, format, list_rules),
+        Command::Migrate {
+            traces,
+            check,
+            stdout,
+        } => traces::migrate(&traces, check, stdout),
+        Command::Verify {
+            traces,
+            fix,
+            rel_tol,
+            format,
+        } => traces::verify(&traces, fix, rel_tol, format),
         Command::Compile { engine } => {
             let settings = config::Settings::load_engine(&engine)?;
             let started = std::time::Instant::now();

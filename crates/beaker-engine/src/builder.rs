@@ -124,15 +124,16 @@ impl EngineBuilder {
         for tool in loaded.tools {
             let spec = tool.spec().clone();
             let sandboxed = loaded.sandboxed.contains(&spec.name);
-            let validator = jsonschema::validator_for(&spec.params_schema).map_err(|e| {
-                EngineError::InvalidSchema {
-                    tool: spec.name.clone(),
-                    message: e.to_string(),
-                }
-            })?;
+            let params =
+                crate::params::ParamsSchema::compile(&spec.params_schema).map_err(|message| {
+                    EngineError::InvalidSchema {
+                        tool: spec.name.clone(),
+                        message,
+                    }
+                })?;
             let registered = Arc::new(Registered {
                 tool,
-                validator,
+                params,
                 sandboxed,
                 stats: Arc::default(),
             });

@@ -42,7 +42,7 @@ pub(crate) struct Counters {
 /// A tool as the engine holds it: the tool and its compiled params schema.
 pub(crate) struct Registered {
     pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) validator: jsonschema::Validator,
+    pub(crate) params: crate::params::ParamsSchema,
     /// Runs in the sandbox: queued on the sandbox pool.
     pub(crate) sandboxed: bool,
     /// Its calls, for [`Engine::stats`].
@@ -352,11 +352,7 @@ impl Engine {
             return handle;
         };
         // Checked here, before the call waits for a worker: a bad call never takes a slot or a deadline.
-        if let Err(e) = validate(
-            &registered.validator,
-            &registered.tool.spec().params_schema,
-            &params,
-        ) {
+        if let Err(e) = registered.params.check(&params) {
             state.finish(Err(e), None);
             return handle;
         }
@@ -389,121 +385,6 @@ impl Engine {
         }
         handle
     }
-}
-
-/// Checks params against a tool's schema; the error names up to three paths.
-fn validate(
-    validator: &jsonschema::Validator,
-    schema: &Value,
-    params: &Value,
-) -> Result<(), ToolError> {
-    if !params.is_object() {
-        return Err(ToolError::invalid_params(format!(
-            "`params` must be an object, got {}",
-            beaker_core::json_type(params)
-        )));
-    }
-    let errors: Vec<String> = validator
-        .iter_errors(params)
-        .take(3)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            let at = if path.is_empty() {
-                "params".to_string()
-            } else {
-                format!("params{}", path.replace('/', "."))
-            };
-            match e.kind() {
-                jsonschema::error::ValidationErrorKind::Enum { options } => {
-                    format!("{at}: {}", enum_message(e.instance(), options))
-                }
-                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                    let mut msg = format!("{at}: {e}");
-                    for key in unexpected {
-                        if let Some(home) = declared_at(schema, key, &at) {
-                            msg.push_str(&format!("; `{key}` belongs at {home}"));
-                        }
-                    }
-                    msg
-                }
-                _ => format!("{at}: {e}"),
-            }
-        })
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(ToolError::invalid_params(errors.join("; ")))
-    }
-}
-
-/// Where the params schema declares a property named `key`, other than at `not_at` (`params.data`): the path
-/// of the first such declaration, breadth first, for a key a model put at the wrong level (`A` beside
-/// `operation` instead of inside `data`). Looks through `properties` and `oneOf`/`anyOf`/`allOf` branches.
-pub(crate) fn declared_at(schema: &Value, key: &str, not_at: &str) -> Option<String> {
-    let mut queue = std::collections::VecDeque::from([(schema, "params".to_string(), 0u8)]);
-    while let Some((s, path, depth)) = queue.pop_front() {
-        if let Some(props) = s.get("properties").and_then(Value::as_object) {
-            if props.contains_key(key) && path != not_at {
-                return Some(format!("{path}.{key}"));
-            }
-            if depth < 4 {
-                for (name, sub) in props {
-                    queue.push_back((sub, format!("{path}.{name}"), depth + 1));
-                }
-            }
-        }
-        for branch in ["oneOf", "anyOf", "allOf"] {
-            for sub in s
-                .get(branch)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                queue.push_back((sub, path.clone(), depth));
-            }
-        }
-    }
-    None
-}
-
-/// Most choices an enum error lists in full (the schema validator says "or 23 other candidates").
-const MAX_LISTED_CHOICES: usize = 40;
-
-/// An enum error that names every choice and, for a string, the closest one ignoring case, spaces and
-/// hyphens (`Projectile`, `thin lens` and `ohms-law` are near misses a model makes).
-fn enum_message(got: &Value, options: &Value) -> String {
-    let choices: Vec<&Value> = options
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    let shown: Vec<String> = choices
-        .iter()
-        .take(MAX_LISTED_CHOICES)
-        .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string))
-        .collect();
-    let mut msg = format!("{got} is not one of: {}", shown.join(", "));
-    if choices.len() > MAX_LISTED_CHOICES {
-        msg.push_str(&format!(
-            " (and {} more)",
-            choices.len() - MAX_LISTED_CHOICES
-        ));
-    }
-    if let Some(text) = got.as_str() {
-        let norm = |s: &str| s.to_lowercase().replace([' ', '-'], "_");
-        let want = norm(text);
-        let best = choices
-            .iter()
-            .filter_map(|c| c.as_str())
-            .map(|c| (strsim::jaro_winkler(&want, &norm(c)), c))
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((score, c)) = best {
-            if score >= 0.8 {
-                msg.push_str(&format!("; did you mean \"{c}\"?"));
-            }
-        }
-    }
-    msg
 }
 
 fn lost(id: Option<Value>, tool: String) -> Envelope {

@@ -27,6 +27,7 @@ mod builder;
 mod engine;
 pub mod listing;
 mod output;
+mod params;
 mod stats;
 mod text;
 mod watchdog;
@@ -39,6 +40,7 @@ pub use beaker_catalog::{Catalog, CatalogError};
 pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
 pub use builder::{Config, EngineBuilder, EngineError};
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
+pub use params::ParamsSchema;
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
 pub use text::{TextCallResult, TextReply, TextRequest};
 

@@ -311,13 +311,13 @@ fn a_key_at_the_wrong_level_is_told_where_it_belongs() {
         {"type": "object", "properties": {"A": {}}}, {"type": "object", "properties": {"x": {}}}]}},
         "additionalProperties": false});
     assert_eq!(
-        crate::engine::declared_at(&schema, "A", "params"),
+        crate::params::declared_at(&schema, "A", "params"),
         Some("params.data.A".to_string())
     );
-    assert_eq!(crate::engine::declared_at(&schema, "zz", "params"), None);
+    assert_eq!(crate::params::declared_at(&schema, "zz", "params"), None);
     // Declared where it was found: no hint.
     assert_eq!(
-        crate::engine::declared_at(&schema, "operation", "params"),
+        crate::params::declared_at(&schema, "operation", "params"),
         None
     );
 }
