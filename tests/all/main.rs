@@ -22,6 +22,7 @@ mod statistics;
 mod support;
 mod text_mode;
 mod tidy;
+mod traces;
 mod units;
 
 fn main() {
@@ -45,5 +46,6 @@ fn main() {
     trials.extend(python_package::trials());
     trials.extend(logic::trials());
     trials.extend(domain::trials());
+    trials.extend(traces::trials());
     libtest_mimic::run(&args, trials).exit();
 }

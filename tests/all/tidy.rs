@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-catalog", 3),
     ("beaker-engine", 4),
     ("beaker-protocol", 5),
+    ("beaker-traces", 5),
     ("beaker-http", 6),
     ("beaker-mcp", 6),
     ("beaker-py", 6),
@@ -260,6 +261,10 @@ pub fn trials() -> Vec<Trial> {
             tools_md_matches_the_specs,
         ),
         Trial::test(
+            "tidy::traces_md_lists_every_lint_rule",
+            traces_md_lists_every_lint_rule,
+        ),
+        Trial::test(
             "tidy::gallery_matches_the_plotter",
             gallery_matches_the_plotter,
         ),
@@ -268,4 +273,24 @@ pub fn trials() -> Vec<Trial> {
             readme_test_command_is_what_ci_runs,
         ),
     ]
+}
+
+/// docs/TRACES.md's rule table has a row for every lint rule, with the code's description.
+fn traces_md_lists_every_lint_rule() -> Outcome {
+    let doc = std::fs::read_to_string(root().join("docs/TRACES.md"))
+        .map_err(|e| format!("docs/TRACES.md: {e}"))?;
+    let missing: Vec<String> = beaker_traces::lint::RULES
+        .iter()
+        .map(|(rule, what)| format!("| `{rule}` | {what} |"))
+        .filter(|row| !doc.contains(row.as_str()))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "docs/TRACES.md lacks these rows (regenerate the table from RULES):\n{}",
+            missing.join("\n")
+        )
+        .into())
+    }
 }

@@ -27,7 +27,6 @@ pub enum Format {
 #[derive(clap::Args, Clone)]
 pub struct TraceArgs {
     /// The trace files.
-    #[arg(required_unless_present = "rules")]
     pub files: Vec<PathBuf>,
     /// A registry of tools Beaker does not run (JSON: names, OpenAI tools, MCP tools or Beaker specs);
     /// calls to them are checked against their schemas. Repeatable.
@@ -36,14 +35,17 @@ pub struct TraceArgs {
     /// Read every file as this kind (qa, svend, conversation) instead of detecting it.
     #[arg(long)]
     pub kind: Option<String>,
-    /// List the rules and exit.
-    #[arg(long, hide = true)]
-    pub rules: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
 
 impl TraceArgs {
+    /// The files, or a usage error when there are none.
+    fn files(&self) -> anyhow::Result<&[PathBuf]> {
+        anyhow::ensure!(!self.files.is_empty(), "no trace files given");
+        Ok(&self.files)
+    }
+
     fn kind(&self) -> anyhow::Result<Option<Kind>> {
         self.kind
             .as_deref()
@@ -74,7 +76,7 @@ pub fn lint(
     list_rules: bool,
 ) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    if list_rules || args.rules {
+    if list_rules {
         for (name, what) in RULES {
             writeln!(out, "{name:<24} {what}")?;
         }
@@ -89,7 +91,7 @@ pub fn lint(
         linter.force_kind(k);
     }
     let started = Instant::now();
-    let reports = in_parallel(&args.files, |p| linter.lint_path(p));
+    let reports = in_parallel(args.files()?, |p| linter.lint_path(p));
     let lines: usize = reports.iter().map(|r| r.lines).sum();
     let diagnostics: Vec<&Diagnostic> = reports.iter().flat_map(|r| &r.diagnostics).collect();
     let secs = started.elapsed().as_secs_f64();
@@ -130,7 +132,7 @@ pub fn migrate(args: &TraceArgs, check: bool, stdout: bool) -> anyhow::Result<Ex
     let (registry, _engine) = args.registry()?;
     let mut out = std::io::stdout().lock();
     let mut clean = true;
-    for path in &args.files {
+    for path in args.files()? {
         let shown = path.display().to_string();
         let reader = open(path)?;
         let (migration, bytes) = {
@@ -178,7 +180,7 @@ pub fn verify(
     let mut out = std::io::stdout().lock();
     let (mut checked, mut matched, mut skipped) = (0, 0, 0);
     let mut all = Vec::new();
-    for path in &args.files {
+    for path in args.files()? {
         let shown = path.display().to_string();
         let kind = match forced {
             Some(k) => k,
@@ -214,11 +216,11 @@ pub fn verify(
             out,
             "{}",
             serde_json::json!({"summary": {"checked": checked, "matched": matched,
-                "wrong": all.len(), "skipped": skipped}})
+                "wrong": checked - matched, "problems": all.len(), "skipped": skipped}})
         )?,
         Format::Text => eprintln!(
             "{checked} calls re-run: {matched} recorded results are right, {} are not; {skipped} calls of tools Beaker does not run were skipped",
-            all.len()
+            checked - matched
         ),
     }
     Ok(exit(all.is_empty()))

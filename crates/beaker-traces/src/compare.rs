@@ -40,18 +40,36 @@ const META: [&str; 4] = ["tool", "success", "output_path", "error"];
 /// Fields of a real result that hold its main value, tried in order when the trace recorded a bare value.
 const PRIMARY: [&str; 6] = ["value", "result", "stdout", "answer", "display", "exact"];
 
-/// Compares a recorded result with the real one; `Err` says where they first differ.
-pub fn compare(recorded: &Value, real: &Value, tol: Tolerance) -> Result<(), Mismatch> {
-    at("", recorded, real, tol)
+/// Most mismatches reported for one result.
+const MAX_MISMATCHES: usize = 20;
+
+/// Compares a recorded result with the real one; `Err` lists where they differ (at most 20 places).
+pub fn compare(recorded: &Value, real: &Value, tol: Tolerance) -> Result<(), Vec<Mismatch>> {
+    let mut found = Vec::new();
+    at("", recorded, real, tol, &mut found);
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found)
+    }
 }
 
-fn mismatch(path: &str, recorded: &Value, real: &Value, why: impl Into<String>) -> Mismatch {
-    Mismatch {
+/// Collects the mismatches between `r` and `v` into `found`.
+fn at(path: &str, r: &Value, v: &Value, tol: Tolerance, found: &mut Vec<Mismatch>) {
+    if found.len() < MAX_MISMATCHES {
+        if let Err(e) = first(path, r, v, tol, found) {
+            found.push(*e);
+        }
+    }
+}
+
+fn mismatch(path: &str, recorded: &Value, real: &Value, why: impl Into<String>) -> Box<Mismatch> {
+    Box::new(Mismatch {
         path: path.to_string(),
         recorded: recorded.clone(),
         real: real.clone(),
         why: why.into(),
-    }
+    })
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -62,7 +80,14 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn at(path: &str, r: &Value, v: &Value, tol: Tolerance) -> Result<(), Mismatch> {
+/// The mismatch of `r` and `v` themselves (`Err`), after collecting those of their members into `found`.
+fn first(
+    path: &str,
+    r: &Value,
+    v: &Value,
+    tol: Tolerance,
+    found: &mut Vec<Mismatch>,
+) -> Result<(), Box<Mismatch>> {
     if let (Some(a), Some(b)) = (number(r), number(v)) {
         return if close(&a, &b, tol) {
             Ok(())
@@ -77,15 +102,13 @@ fn at(path: &str, r: &Value, v: &Value, tol: Tolerance) -> Result<(), Mismatch> 
                     continue;
                 }
                 match vo.get(k) {
-                    Some(vv) => at(&join(path, k), rv, vv, tol)?,
-                    None => {
-                        return Err(mismatch(
-                            &join(path, k),
-                            rv,
-                            &Value::Null,
-                            format!("the tool's result has no `{k}`"),
-                        ))
-                    }
+                    Some(vv) => at(&join(path, k), rv, vv, tol, found),
+                    None => found.push(*mismatch(
+                        &join(path, k),
+                        rv,
+                        &Value::Null,
+                        format!("the tool's result has no `{k}`"),
+                    )),
                 }
             }
             Ok(())
@@ -100,25 +123,27 @@ fn at(path: &str, r: &Value, v: &Value, tol: Tolerance) -> Result<(), Mismatch> 
                 ));
             }
             for (i, (a, b)) in ra.iter().zip(va).enumerate() {
-                at(&format!("{path}[{i}]"), a, b, tol)?;
+                at(&format!("{path}[{i}]"), a, b, tol, found);
             }
             Ok(())
         }
         (Value::Object(_) | Value::Array(_), _) => Err(mismatch(path, r, v, "the shapes differ")),
         (_, Value::Object(vo)) => {
             // A bare recorded value against a structured result: its main field.
-            let mut first = None;
+            let mut closest = None;
             for k in PRIMARY {
                 if let Some(vv) = vo.get(k) {
-                    match at(&join(path, k), r, vv, tol) {
-                        Ok(()) => return Ok(()),
-                        Err(e) => {
-                            first.get_or_insert(e);
-                        }
+                    let mut inner = Vec::new();
+                    at(&join(path, k), r, vv, tol, &mut inner);
+                    if inner.is_empty() {
+                        return Ok(());
+                    }
+                    if closest.is_none() {
+                        closest = inner.into_iter().next();
                     }
                 }
             }
-            Err(first.unwrap_or_else(|| mismatch(path, r, v, "a bare value was recorded; the tool's result has no main value to compare it with")))
+            Err(closest.map(Box::new).unwrap_or_else(|| mismatch(path, r, v, "a bare value was recorded; the tool's result has no main value to compare it with")))
         }
         (Value::String(a), Value::String(b)) => {
             if a.trim() == b.trim() {
@@ -217,14 +242,15 @@ mod tests {
             Tolerance::default(),
         )
         .expect_err("missing key");
-        assert_eq!(e.path, "H+");
+        assert_eq!(e[0].path, "H+");
         let e = compare(
-            &json!({"roots": [1, 2]}),
-            &json!({"roots": [1, 3]}),
+            &json!({"roots": [1, 2, 4]}),
+            &json!({"roots": [1, 3, 5]}),
             Tolerance::default(),
         )
         .expect_err("differs");
-        assert_eq!(e.path, "roots[1]");
+        let paths: Vec<&str> = e.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["roots[1]", "roots[2]"]);
         assert!(!ok(json!("abc"), json!("abd")));
         assert!(ok(json!(" abc\n"), json!("abc")));
         assert!(!ok(json!([1]), json!([1, 2])));

@@ -120,36 +120,38 @@ impl<'a> Verifier<'a> {
             }
             (true, true) => {
                 let real = env.result.clone().unwrap_or(Value::Null);
-                match recorded_value(&rec.result)
-                    .iter()
-                    .try_for_each(|r| compare(r, &real, self.tolerance))
-                {
-                    Ok(()) => {
-                        v.matched += 1;
-                        None
-                    }
-                    Err(Mismatch {
-                        path,
-                        recorded,
-                        real,
-                        why,
-                    }) => {
-                        let at = if path.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" at `{path}`")
-                        };
-                        v.diagnostics.push(report(
-                            "verify/mismatch",
-                            format!(
-                                "`{tool}`: recorded {}{at}, the tool gives {} ({why})",
-                                short(&recorded),
-                                short(&real)
-                            ),
-                        ));
-                        Some(env)
+                let mut wrong = Vec::new();
+                for r in recorded_value(&rec.result) {
+                    if let Err(m) = compare(&r, &real, self.tolerance) {
+                        wrong.extend(m);
                     }
                 }
+                if wrong.is_empty() {
+                    v.matched += 1;
+                    return None;
+                }
+                for Mismatch {
+                    path,
+                    recorded,
+                    real,
+                    why,
+                } in wrong
+                {
+                    let at = if path.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at `{path}`")
+                    };
+                    v.diagnostics.push(report(
+                        "verify/mismatch",
+                        format!(
+                            "`{tool}`: recorded {}{at}, the tool gives {} ({why})",
+                            short(&recorded),
+                            short(&real)
+                        ),
+                    ));
+                }
+                Some(env)
             }
         }
     }
@@ -193,11 +195,11 @@ impl<'a> Verifier<'a> {
             if let Some(out) = fix.as_mut() {
                 let mut copied = 0;
                 for (range, new) in edits {
-                    out.write_all(text[copied..range.start].as_bytes())?;
+                    out.write_all(&text.as_bytes()[copied..range.start])?;
                     out.write_all(new.as_bytes())?;
                     copied = range.end;
                 }
-                out.write_all(text[copied..].as_bytes())?;
+                out.write_all(&text.as_bytes()[copied..])?;
             }
         }
         Ok(())
