@@ -365,7 +365,24 @@ fn run_text_runs_the_calls_in_a_models_text() -> Outcome {
         format!("{st} {v}")
     })?;
     let (st, v) = h.json("POST", "/v1/run-text", &json!({"tool": "calculator"}))?;
-    ensure(st == 400, || format!("a call on /v1/run-text: {st} {v}"))
+    ensure(st == 400, || format!("a call on /v1/run-text: {st} {v}"))?;
+    // Plans have their own route.
+    let plan = json!({"id": 9, "plan": {"steps": [
+        {"step_id": "x", "tool": "calculator", "params": {"expression": "2**10"}},
+        {"step_id": "y", "tool": "unit_converter", "params": {"value": 1, "from_unit": "km", "to_unit": "m"}}]}});
+    let (st, v) = h.json("POST", "/v1/run-plan", &plan)?;
+    ensure(
+        st == 200
+            && v["id"] == 9
+            && v["success"] == true
+            && v["order"] == json!(["x", "y"])
+            && v["steps"][0]["result"]["value"] == "1024",
+        || format!("{st} {v}"),
+    )?;
+    let (st, v) = h.json("POST", "/v1/run-plan", &json!({"text": "hi"}))?;
+    ensure(st == 400 && v["error_kind"] == "parse_error", || {
+        format!("{st} {v}")
+    })
 }
 
 /// A `--http-tokens` file in a folder of its own, removed when dropped.
@@ -852,6 +869,19 @@ fn openapi_describes_what_is_served() -> Outcome {
             "/v1/run-text",
             json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"3*3\"}"}}]}]}),
+        ),
+        (
+            "POST",
+            "/v1/run-plan",
+            json!({"id": "p", "plan": {"strategy": "parallel", "steps": [
+                {"step_id": "a", "tool": "calculator", "params": {"expression": "7*8"}},
+                {"step_id": "b", "tool": "calculator", "params": {"expression": "1/0"}},
+                {"step_id": "c", "tool": "none", "depends_on": ["b"]}]}}),
+        ),
+        (
+            "POST",
+            "/v1/run-plan",
+            json!({"plan": {"steps": [{"step_id": "a", "tool": "calculator", "depends_on": ["a"]}]}}),
         ),
         ("GET", "/v1/tools", Value::Null),
         ("GET", "/v1/tools?format=openai", Value::Null),

@@ -14,6 +14,7 @@ mod http;
 mod logic;
 mod mcp;
 mod numerical;
+mod plans;
 mod python;
 mod python_package;
 mod sandbox;
@@ -47,5 +48,6 @@ fn main() {
     trials.extend(logic::trials());
     trials.extend(domain::trials());
     trials.extend(traces::trials());
+    trials.extend(plans::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -16,6 +16,7 @@ pub fn trials() -> Vec<Trial> {
         ),
         Trial::test("traces::verify_finds_the_seeds_wrong_results", verify_seeds),
         Trial::test("traces::verify_conversations", verify_conversations),
+        Trial::test("traces::lint_the_seed_001_examples", lint_seed_001),
     ]
 }
 
@@ -200,5 +201,26 @@ fn verify_conversations() -> Outcome {
     let lint = run(&["lint"], &[&fixed]);
     ensure(lint.status.code() == Some(0), || {
         format!("the fixed copy lints clean: {}", stdout(&lint))
+    })
+}
+
+/// The examples of seed 001's guide, linted: the deprecated one breaks four rules, and the guide's own
+/// "correct format" example opens its answer with a call (its Best Practices ask for an acknowledgement).
+fn lint_seed_001() -> Outcome {
+    let o = beaker()
+        .current_dir(root())
+        .args([
+            "lint",
+            "--no-python",
+            "--tools",
+            "tests/data/traces/tools.json",
+        ])
+        .arg("tests/data/traces/seeds/seed001_examples.txt")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let want =
+        std::fs::read_to_string(data("seeds/seed001_examples.lint")).map_err(|e| e.to_string())?;
+    ensure(o.status.code() == Some(1) && stdout(&o) == want, || {
+        format!("got:\n{}\nwant:\n{want}", stdout(&o))
     })
 }

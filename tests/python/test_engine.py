@@ -110,6 +110,22 @@ def test_run_text_runs_the_calls_in_a_models_text(engine):
     assert asyncio.run(engine.arun_text("no calls here"))["calls"] == []
 
 
+def test_run_plan_runs_steps_after_their_dependencies(engine):
+    plan = {"strategy": "parallel", "steps": [
+        {"step_id": "a", "tool": "calculator", "params": {"expression": "2**10"}},
+        {"step_id": "b", "tool": "calculator", "params": {"expression": "1/0"}},
+        {"step_id": "c", "tool": "calculator", "params": {"expression": "a"}, "depends_on": ["b"]},
+    ]}
+    out = engine.run_plan(plan)
+    assert out["success"] is False
+    assert [s["status"] for s in out["steps"]] == ["succeeded", "failed", "skipped"]
+    assert out["steps"][0]["result"]["value"] == "1024"
+    assert "c" not in out["order"]
+    bad = engine.run_plan({"steps": [{"step_id": "x", "tool": "calculator", "depends_on": ["x"]}]})
+    assert bad["success"] is False and "cycle" in bad["error"]
+    assert asyncio.run(engine.arun_plan({"steps": []}))["success"] is True
+
+
 def test_tools_in_every_format(engine):
     specs = engine.tools()
     names = [s["name"] for s in specs]

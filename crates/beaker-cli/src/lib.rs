@@ -13,6 +13,7 @@ use beaker_engine::dialects::Dialect;
 use beaker_engine::listing;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Beaker: a sandboxed scientific tool-execution runtime for language models.
@@ -122,6 +123,23 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = traces::Format::Text)]
         format: traces::Format,
+    },
+    /// Execute a tool plan (seed 004's `tool_plan`) from a JSON file (or `-` for stdin): the plan itself
+    /// (`{"strategy", "steps"}`), an assistant message holding it (`tool_plan`), or a plan request
+    /// (`{"plan", "limits"?, "tag"?, "seed"?}`). Steps run as soon as the steps they depend on have
+    /// succeeded; prints the report (`{"success", "order", "steps"}`); exit 0 when every step succeeded,
+    /// 1 otherwise, 2 on a usage error.
+    RunPlan {
+        /// The plan's file, or `-`.
+        file: PathBuf,
+        /// Limits for every step as JSON, e.g. '{"timeout_ms": 500}' (a plan's own limits win).
+        #[arg(long)]
+        limits: Option<String>,
+        /// Pretty-print the report.
+        #[arg(long)]
+        pretty: bool,
+        #[command(flatten)]
+        engine: config::EngineArgs,
     },
     /// Compile the sandboxed guests (the Python interpreter's snapshot, and any `--guest-dir` tools) into
     /// the module cache, so the first call of a server does not wait for it. Prints what it loaded.
@@ -259,6 +277,61 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             rel_tol,
             format,
         } => traces::verify(&traces, fix, rel_tol, format),
+        Command::RunPlan {
+            file,
+            limits,
+            pretty,
+            engine,
+        } => {
+            let text = if file.as_os_str() == "-" {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .context("reading the plan from stdin")?;
+                s
+            } else {
+                std::fs::read_to_string(&file)
+                    .with_context(|| format!("cannot read {}", file.display()))?
+            };
+            let v: serde_json::Value =
+                serde_json::from_str(&text).context("the plan is not JSON")?;
+            let mut request = match v {
+                serde_json::Value::Object(o) if o.contains_key("plan") => o,
+                other => {
+                    let mut o = serde_json::Map::new();
+                    o.insert("plan".into(), other);
+                    o
+                }
+            };
+            if let Some(l) = &limits {
+                let l: serde_json::Value = serde_json::from_str(l).context("invalid --limits")?;
+                request.insert("limits".into(), l);
+            }
+            let plan = match beaker_protocol::Request::from_json(serde_json::Value::Object(request))
+            {
+                Ok(beaker_protocol::Request::Plan { plan, .. }) => plan,
+                Ok(_) => anyhow::bail!("not a plan"),
+                Err(refusal) => {
+                    print_envelope(&refusal.envelope(), pretty)?;
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let report = config::Settings::load_engine(&engine)?
+                .engine()?
+                .run_plan(plan);
+            let json = report.to_json();
+            let s = if pretty {
+                serde_json::to_string_pretty(&json)?
+            } else {
+                serde_json::to_string(&json)?
+            };
+            writeln!(std::io::stdout().lock(), "{s}")?;
+            Ok(if report.success() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Compile { engine } => {
             let settings = config::Settings::load_engine(&engine)?;
             let started = std::time::Instant::now();

@@ -82,33 +82,56 @@ pub struct Engine {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// One submitted call; lets its owner cancel it.
+/// One submitted call (or plan); lets its owner cancel it.
 #[derive(Clone)]
 pub struct CallHandle {
-    state: Arc<CallState>,
+    kind: Handle,
+}
+
+#[derive(Clone)]
+enum Handle {
+    Call(Arc<CallState>),
+    Plan(Arc<crate::plan::Running>),
 }
 
 impl CallHandle {
+    fn call(state: Arc<CallState>) -> CallHandle {
+        CallHandle {
+            kind: Handle::Call(state),
+        }
+    }
+
+    pub(crate) fn plan(running: Arc<crate::plan::Running>) -> CallHandle {
+        CallHandle {
+            kind: Handle::Plan(running),
+        }
+    }
+
     /// Cancels the call: it is answered `cancelled` now (if it has not been answered yet) and the tool
-    /// stops at its next checkpoint. Returns false if the call had already been answered.
+    /// stops at its next checkpoint; a plan's running steps are cancelled and the rest skipped. Returns
+    /// false if the call had already been answered.
     pub fn cancel(&self) -> bool {
-        self.state.cancel.cancel(CancelReason::Cancelled);
-        self.state.finish(
-            Err(ToolError::new(
-                ErrorKind::Cancelled,
-                "the call was cancelled",
-            )),
-            None,
-        )
+        match &self.kind {
+            Handle::Call(state) => {
+                state.cancel.cancel(CancelReason::Cancelled);
+                state.finish(
+                    Err(ToolError::new(
+                        ErrorKind::Cancelled,
+                        "the call was cancelled",
+                    )),
+                    None,
+                )
+            }
+            Handle::Plan(running) => running.cancel(),
+        }
     }
 
     /// Whether the call has been answered.
     pub fn is_done(&self) -> bool {
-        self.state
-            .callback
-            .lock()
-            .map(|c| c.is_none())
-            .unwrap_or(true)
+        match &self.kind {
+            Handle::Call(state) => state.callback.lock().map(|c| c.is_none()).unwrap_or(true),
+            Handle::Plan(running) => running.is_done(),
+        }
     }
 }
 
@@ -343,9 +366,7 @@ impl Engine {
                 .map_or_else(|| inner.unknown.clone(), |r| r.stats.clone()),
             usage: UsageSlot::default(),
         });
-        let handle = CallHandle {
-            state: state.clone(),
-        };
+        let handle = CallHandle::call(state.clone());
         let Some(registered) = registered else {
             let msg = unknown_tool_message(&state.tool, inner.tools.keys());
             state.finish(Err(ToolError::new(ErrorKind::UnknownTool, msg)), None);

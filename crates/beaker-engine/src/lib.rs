@@ -28,6 +28,7 @@ mod engine;
 pub mod listing;
 mod output;
 mod params;
+mod plan;
 mod stats;
 mod text;
 mod watchdog;
@@ -41,6 +42,9 @@ pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, Tool
 pub use builder::{Config, EngineBuilder, EngineError};
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;
+pub use plan::{
+    PlanReport, PlanRequest, PlanStep, StepOutcome, StepReport, Strategy, MAX_PLAN_STEPS, NO_TOOL,
+};
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
 pub use text::{TextCallResult, TextReply, TextRequest};
 

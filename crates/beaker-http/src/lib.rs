@@ -102,6 +102,7 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .route("/v1/call", post(routes::call))
         .route("/v1/batch", post(routes::batch))
         .route("/v1/run-text", post(routes::run_text))
+        .route("/v1/run-plan", post(routes::run_plan))
         .route("/run_code", post(run_code::run_code))
         .route("/run_jupyter", post(run_jupyter::run_jupyter))
         .fallback(routes::not_found)

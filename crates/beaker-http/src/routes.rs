@@ -168,6 +168,59 @@ pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Respo
     Json(Value::Object(out)).into_response()
 }
 
+/// `POST /v1/run-plan`: a tool plan (`{"plan": {...}}`), as on stdio: its steps run as their dependencies
+/// allow, and the answer says what each did and in what order they started. A client that goes away cancels
+/// the plan.
+pub(crate) async fn run_plan(Shared(state): Shared<State>, body: Bytes) -> Response {
+    let (id, plan, meta) = match Request::parse(&body) {
+        Ok(Some(Request::Plan { id, plan, meta })) => (id, plan, meta),
+        Ok(_) => {
+            return bad_request(
+                ErrorKind::ParseError,
+                "this route executes a plan (`{\"plan\": {\"steps\": [...]}}`)".into(),
+            )
+        }
+        Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
+    };
+    let (tx, rx) = flume::bounded(1);
+    let handle = state.engine.submit_plan(plan, move |report| {
+        let _ = tx.send(report);
+    });
+    // Dropped (the client went away) before the report: cancel the plan's steps.
+    let guard = CancelPlan(Some(handle));
+    let report = rx.recv_async().await;
+    drop(guard.disarm());
+    let Ok(report) = report else {
+        return bad_request(ErrorKind::Internal, "the engine dropped the plan".into());
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("id".into(), id.unwrap_or(Value::Null));
+    if let Value::Object(m) = report.to_json() {
+        out.extend(m);
+    }
+    if let Some(meta) = meta {
+        out.insert("meta".into(), meta);
+    }
+    Json(Value::Object(out)).into_response()
+}
+
+/// Cancels a plan when dropped, unless disarmed.
+struct CancelPlan(Option<beaker_engine::CallHandle>);
+
+impl CancelPlan {
+    fn disarm(mut self) -> Option<beaker_engine::CallHandle> {
+        self.0.take()
+    }
+}
+
+impl Drop for CancelPlan {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.cancel();
+        }
+    }
+}
+
 /// Any route not served: a JSON 404 in the envelope's shape.
 pub(crate) async fn not_found() -> Response {
     let env = Envelope::failure(

@@ -3,7 +3,7 @@
 use crate::scan::scan;
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_engine::dialects::{Dialect, ParseOptions};
-use beaker_engine::TextRequest;
+use beaker_engine::{PlanRequest, TextRequest};
 use serde_json::{Map, Value};
 
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
@@ -54,6 +54,16 @@ pub enum Request {
         id: Option<Value>,
         /// The text and how to read and run it.
         request: TextRequest,
+        /// Echoed untouched in the reply.
+        meta: Option<Value>,
+    },
+    /// `{"id"?, "plan": {"strategy"?, "steps": [...]}, "limits"?, "tag"?, "seed"?, "meta"?}`: execute a
+    /// tool plan (seed 004's `tool_plan`, or an assistant message holding one).
+    Plan {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The plan.
+        plan: PlanRequest,
         /// Echoed untouched in the reply.
         meta: Option<Value>,
     },
@@ -161,6 +171,9 @@ impl Request {
             if obj.contains_key("text") || obj.contains_key("messages") {
                 return text_request(id, obj);
             }
+            if obj.contains_key("plan") {
+                return plan_request(id, obj);
+            }
         }
         let tool = obj
             .get("tool")
@@ -186,6 +199,7 @@ impl Request {
             | Request::CancelTag { id, .. }
             | Request::Hello { id }
             | Request::Text { id, .. }
+            | Request::Plan { id, .. }
             | Request::Messages { id, .. } => id.as_ref(),
         }
     }
@@ -195,7 +209,10 @@ impl Request {
     pub fn holds_slot(&self) -> bool {
         matches!(
             self,
-            Request::Call(_) | Request::Text { .. } | Request::Messages { .. }
+            Request::Call(_)
+                | Request::Text { .. }
+                | Request::Messages { .. }
+                | Request::Plan { .. }
         )
     }
 }
@@ -243,6 +260,53 @@ impl TextOptions {
             key: String::new(),
         })
     }
+}
+
+/// Reads a plan request; the request's `limits`, `tag` and `seed` apply to every step (a plan's own
+/// `limits`, and a step's, win over them).
+fn plan_request(id: Option<Value>, mut obj: Map<String, Value>) -> Result<Request, Box<Refusal>> {
+    check_numbers(&obj).map_err(|msg| Refusal::parse(id.clone(), "", msg))?;
+    let refuse = |id: &Option<Value>, error: ToolError| {
+        Box::new(Refusal {
+            id: id.clone(),
+            tool: String::new(),
+            error,
+        })
+    };
+    let mut plan_json = obj.remove("plan").unwrap_or(Value::Null);
+    // An assistant message (seed 004) holds its plan under `tool_plan`.
+    if let Some(inner) = plan_json.get("tool_plan").cloned() {
+        plan_json = inner;
+    }
+    let mut plan = PlanRequest::from_json(&plan_json).map_err(|e| refuse(&id, e))?;
+    if plan_json.get("limits").is_none() {
+        if let Some(l) = obj.get("limits") {
+            plan.limits = serde_json::from_value(l.clone())
+                .map_err(|e| Refusal::parse(id.clone(), "", format!("invalid `limits`: {e}")))?;
+        }
+    }
+    if let Some(tag) = obj.get("tag") {
+        let Value::String(tag) = tag else {
+            return Err(Refusal::parse(id, "", "`tag` must be a string"));
+        };
+        plan.tag = Some(tag.clone());
+    }
+    if let Some(seed) = obj.get("seed").and_then(Value::as_u64) {
+        plan.seed = Some(seed);
+    }
+    for key in obj.keys() {
+        if !matches!(key.as_str(), "id" | "limits" | "tag" | "seed" | "meta") {
+            let msg = format!(
+                "unknown key `{key}` in a plan request (id, plan, limits, tag, seed, meta)"
+            );
+            return Err(Refusal::parse(id, "", msg));
+        }
+    }
+    Ok(Request::Plan {
+        id,
+        plan,
+        meta: obj.remove("meta"),
+    })
 }
 
 /// An id read from the raw line, when it is a string or a number.

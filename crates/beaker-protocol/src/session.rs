@@ -3,7 +3,7 @@
 use crate::request::{Refusal, Request};
 use beaker_core::{ErrorKind, ToolCall, ToolError};
 use beaker_engine::dialects::Dialect;
-use beaker_engine::{CallHandle, Engine, TextReply, TextRequest};
+use beaker_engine::{CallHandle, Engine, PlanRequest, TextReply, TextRequest};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -238,6 +238,7 @@ impl Session {
                 request,
                 meta,
             } => self.text(id, request, Some(messages), meta, bytes),
+            Request::Plan { id, plan, meta } => self.plan(id, plan, meta, bytes),
         }
     }
 
@@ -419,6 +420,30 @@ impl Session {
             None => self.engine.submit_text(req, on_done),
         };
         self.set_handles(&key, handles);
+    }
+
+    /// A tool plan: its steps run as their dependencies allow, and the answer is
+    /// `{"id", "success", "order", "steps", "meta"?}`; cancelling its id cancels the whole plan.
+    fn plan(&self, id: Option<Value>, plan: PlanRequest, meta: Option<Value>, bytes: usize) {
+        let Some(key) = self.register(&id, "", plan.tag.clone(), bytes) else {
+            return;
+        };
+        let answer = self.on_answer(key.clone());
+        let handle = self.engine.submit_plan(plan, move |report| {
+            let mut v = Map::new();
+            v.insert("id".into(), id.unwrap_or(Value::Null));
+            if let Value::Object(m) = report.to_json() {
+                v.extend(m);
+            }
+            if let Some(meta) = meta {
+                v.insert("meta".into(), meta);
+            }
+            match serde_json::to_string(&v) {
+                Ok(s) => answer(s),
+                Err(e) => tracing::error!("cannot serialize a response: {e}"),
+            }
+        });
+        self.set_handles(&key, vec![handle]);
     }
 
     fn cancel(&self, id: Option<Value>, target: Value) {

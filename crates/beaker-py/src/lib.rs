@@ -188,6 +188,22 @@ impl NativeEngine {
         }
     }
 
+    /// Executes a tool plan (the protocol's plan request as JSON) and returns its report as JSON.
+    fn run_plan(&self, py: Python<'_>, request_json: &str) -> String {
+        match Request::parse(request_json.as_bytes()) {
+            Ok(Some(Request::Plan { plan, .. })) => py
+                .detach(|| self.engine.run_plan(plan))
+                .to_json()
+                .to_string(),
+            Ok(_) => text(&Envelope::failure(
+                None,
+                "",
+                ToolError::new(ErrorKind::ParseError, "a plan request has `plan`"),
+            )),
+            Err(refusal) => text(&refusal.envelope()),
+        }
+    }
+
     /// The catalog: `json`, `openai`, `mcp`, `markdown`, or a dialect's system-prompt section.
     fn tools(&self, format: &str) -> PyResult<String> {
         let specs = self.engine.specs();

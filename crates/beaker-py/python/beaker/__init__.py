@@ -126,6 +126,20 @@ class Engine:
         return await asyncio.get_running_loop().run_in_executor(
             None, lambda: self.run_text(text, dialect=dialect, **options))
 
+    def run_plan(self, plan: Dict[str, Any], **options: Any) -> Dict[str, Any]:
+        """Executes a tool plan (seed 004's `tool_plan`: `strategy`, `steps` with `step_id`, `tool`, `params`,
+        `depends_on`, `order`): steps run as soon as their dependencies succeed, a failed step skips its
+        dependants. Options: `limits`, `tag`, `seed`. Returns `{"success", "order", "steps"}`; a plan that
+        cannot run (a cycle, an unknown dependency) returns a failed envelope."""
+        request: Dict[str, Any] = dict(options)
+        request["plan"] = plan
+        return json.loads(self._native.run_plan(json.dumps(request)))
+
+    async def arun_plan(self, plan: Dict[str, Any], **options: Any) -> Dict[str, Any]:
+        """`run_plan` on a worker thread, so the event loop goes on."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, lambda: self.run_plan(plan, **options))
+
     def tools(self, format: str = "json") -> Any:
         """The catalog: `json` (every spec), `openai` (a chat request's `tools`), `mcp` (a `tools/list` result);
         `markdown` or a dialect (`svend`, `tagged`, `hermes`, `fenced`) give a system-prompt section as text."""
