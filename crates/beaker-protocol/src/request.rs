@@ -528,6 +528,7 @@ mod tests {
             Ok(Some(Request::Hello { .. })) => "hello",
             Ok(Some(Request::Text { .. })) => "text",
             Ok(Some(Request::Messages { .. })) => "messages",
+            Ok(Some(Request::Plan { .. })) => "plan",
             Ok(None) => "blank",
             Err(_) => "refused",
         };
@@ -539,6 +540,10 @@ mod tests {
         assert_eq!(kind(r#"{"text": "x"}"#), "text");
         assert_eq!(kind(r#"{"messages": []}"#), "messages");
         assert_eq!(kind(r#"{"messages": 3}"#), "refused");
+        assert_eq!(kind(r#"{"plan": {"steps": []}}"#), "plan");
+        assert_eq!(kind(r#"{"plan": {"tool_plan": {"steps": []}}}"#), "plan");
+        assert_eq!(kind(r#"{"plan": {"steps": []}, "tag": 3}"#), "refused");
+        assert_eq!(kind(r#"{"plan": {"steps": []}, "seed": -1}"#), "refused");
         assert_eq!(kind("  \t "), "blank");
         assert_eq!(kind("[1]"), "refused");
         assert_eq!(kind(r#"{"id": [1], "tool": "x"}"#), "refused");
