@@ -47,6 +47,6 @@ pub use beaker_core::{
 };
 pub use beaker_engine::{
     dialects, listing, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
-    EngineError, Histogram, Metrics, PoolStats, Stats, TextCallResult, TextReply, TextRequest,
-    ToolStats,
+    EngineError, Histogram, Metrics, PlanReport, PlanRequest, PlanStep, PoolStats, Stats,
+    StepOutcome, StepReport, Strategy, TextCallResult, TextReply, TextRequest, ToolStats,
 };
