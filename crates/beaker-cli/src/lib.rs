@@ -80,7 +80,7 @@ enum Command {
     },
     /// Check training traces (seed 001 Q:/A: files, seed 003 Svend traces, seed 004 conversation JSONL)
     /// against their formats' rules and the tools' schemas; prints `file:line:col: rule: message` and exits
-    /// 1 when anything is wrong. `--rules` lists the rules.
+    /// 1 when anything is wrong. `--list-rules` lists the rules.
     Lint {
         #[command(flatten)]
         traces: traces::TraceArgs,

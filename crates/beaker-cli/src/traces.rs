@@ -219,8 +219,11 @@ pub fn verify(
                 "wrong": checked - matched, "problems": all.len(), "skipped": skipped}})
         )?,
         Format::Text => eprintln!(
-            "{checked} calls re-run: {matched} recorded results are right, {} are not; {skipped} calls of tools Beaker does not run were skipped",
-            checked - matched
+            "{checked} call{} re-run: {matched} recorded result{} right, {} wrong; {skipped} call{} skipped (tools this engine does not run)",
+            if checked == 1 { "" } else { "s" },
+            if matched == 1 { " is" } else { "s are" },
+            checked - matched,
+            if skipped == 1 { "" } else { "s" },
         ),
     }
     Ok(exit(all.is_empty()))

@@ -56,6 +56,44 @@ pub struct PlanRequest {
     pub seed: Option<u64>,
 }
 
+/// The keys a step may have: what the plan uses, and seed 004's descriptive keys. Anything else is most likely
+/// a misspelling (`depend_on`), which silently ignored would run a step too early.
+const STEP_KEYS: [&str; 12] = [
+    "step_id",
+    "tool",
+    "params",
+    "arguments",
+    "depends_on",
+    "order",
+    "limits",
+    "task",
+    "intent_ids",
+    "phase",
+    "slots_used",
+    "parallel_group",
+];
+
+/// The keys a plan may have.
+const PLAN_KEYS: [&str; 5] = ["strategy", "steps", "limits", "tag", "seed"];
+
+/// The known key closest to `key`, when it is close (a misspelling).
+fn near<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(key, k), *k))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+fn unknown_key(at: &str, key: &str, known: &[&str]) -> ToolError {
+    let hint = near(key, known).map_or_else(String::new, |k| format!("; did you mean `{k}`?"));
+    invalid(format!(
+        "unknown key `{key}` in `{at}` (known: {}){hint}",
+        known.join(", ")
+    ))
+}
+
 fn invalid(message: impl Into<String>) -> ToolError {
     ToolError::new(ErrorKind::InvalidParams, message)
 }
@@ -68,6 +106,9 @@ impl PlanRequest {
         let obj = plan
             .as_object()
             .ok_or_else(|| invalid("`plan` must be an object with `steps`"))?;
+        if let Some(k) = obj.keys().find(|k| !PLAN_KEYS.contains(&k.as_str())) {
+            return Err(unknown_key("plan", k, &PLAN_KEYS));
+        }
         let strategy = match obj.get("strategy").and_then(Value::as_str) {
             None | Some("sequential") => Strategy::Sequential,
             Some("parallel") => Strategy::Parallel,
@@ -104,11 +145,26 @@ impl PlanRequest {
             }
         }
         for s in &steps {
-            for d in &s.depends_on {
-                if !index.contains_key(d.as_str()) {
+            for (k, d) in s.depends_on.iter().enumerate() {
+                let Some(&j) = index.get(d.as_str()) else {
                     return Err(invalid(format!(
                         "step `{}` depends on `{d}`, which is not a step of the plan",
                         s.step_id
+                    )));
+                };
+                if s.depends_on[..k].contains(d) {
+                    return Err(invalid(format!(
+                        "step `{}` lists `{d}` twice in `depends_on`",
+                        s.step_id
+                    )));
+                }
+                // In a sequential plan a step already waits for every lower order: depending on a higher one
+                // can never be met, and saying so beats reporting the cycle it makes.
+                if strategy == Strategy::Sequential && steps[j].order > s.order {
+                    return Err(invalid(format!(
+                        "step `{}` (order {}) depends on `{d}` (order {}): in a sequential plan a step runs \
+                         after every step of a lower order, so it cannot wait for a higher one",
+                        s.step_id, s.order, steps[j].order
                     )));
                 }
             }
@@ -196,11 +252,15 @@ fn step(i: usize, s: &Value) -> Result<PlanStep, ToolError> {
     let o = s
         .as_object()
         .ok_or_else(|| invalid(format!("`{at}` must be an object")))?;
+    if let Some(k) = o.keys().find(|k| !STEP_KEYS.contains(&k.as_str())) {
+        return Err(unknown_key(&at, k, &STEP_KEYS));
+    }
     let text = |k: &str| -> Result<String, ToolError> {
-        o.get(k)
-            .and_then(Value::as_str)
-            .map(String::from)
-            .ok_or_else(|| invalid(format!("`{at}.{k}` must be a string")))
+        match o.get(k) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(invalid(format!("`{at}.{k}` must be a string"))),
+            None => Err(invalid(format!("`{at}` has no `{k}`"))),
+        }
     };
     let params = match (o.get("params"), o.get("arguments")) {
         (Some(p @ Value::Object(_)), None) => p.clone(),

@@ -457,7 +457,23 @@ fn bad_plans_are_refused_before_anything_runs() {
             json!({"steps": [{"step_id": "a", "tool": "n", "depends_on": "b"}]}),
             "depends_on",
         ),
-        (json!({"steps": [{"tool": "n"}]}), "step_id"),
+        (json!({"steps": [{"tool": "n"}]}), "no `step_id`"),
+        (
+            json!({"steps": [{"step_id": "a", "tool": "none"}, {"step_id": "b", "tool": "none", "depend_on": ["a"]}]}),
+            "did you mean `depends_on`",
+        ),
+        (
+            json!({"steps": [], "stratgy": "parallel"}),
+            "did you mean `strategy`",
+        ),
+        (
+            json!({"steps": [{"step_id": "a", "tool": "none"}, {"step_id": "b", "tool": "none", "depends_on": ["a", "a"]}]}),
+            "twice",
+        ),
+        (
+            json!({"steps": [{"step_id": "x", "tool": "none", "order": 1, "depends_on": ["y"]}, {"step_id": "y", "tool": "none", "order": 2}]}),
+            "cannot wait for a higher one",
+        ),
         (json!({"steps": "no"}), "array"),
         (json!({"strategy": "random", "steps": []}), "strategy"),
         (json!([1]), "object"),

@@ -38,7 +38,7 @@ pub struct Mismatch {
 const META: [&str; 4] = ["tool", "success", "output_path", "error"];
 
 /// Fields of a real result that hold its main value, tried in order when the trace recorded a bare value.
-const PRIMARY: [&str; 6] = ["value", "result", "stdout", "answer", "display", "exact"];
+const PRIMARY: [&str; 6] = ["value", "result", "stdout", "answer", "display", "fraction"];
 
 /// Most mismatches reported for one result.
 const MAX_MISMATCHES: usize = 20;
@@ -97,6 +97,14 @@ fn first(
     }
     match (r, v) {
         (Value::Object(ro), Value::Object(vo)) => {
+            if !ro.keys().any(|k| !META.contains(&k.as_str())) && !vo.is_empty() {
+                return Err(mismatch(
+                    path,
+                    r,
+                    v,
+                    "nothing was recorded of the tool's result",
+                ));
+            }
             for (k, rv) in ro {
                 if META.contains(&k.as_str()) {
                     continue;
@@ -161,6 +169,11 @@ fn first(
 #[derive(Debug)]
 struct Number {
     value: f64,
+    /// Exactly what was written: (negative, significant digits without leading or trailing zeros, power of
+    /// ten of the last of them); zero is `(false, "", 0)`.
+    exact: (bool, String, i64),
+    /// Written as an integer (digits only, no point or exponent).
+    integer: bool,
     /// The power of ten of the last digit written (`27.778` → -3, `56` → 0, `6.0e23` → 22).
     last_place: i32,
 }
@@ -181,14 +194,35 @@ fn number(v: &Value) -> Option<Number> {
         None => (lower.as_str(), 0),
     };
     let decimals = mantissa.split_once('.').map_or(0, |(_, d)| d.len() as i32);
+    let (negative, unsigned) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa.strip_prefix('+').unwrap_or(mantissa)),
+    };
+    let digits: String = unsigned.chars().filter(char::is_ascii_digit).collect();
+    let mut place = i64::from(exp) - i64::from(decimals);
+    let trimmed = digits.trim_start_matches('0');
+    let significant = trimmed.trim_end_matches('0');
+    place += (trimmed.len() - significant.len()) as i64;
+    let exact = if significant.is_empty() {
+        (false, String::new(), 0)
+    } else {
+        (negative, significant.to_string(), place)
+    };
     Some(Number {
         value,
+        exact,
+        integer: !lower.contains(['.', 'e']),
         last_place: exp - decimals,
     })
 }
 
-/// Equal within the tolerance, or equal once the real value is rounded as the recorded one is written.
+/// Equal once the real value is rounded as the recorded one is written (when it shows fewer digits), equal
+/// exactly when the tool's answer is an integer (an exact answer: a digit off is wrong however long the
+/// number), else equal within the tolerance.
 fn close(recorded: &Number, real: &Number, tol: Tolerance) -> bool {
+    if real.integer && recorded.last_place <= real.last_place {
+        return recorded.exact == real.exact;
+    }
     let (a, b) = (recorded.value, real.value);
     let diff = (a - b).abs();
     if diff <= tol.abs.max(tol.rel * b.abs().max(a.abs())) {
@@ -224,6 +258,25 @@ mod tests {
         assert!(!ok(json!("1.4143"), json!("1.41421356237309504880")));
         assert!(ok(json!(56), json!("56")));
         assert!(!ok(json!(57), json!("56")));
+        // An integer answer is exact: a digit off is wrong, however long the number.
+        assert!(!ok(
+            json!("1267650600228229401496703205377"),
+            json!("1267650600228229401496703205376")
+        ));
+        assert!(!ok(json!("1000000000000"), json!("1000000000001")));
+        assert!(!ok(json!("56.00000001"), json!("56")));
+        assert!(ok(json!("56.000"), json!("56")));
+        assert!(ok(
+            json!("1.2676506e30"),
+            json!("1267650600228229401496703205376")
+        ));
+        assert!(!ok(json!(true), json!({"value": "56", "exact": true})));
+        assert!(ok(
+            json!("1/3"),
+            json!({"value": "0.3333333333", "fraction": "1/3"})
+        ));
+        assert!(!ok(json!({}), json!({"value": "56"})));
+        assert!(ok(json!("-0.0"), json!("0")));
         assert!(ok(json!("6.0e23"), json!(6.02214076e23)));
         assert!(!ok(json!("6.1e23"), json!(6.02214076e23)));
         // More digits recorded than the tool gives: the tool's own rounding decides, within rel 1e-9.

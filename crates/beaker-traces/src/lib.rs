@@ -61,6 +61,9 @@ impl Kind {
     /// `<|/tool_call|>`) is a Svend trace; other text is Q:/A:.
     pub fn detect(path: &Path, head: &[u8]) -> Kind {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let head = head
+            .strip_prefix(b"\xef\xbb\xbf".as_slice())
+            .unwrap_or(head);
         let first = head.iter().find(|b| !b.is_ascii_whitespace());
         if ext == "jsonl" || ext == "json" || first == Some(&b'{') {
             return Kind::Conversation;

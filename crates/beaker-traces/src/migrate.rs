@@ -56,11 +56,14 @@ pub fn migrate(
             return Ok(m);
         }
         let mut bytes = std::mem::take(&mut buf);
+        // Columns are reported on the line as it is on disk, before its prefix shrank.
+        let mut shift = 0;
         if let Some((old, new)) = qa_roles()
             .iter()
             .find(|(old, _)| bytes.starts_with(old.as_bytes()))
         {
             bytes.splice(..old.len(), new.bytes());
+            shift = old.len() - new.len();
             m.changes
                 .push(report("migrate", 1, format!("`{old}` → `{new}`")));
         }
@@ -74,7 +77,11 @@ pub fn migrate(
             }
         };
         let rewritten = rewrite_line(&text, registry, &mut last_tool, &mut |col, msg, ok| {
-            let d = report(if ok { "migrate" } else { "migrate/unresolved" }, col, msg);
+            let d = report(
+                if ok { "migrate" } else { "migrate/unresolved" },
+                col + shift,
+                msg,
+            );
             if ok {
                 m.changes.push(d);
             } else {
@@ -105,15 +112,41 @@ fn rewrite_line(
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
     for item in parse(text, &opts).items {
         let Item::Bad(bad) = item else { continue };
-        let Problem::Deprecated { args, .. } = &bad.problem else {
-            continue;
+        let deprecated_marker = text[bad.span.start..].starts_with("<|tool_call|>");
+        let args = match &bad.problem {
+            Problem::Deprecated { args, .. } => args,
+            _ if deprecated_marker => {
+                let why = match &bad.problem {
+                    Problem::Incomplete => "the call does not end on its line".to_string(),
+                    _ => bad.message(),
+                };
+                note(
+                    col(bad.span.start),
+                    format!("a deprecated call that cannot be read: {why}; rewrite it by hand"),
+                    false,
+                );
+                continue;
+            }
+            _ => continue,
         };
         let tool = bad.tool.clone().unwrap_or_default();
         let spec = registry.spec(&tool);
-        if !args.is_empty() && spec.is_none() {
+        let named = spec
+            .and_then(|s| s.params_schema.get("properties"))
+            .and_then(serde_json::Value::as_object)
+            .map_or(0, serde_json::Map::len);
+        if args.len() > named {
+            let why = if spec.is_none() {
+                "no schema names them: give the tool's schema with --tools FILE".to_string()
+            } else {
+                format!("the tool has {named} parameters")
+            };
             note(
                 col(bad.span.start),
-                format!("`{tool}(...)` has positional arguments but no schema names them: give the tool's schema with --tools FILE"),
+                format!(
+                    "`{tool}(...)` has {} positional arguments and {why}",
+                    args.len()
+                ),
                 false,
             );
             *last_tool = Some(tool);
@@ -148,7 +181,12 @@ fn rewrite_line(
             obj.insert("tool".into(), t.clone().into());
         }
         obj.insert("success".into(), true.into());
-        obj.insert("result".into(), result.into());
+        // Structured results stay structured; anything else is the result's text, as seed 001 writes it.
+        let value = match serde_json::from_str::<serde_json::Value>(result) {
+            Ok(v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => v,
+            _ => result.into(),
+        };
+        obj.insert("result".into(), value);
         let new = format!(
             "<tool_result>{}</tool_result>",
             render::python_json(&serde_json::Value::Object(obj))
@@ -204,6 +242,34 @@ mod tests {
         let (again, m) = run(&new, &r);
         assert_eq!(again, new);
         assert!(m.changes.is_empty());
+    }
+
+    #[test]
+    fn what_cannot_be_rewritten_is_reported_where_it_is_on_disk() {
+        let r = {
+            let mut r = Registry::default();
+            let dir = std::env::temp_dir().join(format!("beaker-migrate2-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("dir");
+            let reg = dir.join("tools.json");
+            std::fs::write(&reg, r#"[{"name": "calc", "parameters": {"type": "object", "properties": {"expression": {}}}}]"#).expect("write");
+            r.add_file(&reg).expect("registry");
+            r
+        };
+        for line in [
+            "Assistant: x <|tool_call|>calc(\"1\", \"2\")<|tool_end|>\n",
+            "Assistant: x <|tool_call|>calc(\"1\"<|tool_end|>\n",
+            "Assistant: x <|tool_call|>calc(\n",
+        ] {
+            let (new, m) = run(line, &r);
+            assert_eq!(m.unresolved.len(), 1, "{line}: {m:?}");
+            assert_eq!(m.unresolved[0].col, 14, "{line}");
+            assert!(new.starts_with("A: x <|tool_call|>"), "{new}");
+        }
+        let (new, _) = run("<|tool_result|>{\"value\": 27.78}<|tool_result_end|>\n", &r);
+        assert_eq!(
+            new,
+            "<tool_result>{\"success\": true, \"result\": {\"value\": 27.78}}</tool_result>\n"
+        );
     }
 
     #[test]

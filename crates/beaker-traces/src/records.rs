@@ -3,6 +3,9 @@
 use crate::MAX_RECORD_BYTES;
 use std::io::{self, BufRead};
 
+/// The UTF-8 byte order mark some editors put at the start of a file: not part of the first line's text.
+pub(crate) const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Reads one line (through its `\n`) into `buf`, keeping at most `cap` bytes and skipping the rest of a
 /// longer line. Returns the bytes the line had (0 at the end of input) and whether it was cut.
 pub(crate) fn read_line_capped(
@@ -152,6 +155,9 @@ impl<R: BufRead> Records<R> {
                 break;
             }
             self.line_no += 1;
+            if self.line_no == 1 && self.buf.starts_with(BOM) {
+                self.buf.drain(..BOM.len());
+            }
             if cut {
                 rec.too_long = true;
             }

@@ -11,12 +11,12 @@ use std::path::Path;
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {reason}")]
     Read {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// The file is not a registry.
     #[error("{path}: {message}")]
@@ -66,9 +66,9 @@ impl Registry {
     /// name only: its params are not checked.
     pub fn add_file(&mut self, path: &Path) -> Result<(), RegistryError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| RegistryError::Read {
+        let text = std::fs::read_to_string(path).map_err(|reason| RegistryError::Read {
             path: shown.clone(),
-            source,
+            reason,
         })?;
         let invalid = |message: String| RegistryError::Invalid {
             path: shown.clone(),

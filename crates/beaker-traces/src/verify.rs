@@ -42,6 +42,8 @@ struct Recorded {
     result: Value,
     /// Where the result is (line, column) for the report.
     pos: (usize, usize),
+    /// Where in the line, for a JSONL trace (`messages[4] (tool_call_id c1)`).
+    at: Option<String>,
 }
 
 impl<'a> Verifier<'a> {
@@ -92,13 +94,16 @@ impl<'a> Verifier<'a> {
             rule,
             message,
         };
-        let tool = &rec.tool;
+        let tool = match &rec.at {
+            Some(at) => format!("{at}: `{}`", rec.tool),
+            None => format!("`{}`", rec.tool),
+        };
         match (said_success, env.success) {
             (true, false) => {
                 v.diagnostics.push(report(
                     "verify/failed",
                     format!(
-                        "`{tool}`: the trace records a result, but the call fails: {}",
+                        "{tool}: the trace records a result, but the call fails: {}",
                         env.error.as_deref().unwrap_or("")
                     ),
                 ));
@@ -108,7 +113,7 @@ impl<'a> Verifier<'a> {
                 v.diagnostics.push(report(
                     "verify/succeeded",
                     format!(
-                        "`{tool}`: the trace records a failure, but the call succeeds with {}",
+                        "{tool}: the trace records a failure, but the call succeeds with {}",
                         short(env.result.as_ref().unwrap_or(&Value::Null))
                     ),
                 ));
@@ -145,7 +150,7 @@ impl<'a> Verifier<'a> {
                     v.diagnostics.push(report(
                         "verify/mismatch",
                         format!(
-                            "`{tool}`: recorded {}{at}, the tool gives {} ({why})",
+                            "{tool}: recorded {}{at}, the tool gives {} ({why})",
                             short(&recorded),
                             short(&real)
                         ),
@@ -186,6 +191,7 @@ impl<'a> Verifier<'a> {
                         params,
                         result: parse_result(body),
                         pos: rec.pos(result_span.start),
+                        at: None,
                     };
                     if let Some(env) = self.check(shown, &recorded, v) {
                         edits.push((result_span, render::result(dialect, &recorded.tool, &env)));
@@ -234,7 +240,7 @@ impl<'a> Verifier<'a> {
             let mut changed = false;
             let mut calls: std::collections::HashMap<String, (String, Value)> = Default::default();
             if let Some(messages) = conv.get_mut("messages").and_then(Value::as_array_mut) {
-                for m in messages.iter_mut() {
+                for (i, m) in messages.iter_mut().enumerate() {
                     for c in m
                         .get("tool_calls")
                         .and_then(Value::as_array)
@@ -266,6 +272,7 @@ impl<'a> Verifier<'a> {
                         params,
                         result: parse_result(content),
                         pos: (line, 1),
+                        at: Some(format!("messages[{i}] (tool_call_id `{id}`)")),
                     };
                     if let Some(env) = self.check(shown, &recorded, v) {
                         let id = id.to_string();

@@ -10,6 +10,22 @@ use std::io::BufRead;
 const STAGES: [&str; 4] = ["clarify_slots", "diagnosis", "resolution", "final_summary"];
 const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 
+/// The keys a plan step may have (the plan executor refuses others).
+const STEP_KEYS: [&str; 12] = [
+    "step_id",
+    "tool",
+    "params",
+    "arguments",
+    "depends_on",
+    "order",
+    "limits",
+    "task",
+    "intent_ids",
+    "phase",
+    "slots_used",
+    "parallel_group",
+];
+
 pub(super) fn lint(
     cx: &mut Cx,
     mut reader: impl BufRead,
@@ -116,7 +132,12 @@ impl Line<'_, '_> {
     /// Checks `metadata`; returns its intents when they could be read.
     fn metadata(&mut self, m: Option<&Value>) -> Option<BTreeSet<String>> {
         let Some(m) = m.and_then(Value::as_object) else {
-            self.report("conv/metadata", "`metadata` must be an object".into());
+            let msg = if m.is_none() {
+                "the conversation has no `metadata`"
+            } else {
+                "`metadata` must be an object"
+            };
+            self.report("conv/metadata", msg.into());
             return None;
         };
         let intents = strings(m.get("intents"));
@@ -326,6 +347,23 @@ impl Line<'_, '_> {
                 self.report("assistant/tool-plan", format!("{sat}: a step is an object"));
                 continue;
             };
+            for k in s.keys().filter(|k| !STEP_KEYS.contains(&k.as_str())) {
+                self.report("plan/keys", format!("{sat}: unknown key `{k}` (a misspelling is ignored by whoever runs the plan)"));
+            }
+            if let Some(tool) = s
+                .get("tool")
+                .and_then(Value::as_str)
+                .filter(|t| *t != "none")
+            {
+                if !self.cx.linter.registry.knows(tool) {
+                    self.report(
+                        "tool/unknown",
+                        format!(
+                            "{sat}: unknown tool `{tool}` (give its registry with --tools FILE)"
+                        ),
+                    );
+                }
+            }
             for (k, ok) in [
                 ("step_id", s.get("step_id").is_some_and(Value::is_string)),
                 ("tool", s.get("tool").is_some_and(Value::is_string)),
@@ -458,7 +496,16 @@ impl Line<'_, '_> {
             }
         }
         for (id, (s, j)) in by_id {
-            for d in deps(s) {
+            let listed = deps(s);
+            for (k, d) in listed.iter().enumerate() {
+                if listed[..k].contains(d) {
+                    self.report(
+                        "plan/depends-on",
+                        format!("{at}.tool_plan.steps[{j}]: `{id}` lists `{d}` twice"),
+                    );
+                }
+            }
+            for d in listed {
                 match by_id.get(d.as_str()) {
                     None => self.report("plan/depends-on", format!("{at}.tool_plan.steps[{j}]: `{id}` depends on `{d}`, which is not a step of this plan")),
                     Some((t, _)) => {
@@ -526,7 +573,7 @@ impl Line<'_, '_> {
                         self.report(
                             "calls/shape",
                             format!(
-                                "{cat}: `function.arguments` encodes a JSON {}, not an object",
+                                "{cat}: `function.arguments` encodes {}, not an object",
                                 beaker_core::json_type(&v)
                             ),
                         );

@@ -1,7 +1,7 @@
 //! `beaker lint`: the rules of seeds 001, 003 and 004, checked while a file streams past.
 
 mod conversation;
-mod qa;
+pub(crate) mod qa;
 mod svend;
 
 use crate::records::Record;
@@ -20,7 +20,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("tool/params", "every call's params satisfy its tool's schema"),
     ("qa/header", "a Q:/A: file starts with its `\"\"\"` docstring header (seed 001, File Headers)"),
     ("qa/role", "turns are `Q:`/`A:`, never `User:`/`Assistant:`/`Human:`/`AI:`"),
-    ("qa/turn", "every `Q:` is answered by an `A:`, and no `A:` comes without a `Q:`"),
+    ("qa/turn", "every `Q:` is answered by one `A:`, and no `A:` comes without a `Q:`"),
     ("qa/deprecated", "no `<|tool_call|>NAME(...)<|tool_end|>` calls or `<|tool_result|>…<|tool_result_end|>` results"),
     ("qa/call", "a `<tool_call>` holds one JSON object with a string `tool` and an object `params`"),
     ("qa/unclosed", "every `<tool_call>`/`<tool_result>` is closed before the next marker"),
@@ -39,6 +39,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("svend/missing-result", "every call is followed by its `<|tool_result|>` block"),
     ("svend/orphan-result", "every `<|tool_result|>` block answers a call"),
     ("svend/token", "every `<|…|>` token is one of the special tokens of seed 003"),
+    ("svend/answer", "every example ends with its `<|answer|>` (seed 003's trace format: analysis, calls, interpretation, final answer)"),
     ("conv/json", "every line is one JSON object"),
     ("conv/shape", "a conversation has a string `conversation_id` and a `messages` array"),
     ("conv/duplicate-id", "conversation ids are unique in a file"),
@@ -52,7 +53,8 @@ pub const RULES: &[(&str, &str)] = &[
     ("plan/stage", "the steps' phases align with `reasoning.stage`: one step is in the turn's stage, none in an earlier one"),
     ("plan/intents", "a step's `intent_ids` ⊆ `metadata.intents`"),
     ("plan/step-id", "step ids are unique within a plan"),
-    ("plan/depends-on", "`depends_on` names steps of the same plan"),
+    ("plan/keys", "steps use only the keys plans know (`step_id`, `tool`, `task`, `intent_ids`, `phase`, `slots_used`, `order`, `parallel_group`, `depends_on`, `params`, `arguments`, `limits`)"),
+    ("plan/depends-on", "`depends_on` names steps of the same plan, each once"),
     ("plan/cycle", "`depends_on` has no cycle"),
     ("plan/order", "a step's `order` is greater than the order of every step it depends on"),
     ("calls/shape", "a `tool_calls` entry has an `id`, `type` \"function\", `function.name` and `function.arguments` as a JSON string of an object"),
@@ -63,7 +65,7 @@ pub const RULES: &[(&str, &str)] = &[
 
 /// A rule name that is not in [`RULES`].
 #[derive(Debug, thiserror::Error)]
-#[error("no lint rule `{0}` (see `beaker lint --rules`)")]
+#[error("no lint rule `{0}` (see `beaker lint --list-rules`)")]
 pub struct UnknownRule(pub String);
 
 /// What to check and against which tools.
@@ -166,6 +168,8 @@ impl Linter {
                 n
             }
         };
+        // Some rules report when an example or line ends (a call never answered): file order for the reader.
+        cx.out.sort_by_key(|d| (d.line, d.col));
         FileReport {
             diagnostics: cx.out,
             lines,

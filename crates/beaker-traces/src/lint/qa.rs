@@ -95,8 +95,32 @@ fn answer_start(rec: &Record) -> Option<usize> {
     })
 }
 
+/// Where the body starting at `from` closes with `close`: right after the JSON value it holds (so tags inside
+/// its strings are text), else at the first `close` that comes before any of `opens`.
+pub(crate) fn closing(
+    text: &str,
+    from: usize,
+    close: &str,
+    opens: &[&str],
+) -> Option<(usize, usize)> {
+    let body = &text[from..];
+    let lead = body.len() - body.trim_start().len();
+    if body[lead..].starts_with(['{', '[']) {
+        let mut values =
+            serde_json::Deserializer::from_str(&body[lead..]).into_iter::<serde::de::IgnoredAny>();
+        if let Some(Ok(_)) = values.next() {
+            let after = from + lead + values.byte_offset();
+            let gap = text[after..].len() - text[after..].trim_start().len();
+            if text[after + gap..].starts_with(close) {
+                return Some((after + gap, after + gap + close.len()));
+            }
+        }
+    }
+    first_closing(text, from, close, opens)
+}
+
 /// The end of the first `close` after `from`, if it comes before any of `opens`.
-fn closing(text: &str, from: usize, close: &str, opens: &[&str]) -> Option<(usize, usize)> {
+fn first_closing(text: &str, from: usize, close: &str, opens: &[&str]) -> Option<(usize, usize)> {
     let at = text[from..].find(close)? + from;
     let reopened = opens
         .iter()
@@ -107,8 +131,17 @@ fn closing(text: &str, from: usize, close: &str, opens: &[&str]) -> Option<(usiz
 
 const OPENS: [&str; 2] = ["<tool_call>", "<tool_result>"];
 
+/// Whether the marker at `start..end` is quoted in backticks (`` `<tool_call>` ``): prose about the format.
+pub(crate) fn quoted(text: &str, start: usize, end: usize) -> bool {
+    text[..start].ends_with('`') && text[end..].starts_with('`')
+}
+
 fn example(cx: &mut Cx, rec: &Record) {
     let text = rec.text.as_str();
+    if rec.too_long {
+        // Only part of the example was read: its structure cannot be judged.
+        return;
+    }
     let answer = answer_start(rec);
     if answer.is_none() {
         cx.rec(
@@ -118,12 +151,21 @@ fn example(cx: &mut Cx, rec: &Record) {
             "the question has no answer: an `A:` line must follow it".into(),
         );
     }
+    for (line, _, l) in rec.lines().filter(|(_, _, l)| l.starts_with("A:")).skip(1) {
+        let _ = l;
+        cx.at(
+            line,
+            1,
+            "qa/turn",
+            "a second `A:` in one example: one question, one answer".into(),
+        );
+    }
     let mut pos = 0;
     let mut pending: Option<(String, usize)> = None;
     let mut calls = 0usize;
     let mut last_result_end = None;
     for m in markers(text, 0) {
-        if m.start < pos {
+        if m.start < pos || quoted(text, m.start, m.end) {
             continue;
         }
         pos = m.end;
@@ -257,6 +299,15 @@ fn missing_result(cx: &mut Cx, rec: &Record, at: usize, tool: &str) {
 
 /// Checks a `<tool_call>` body; returns the tool's name when it could be read.
 fn call(cx: &mut Cx, rec: &Record, at: usize, body: &str) -> Option<String> {
+    if body.trim().is_empty() {
+        cx.rec(
+            rec,
+            at,
+            "qa/call",
+            "the call is empty: write `{\"tool\": …, \"params\": {…}}` in it".into(),
+        );
+        return None;
+    }
     let v: Value = match serde_json::from_str(body.trim()) {
         Ok(v) => v,
         Err(e) => {
@@ -269,10 +320,7 @@ fn call(cx: &mut Cx, rec: &Record, at: usize, body: &str) -> Option<String> {
             rec,
             at,
             "qa/call",
-            format!(
-                "the call is a JSON {}, not an object",
-                beaker_core::json_type(&v)
-            ),
+            format!("the call is {}, not an object", beaker_core::json_type(&v)),
         );
         return None;
     };
@@ -342,7 +390,7 @@ fn result(cx: &mut Cx, rec: &Record, at: usize, body: &str, tool: Option<&str>) 
             at,
             "qa/result",
             format!(
-                "the result is a JSON {}, not an object",
+                "the result is {}, not an object",
                 beaker_core::json_type(&v)
             ),
         );

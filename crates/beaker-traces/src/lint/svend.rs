@@ -18,7 +18,9 @@ pub(super) fn lint(cx: &mut Cx, reader: impl BufRead) -> Result<usize, (usize, s
         match records.next_record() {
             Ok(Some(rec)) => {
                 cx.record_basics(&rec);
-                example(cx, &rec);
+                if !rec.too_long {
+                    example(cx, &rec);
+                }
             }
             Ok(None) => break,
             Err(e) => return Err((records.lines_read(), e)),
@@ -73,7 +75,7 @@ fn example(cx: &mut Cx, rec: &Record) {
     let mut answered = false;
     let mut answers = 0;
     for m in markers(text, 0) {
-        if m.start < pos {
+        if m.start < pos || crate::lint::qa::quoted(text, m.start, m.end) {
             continue;
         }
         pos = m.end;
@@ -270,6 +272,14 @@ fn example(cx: &mut Cx, rec: &Record) {
                 );
             }
         }
+    }
+    if answers == 0 && !rec.preamble {
+        cx.rec(
+            rec,
+            0,
+            "svend/answer",
+            "the example has no `<|answer|>`: a trace ends with the final answer".into(),
+        );
     }
     for (b, at) in stack {
         cx.rec(rec, at, "svend/block", format!("`<|{b}|>` is never closed"));
