@@ -465,6 +465,58 @@ fn files_in_and_out() -> Outcome {
     ensure(next["result"]["result"] == "[]", || format!("{next}"))
 }
 
+/// Folders in the scratch folder (`os.makedirs`, `tempfile.TemporaryDirectory`, `os.rmdir`), `open(0)` as
+/// standard input, and chained exceptions shown whole, as CPython prints them.
+fn folders_stdin_and_chained_tracebacks() -> Outcome {
+    let code = "import os, tempfile\nos.makedirs('out/a/b', exist_ok=True)\n\
+        open('out/a/b/x.txt', 'w').write('hi')\n\
+        print(sorted(os.listdir('out/a')), os.path.isdir('out/a/b'), open('/work/out/a/b/x.txt').read())\n\
+        try:\n    os.rmdir('out/a')\nexcept OSError as e:\n    print(type(e).__name__)\n\
+        with tempfile.TemporaryDirectory() as d:\n    open(os.path.join(d, 'y'), 'w').write('1')\n    print(d.startswith('/tmp/'), os.listdir(d))\n\
+        print(os.path.exists(d))\n\
+        try:\n    open('nope/z.txt', 'w')\nexcept FileNotFoundError:\n    print('no parent')\n\
+        print(open(0).read().upper(), end='')";
+    let env = run(
+        "execute_python",
+        json!({"code": code, "stdin": "abc\n", "files": {"data/in.csv": "1"}, "fetch_files": ["out/a/b/x.txt"]}),
+        json!({}),
+    )?;
+    let r = &env["result"];
+    ensure(
+        r["stdout"] == "['b'] True hi\nOSError\nTrue ['y']\nFalse\nno parent\nABC\n"
+            && r["exception"].is_null(),
+        || format!("{env}"),
+    )?;
+    ensure(r["files"]["out/a/b/x.txt"] == "aGk=", || {
+        format!("{}", r["files"])
+    })?;
+    let chained =
+        "try:\n    1/0\nexcept ZeroDivisionError as e:\n    raise ValueError('bad') from e";
+    let env = run("execute_python", json!({"code": chained}), json!({}))?;
+    let tb = env["result"]["exception"]["traceback"]
+        .as_str()
+        .unwrap_or("");
+    ensure(
+        env["result"]["exception"]["type"] == "ValueError"
+            && tb.contains("ZeroDivisionError: division by zero")
+            && tb.contains("The above exception was the direct cause of the following exception:")
+            && tb.ends_with("ValueError: bad\n")
+            && !tb.contains("driver"),
+        || format!("{env}"),
+    )?;
+    let group = "raise ExceptionGroup('many', [ValueError('v'), TypeError('t')])";
+    let env = run("execute_python", json!({"code": group}), json!({}))?;
+    let tb = env["result"]["exception"]["traceback"]
+        .as_str()
+        .unwrap_or("");
+    ensure(
+        tb.contains("ExceptionGroup: many")
+            && tb.contains("ValueError: v")
+            && tb.contains("TypeError: t"),
+        || format!("{env}"),
+    )
+}
+
 /// The scratch folder is bounded (an `OSError` the code sees), and bad `files` are `invalid_params`.
 fn files_are_bounded_and_checked() -> Outcome {
     let env = run(
@@ -569,6 +621,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "python::files_are_bounded_and_checked",
             files_are_bounded_and_checked,
+        ),
+        Trial::test(
+            "python::folders_stdin_and_chained_tracebacks",
+            folders_stdin_and_chained_tracebacks,
         ),
         Trial::test(
             "python::two_hundred_calls_in_flight",

@@ -87,6 +87,8 @@ _seed = random.seed
 _extract_tb = traceback.extract_tb
 _format_list = traceback.format_list
 _format_exception_only = traceback.format_exception_only
+_TracebackException = traceback.TracebackException
+_StackSummary = traceback.StackSummary
 _compile = builtins.compile
 _exec = builtins.exec
 _eval = builtins.eval
@@ -217,7 +219,6 @@ def _describe(exc, cap, state):
         tb = _extract_tb(exc.__traceback__)
     except BaseException:
         tb = []
-    frames = [f for f in tb if f.filename in ("<code>", "<test>")]
     line = None
     for f in reversed(tb):
         if f.filename == "<code>":
@@ -233,13 +234,8 @@ def _describe(exc, cap, state):
             message = _str(exc)
     except BaseException:
         message = "<exception str() failed>"
-    parts = []
     try:
-        if frames:
-            parts.append("Traceback (most recent call last):\n")
-            parts.extend(_format_list(frames))
-        parts.extend(_format_exception_only(_type(exc), exc))
-        text = "".join(parts)
+        text = "".join(_user_frames(_TracebackException.from_exception(exc)).format())
     except BaseException:
         text = _type(exc).__name__ + ": " + message + "\n"
     return {
@@ -248,6 +244,24 @@ def _describe(exc, cap, state):
         "line": line,
         "traceback": _clip(text, cap, state),
     }
+
+
+def _user_frames(te):
+    """A TracebackException with only the user's frames, in it and in the exceptions chained to it
+    (`raise ... from`, an exception while handling another, exception groups), as CPython prints
+    them, the driver's own frames left out."""
+    seen = set()
+    todo = [te]
+    while todo:
+        t = todo.pop()
+        if t is None or id(t) in seen:
+            continue
+        seen.add(id(t))
+        t.stack = _StackSummary.from_list([f for f in t.stack if f.filename in ("<code>", "<test>")])
+        todo.append(t.__cause__)
+        todo.append(t.__context__)
+        todo.extend(getattr(t, "exceptions", None) or ())
+    return te
 
 
 def _compile_cell(code):
@@ -328,11 +342,15 @@ def _figures(cap, state):
 # (read-only) filesystem.
 _VFS = {}
 _VFS_DIRS = ("/work", "/tmp")
+_VFS_MADE = set()
 _VFS_LIMITS = {"files": 256, "bytes": 64 << 20}
 _real_open = io.open
 _real_stat = os.stat
 _real_listdir = os.listdir
 _real_remove = os.remove
+_real_mkdir = os.mkdir
+_real_rmdir = os.rmdir
+_itertools_chain = __import__("itertools").chain
 _normpath = os.path.normpath
 _isabs = os.path.isabs
 _fspath = os.fspath
@@ -358,6 +376,14 @@ def _vpath(file):
         if p == d or p.startswith(d + "/"):
             return p
     return None
+
+
+def _isdir(p):
+    return p in _VFS_DIRS or p in _VFS_MADE
+
+
+def _parent(p):
+    return p.rsplit("/", 1)[0]
 
 
 def _vfs_used(excluding=None):
@@ -393,10 +419,13 @@ class _VFile(io.BytesIO):
 
 
 def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
+    if _isinstance(file, int) and file == 0:
+        # Descriptor 0 is the program's standard input (the host's stdin carried the request).
+        return _sys.stdin.buffer if "b" in mode else _sys.stdin
     path = _vpath(file)
     if path is None:
         return _real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
-    if path in _VFS_DIRS:
+    if _isdir(path):
         raise IsADirectoryError(_errno.EISDIR, "Is a directory", file)
     kind = mode.replace("b", "").replace("t", "").replace("+", "")
     writable = kind in ("w", "a", "x") or "+" in mode
@@ -405,7 +434,9 @@ def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None
         raise FileNotFoundError(_errno.ENOENT, "No such file or directory", file)
     if kind == "x" and exists:
         raise FileExistsError(_errno.EEXIST, "File exists", file)
-    if writable and not exists and _len(_VFS) >= _VFS_LIMITS["files"]:
+    if writable and not exists and not _isdir(_parent(path)):
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", file)
+    if writable and not exists and _len(_VFS) + _len(_VFS_MADE) >= _VFS_LIMITS["files"]:
         raise OSError(_errno.ENOSPC, "Too many files in the sandbox's scratch folder", file)
     data = b"" if kind in ("w", "x") else _VFS.get(path, b"")
     f = _VFile(path, data, writable)
@@ -422,7 +453,7 @@ def _stat(path, *args, **kwargs):
     p = _vpath(path)
     if p is None:
         return _real_stat(path, *args, **kwargs)
-    if p in _VFS_DIRS:
+    if _isdir(p):
         return os.stat_result((0o040755, 0, 0, 2, 0, 0, 0, 0, 0, 0))
     if p in _VFS:
         return os.stat_result((0o100644, 0, 0, 1, 0, 0, _len(_VFS[p]), 0, 0, 0))
@@ -433,15 +464,60 @@ def _listdir(path="."):
     p = _vpath(path)
     if p is None:
         return _real_listdir(path)
-    if p not in _VFS_DIRS:
+    if p in _VFS:
+        raise NotADirectoryError(_errno.ENOTDIR, "Not a directory", path)
+    if not _isdir(p):
         raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
-    return sorted(k[_len(p) + 1 :] for k in _VFS if k.startswith(p + "/"))
+    return sorted(k[_len(p) + 1 :] for k in _itertools_chain(_VFS, _VFS_MADE) if _parent(k) == p)
+
+
+def _mkdir(path, mode=0o777, *, dir_fd=None):
+    p = _vpath(path)
+    if p is None:
+        return _real_mkdir(path, mode, dir_fd=dir_fd)
+    if _isdir(p) or p in _VFS:
+        raise FileExistsError(_errno.EEXIST, "File exists", path)
+    if not _isdir(_parent(p)):
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
+    if _len(_VFS) + _len(_VFS_MADE) >= _VFS_LIMITS["files"]:
+        raise OSError(_errno.ENOSPC, "Too many files in the sandbox's scratch folder", path)
+    _VFS_MADE.add(p)
+
+
+def _rmdir(path, *, dir_fd=None):
+    p = _vpath(path)
+    if p is None:
+        return _real_rmdir(path, dir_fd=dir_fd)
+    if p in _VFS_DIRS:
+        raise PermissionError(_errno.EBUSY, "The scratch folder's root cannot be removed", path)
+    if p in _VFS:
+        raise NotADirectoryError(_errno.ENOTDIR, "Not a directory", path)
+    if p not in _VFS_MADE:
+        raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
+    if any(_parent(k) == p for k in _itertools_chain(_VFS, _VFS_MADE)):
+        raise OSError(_errno.ENOTEMPTY, "Directory not empty", path)
+    _VFS_MADE.discard(p)
+
+
+def _rmtree(path, *args, **kwargs):
+    """shutil.rmtree of a scratch folder: its files and folders go (the real one would walk descriptors)."""
+    p = _vpath(path)
+    if p is None:
+        return _real_rmtree(path, *args, **kwargs)
+    if not _isdir(p) or p in _VFS_DIRS:
+        raise FileNotFoundError(_errno.ENOENT, "No such directory", path)
+    for k in [k for k in _VFS if k.startswith(p + "/")]:
+        del _VFS[k]
+    for k in [k for k in _VFS_MADE if k == p or k.startswith(p + "/")]:
+        _VFS_MADE.discard(k)
 
 
 def _remove(path, *args, **kwargs):
     p = _vpath(path)
     if p is None:
         return _real_remove(path, *args, **kwargs)
+    if _isdir(p):
+        raise IsADirectoryError(_errno.EISDIR, "Is a directory", path)
     if _VFS.pop(p, None) is None:
         raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
 
@@ -451,7 +527,17 @@ def _install_vfs():
     os.stat = _stat
     os.listdir = _listdir
     os.remove = os.unlink = _remove
+    os.mkdir = _mkdir
+    os.rmdir = _rmdir
     os.getcwd = lambda: "/work"
+    # tempfile.mkdtemp and TemporaryDirectory make their folders under /tmp, in the scratch folder.
+    import shutil
+    import tempfile
+
+    global _real_rmtree
+    _real_rmtree = shutil.rmtree
+    shutil.rmtree = _rmtree
+    tempfile.tempdir = "/tmp"
     # numpy's loadtxt/savetxt open files through a table that captured `io.open` when numpy was imported.
     try:
         from numpy.lib import _datasource
@@ -465,8 +551,13 @@ def _load_files(files):
     """The request's `files` into the scratch folder: name -> text, or {"text": ...} / {"base64": ...}."""
     for name, content in (files or {}).items():
         path = _vpath(name)
-        if path is None or path in _VFS_DIRS:
+        if path is None or _isdir(path):
             raise ValueError("files: " + _repr(name) + " is not a file name under /work or /tmp")
+        # A file given in a subfolder (`data/x.csv`) brings its folders.
+        d = _parent(path)
+        while not _isdir(d):
+            _VFS_MADE.add(d)
+            d = _parent(d)
         if _isinstance(content, dict):
             if "base64" in content:
                 data = _b64decode(content["base64"])
@@ -525,6 +616,7 @@ def __beaker_main(session=False, request=None):
     _reseed()
     if not session:
         _VFS.clear()
+        _VFS_MADE.clear()
     try:
         _load_files(req.get("files"))
         files_error = None
