@@ -6,6 +6,7 @@
 )]
 
 mod api;
+mod bench;
 mod calculator;
 mod conformance;
 mod dialects;
@@ -49,5 +50,6 @@ fn main() {
     trials.extend(domain::trials());
     trials.extend(traces::trials());
     trials.extend(plans::trials());
+    trials.extend(bench::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-engine", 4),
     ("beaker-protocol", 5),
     ("beaker-traces", 5),
+    ("beaker-bench", 6),
     ("beaker-http", 6),
     ("beaker-mcp", 6),
     ("beaker-py", 6),

@@ -141,6 +141,52 @@ enum Command {
         #[command(flatten)]
         engine: config::EngineArgs,
     },
+    /// Load a JSON Lines tool server with a scenario (a JSONL file of weighted requests; see
+    /// `benches/scenarios/`) and report calls/s, latency percentiles per tool, failures by kind and fault, and
+    /// the server's peak RSS and CPU time. Every answer is checked (ids answered exactly once, envelopes well
+    /// formed); a lost answer fails the run (exit 1). Arguments after `--` go to the default server, `beaker
+    /// serve` (e.g. `-- --no-python`).
+    Bench {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Another server to drive, as a shell command speaking the same protocol (default: this binary's
+        /// `serve`).
+        #[arg(long)]
+        server: Option<String>,
+        /// Requests in flight at once.
+        #[arg(long, short = 'c', default_value_t = 8)]
+        concurrency: usize,
+        /// Requests to measure (default 1000; with --duration, whichever ends first).
+        #[arg(long, short = 'n')]
+        calls: Option<u64>,
+        /// Seconds to measure.
+        #[arg(long, short = 'd')]
+        duration: Option<f64>,
+        /// Requests sent first and not measured.
+        #[arg(long, default_value_t = 50)]
+        warmup: u64,
+        /// The seed that picks the requests.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Open loop: requests per second at Poisson-distributed times (closed loop by default).
+        #[arg(long)]
+        rate: Option<f64>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print the report as a Markdown table.
+        #[arg(long)]
+        markdown: bool,
+        /// No progress line on stderr.
+        #[arg(long)]
+        quiet: bool,
+        /// Seconds to wait for the last answers before the run fails as having lost them.
+        #[arg(long, default_value_t = 60.0)]
+        drain: f64,
+        /// Arguments for the default server.
+        #[arg(last = true)]
+        server_args: Vec<String>,
+    },
     /// Compile the sandboxed guests (the Python interpreter's snapshot, and any `--guest-dir` tools) into
     /// the module cache, so the first call of a server does not wait for it. Prints what it loaded.
     Compile {
@@ -331,6 +377,53 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::Bench {
+            scenario,
+            server,
+            concurrency,
+            calls,
+            duration,
+            warmup,
+            seed,
+            rate,
+            json,
+            markdown,
+            quiet,
+            drain,
+            server_args,
+        } => {
+            let scenario = beaker_bench::Scenario::load(&scenario)?;
+            let server = match server {
+                Some(cmd) => vec!["sh".into(), "-c".into(), format!("exec {cmd}")],
+                None => {
+                    let exe = std::env::current_exe().context("locating this binary")?;
+                    let mut v = vec![exe.display().to_string(), "serve".into()];
+                    v.extend(server_args);
+                    v
+                }
+            };
+            let opts = beaker_bench::Options {
+                server,
+                concurrency,
+                calls: calls.or(if duration.is_none() { Some(1000) } else { None }),
+                duration: duration.map(std::time::Duration::from_secs_f64),
+                warmup,
+                seed,
+                rate,
+                progress: !quiet,
+                drain: std::time::Duration::from_secs_f64(drain.max(0.0)),
+            };
+            let report = beaker_bench::run(&scenario, &opts)?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else if markdown {
+                write!(out, "{}", report.to_markdown())?;
+            } else {
+                write!(out, "{}", report.to_text())?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Compile { engine } => {
             let settings = config::Settings::load_engine(&engine)?;

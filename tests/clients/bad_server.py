@@ -1,0 +1,19 @@
+"""A JSON Lines "server" that breaks the protocol in one chosen way, for `beaker bench`'s checks.
+
+    python3 bad_server.py twice    # answers every request twice
+    python3 bad_server.py silent   # reads requests and never answers
+    python3 bad_server.py garbage  # answers with a line that is not JSON
+"""
+import json
+import sys
+
+mode = sys.argv[1]
+for line in sys.stdin:
+    if mode == "silent":
+        continue
+    if mode == "garbage":
+        print("not json", flush=True)
+        continue
+    rid = json.loads(line)["id"]
+    for _ in range(2):
+        print(json.dumps({"id": rid, "success": True, "result": None}), flush=True)
