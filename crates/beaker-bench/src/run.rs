@@ -181,13 +181,7 @@ fn drive(scenario: &Scenario, opts: &Options, child: &mut Child) -> Result<Repor
                 }
                 let left = opts.drain.saturating_sub(quiet_since.elapsed());
                 if left.is_zero() {
-                    let first = g.pending.keys().min().copied().unwrap_or(0);
-                    return Err(BenchError::Lost {
-                        lost: g.pending.len(),
-                        sent,
-                        waited: opts.drain,
-                        first: lines.get(&first).cloned().unwrap_or_default(),
-                    });
+                    return Err(lost(&g, sent, opts.drain, &lines));
                 }
                 g = cv
                     .wait_timeout(g, left)
@@ -252,13 +246,7 @@ fn drive(scenario: &Scenario, opts: &Options, child: &mut Child) -> Result<Repor
             return Err(BenchError::Protocol(v.clone()));
         }
         if !g.pending.is_empty() {
-            let first = g.pending.keys().min().copied().unwrap_or(0);
-            return Err(BenchError::Lost {
-                lost: g.pending.len(),
-                sent,
-                waited: opts.drain,
-                first: lines.get(&first).cloned().unwrap_or_default(),
-            });
+            return Err(lost(&g, sent, opts.drain, &lines));
         }
     }
     let seconds = started.map_or(0.0, |t| t.elapsed().as_secs_f64());
@@ -338,6 +326,17 @@ fn read_answers(
                 &v,
             );
         }
+    }
+}
+
+/// The error for the requests still unanswered after `waited`, naming the oldest as it was sent.
+fn lost(g: &Shared, sent: u64, waited: Duration, lines: &HashMap<u64, String>) -> BenchError {
+    let first = g.pending.keys().min().copied().unwrap_or(0);
+    BenchError::Lost {
+        lost: g.pending.len(),
+        sent,
+        waited,
+        first: lines.get(&first).cloned().unwrap_or_default(),
     }
 }
 

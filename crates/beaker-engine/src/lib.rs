@@ -44,6 +44,7 @@ pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;
 pub use plan::{
     PlanReport, PlanRequest, PlanStep, StepOutcome, StepReport, Strategy, MAX_PLAN_STEPS, NO_TOOL,
+    STEP_KEYS,
 };
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
 pub use text::{TextCallResult, TextReply, TextRequest};

@@ -58,7 +58,7 @@ pub struct PlanRequest {
 
 /// The keys a step may have: what the plan uses, and seed 004's descriptive keys. Anything else is most likely
 /// a misspelling (`depend_on`), which silently ignored would run a step too early.
-const STEP_KEYS: [&str; 12] = [
+pub const STEP_KEYS: [&str; 12] = [
     "step_id",
     "tool",
     "params",

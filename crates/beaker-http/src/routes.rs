@@ -157,15 +157,7 @@ pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Respo
     let Ok(reply) = rx.recv_async().await else {
         return bad_request(ErrorKind::Internal, "the engine dropped the request".into());
     };
-    let mut out = serde_json::Map::new();
-    out.insert("id".into(), id.unwrap_or(Value::Null));
-    if let Value::Object(m) = reply.to_json() {
-        out.extend(m);
-    }
-    if let Some(meta) = meta {
-        out.insert("meta".into(), meta);
-    }
-    Json(Value::Object(out)).into_response()
+    Json(beaker_protocol::reply(id, reply.to_json(), meta)).into_response()
 }
 
 /// `POST /v1/run-plan`: a tool plan (`{"plan": {...}}`), as on stdio: its steps run as their dependencies
@@ -193,15 +185,7 @@ pub(crate) async fn run_plan(Shared(state): Shared<State>, body: Bytes) -> Respo
     let Ok(report) = report else {
         return bad_request(ErrorKind::Internal, "the engine dropped the plan".into());
     };
-    let mut out = serde_json::Map::new();
-    out.insert("id".into(), id.unwrap_or(Value::Null));
-    if let Value::Object(m) = report.to_json() {
-        out.extend(m);
-    }
-    if let Some(meta) = meta {
-        out.insert("meta".into(), meta);
-    }
-    Json(Value::Object(out)).into_response()
+    Json(beaker_protocol::reply(id, report.to_json(), meta)).into_response()
 }
 
 /// Cancels a plan when dropped, unless disarmed.

@@ -309,6 +309,20 @@ fn plan_request(id: Option<Value>, mut obj: Map<String, Value>) -> Result<Reques
     })
 }
 
+/// The answer to a text or plan request: `{"id", ...body, "meta"?}`, the request's id first and its `meta`
+/// echoed last, as every transport writes it.
+pub fn reply(id: Option<Value>, body: Value, meta: Option<Value>) -> Value {
+    let mut v = Map::new();
+    v.insert("id".into(), id.unwrap_or(Value::Null));
+    if let Value::Object(m) = body {
+        v.extend(m);
+    }
+    if let Some(meta) = meta {
+        v.insert("meta".into(), meta);
+    }
+    Value::Object(v)
+}
+
 /// An id read from the raw line, when it is a string or a number.
 fn recovered_id(text: &Option<String>) -> Option<Value> {
     let raw = text.as_deref()?;

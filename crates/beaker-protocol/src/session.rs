@@ -387,18 +387,10 @@ impl Session {
         let answer = self.on_answer(key.clone());
         let reply_id = id.clone();
         let on_done = move |reply: TextReply| {
-            let mut v = Map::new();
-            v.insert("id".into(), reply_id.unwrap_or(Value::Null));
-            if let Value::Object(m) = reply.to_json() {
-                v.extend(m);
-            }
-            if let Some(meta) = meta {
-                v.insert("meta".into(), meta);
-            }
-            match serde_json::to_string(&v) {
-                Ok(s) => answer(s),
-                Err(e) => tracing::error!("cannot serialize a response: {e}"),
-            }
+            send_reply(
+                answer,
+                crate::request::reply(reply_id, reply.to_json(), meta),
+            );
         };
         let handles = match messages {
             Some(messages) => match self.engine.submit_messages(&messages, &req, on_done) {
@@ -430,18 +422,7 @@ impl Session {
         };
         let answer = self.on_answer(key.clone());
         let handle = self.engine.submit_plan(plan, move |report| {
-            let mut v = Map::new();
-            v.insert("id".into(), id.unwrap_or(Value::Null));
-            if let Value::Object(m) = report.to_json() {
-                v.extend(m);
-            }
-            if let Some(meta) = meta {
-                v.insert("meta".into(), meta);
-            }
-            match serde_json::to_string(&v) {
-                Ok(s) => answer(s),
-                Err(e) => tracing::error!("cannot serialize a response: {e}"),
-            }
+            send_reply(answer, crate::request::reply(id, report.to_json(), meta));
         });
         self.set_handles(&key, vec![handle]);
     }
@@ -501,6 +482,14 @@ impl Session {
             json!({"defaults": cfg.defaults, "maxima": cfg.maxima}),
         );
         self.send(&json!({"id": id, "success": true, "hello": hello}), false);
+    }
+}
+
+/// Serializes an answer and hands it to `answer` (a serialization failure is logged: it cannot be sent).
+fn send_reply(answer: impl FnOnce(String), v: Value) {
+    match serde_json::to_string(&v) {
+        Ok(s) => answer(s),
+        Err(e) => tracing::error!("cannot serialize a response: {e}"),
     }
 }
 

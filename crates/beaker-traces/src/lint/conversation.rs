@@ -10,22 +10,6 @@ use std::io::BufRead;
 const STAGES: [&str; 4] = ["clarify_slots", "diagnosis", "resolution", "final_summary"];
 const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
 
-/// The keys a plan step may have (the plan executor refuses others).
-const STEP_KEYS: [&str; 12] = [
-    "step_id",
-    "tool",
-    "params",
-    "arguments",
-    "depends_on",
-    "order",
-    "limits",
-    "task",
-    "intent_ids",
-    "phase",
-    "slots_used",
-    "parallel_group",
-];
-
 pub(super) fn lint(
     cx: &mut Cx,
     mut reader: impl BufRead,
@@ -347,7 +331,10 @@ impl Line<'_, '_> {
                 self.report("assistant/tool-plan", format!("{sat}: a step is an object"));
                 continue;
             };
-            for k in s.keys().filter(|k| !STEP_KEYS.contains(&k.as_str())) {
+            for k in s
+                .keys()
+                .filter(|k| !beaker_engine::STEP_KEYS.contains(&k.as_str()))
+            {
                 self.report("plan/keys", format!("{sat}: unknown key `{k}` (a misspelling is ignored by whoever runs the plan)"));
             }
             if let Some(tool) = s

@@ -120,7 +120,12 @@ pub(crate) fn closing(
 }
 
 /// The end of the first `close` after `from`, if it comes before any of `opens`.
-fn first_closing(text: &str, from: usize, close: &str, opens: &[&str]) -> Option<(usize, usize)> {
+pub(crate) fn first_closing(
+    text: &str,
+    from: usize,
+    close: &str,
+    opens: &[&str],
+) -> Option<(usize, usize)> {
     let at = text[from..].find(close)? + from;
     let reopened = opens
         .iter()

@@ -1,5 +1,6 @@
 //! Seed 003's Svend traces.
 
+use super::qa::first_closing;
 use super::Cx;
 use crate::markers::{markers, Marker};
 use crate::records::{Record, Records};
@@ -57,15 +58,6 @@ pub(crate) fn read_call(body: &str) -> Result<(String, Value), String> {
     Ok((name.to_string(), params))
 }
 
-/// The end of the first `close` after `from`, if it comes before the next `open`.
-fn closing(text: &str, from: usize, open: &str, close: &str) -> Option<(usize, usize)> {
-    let at = text[from..].find(close)? + from;
-    match text[from..].find(open) {
-        Some(i) if i + from < at => None,
-        _ => Some((at, at + close.len())),
-    }
-}
-
 fn example(cx: &mut Cx, rec: &Record) {
     let text = rec.text.as_str();
     let mut pos = 0;
@@ -84,7 +76,8 @@ fn example(cx: &mut Cx, rec: &Record) {
         };
         match token {
             "tool_call" => {
-                let Some((close, end)) = closing(text, m.end, "<|tool_call|>", "<|/tool_call|>")
+                let Some((close, end)) =
+                    first_closing(text, m.end, "<|/tool_call|>", &["<|tool_call|>"])
                 else {
                     cx.rec(
                         rec,
@@ -142,7 +135,8 @@ fn example(cx: &mut Cx, rec: &Record) {
                 }
             }
             "tool_result" => {
-                let Some((_, end)) = closing(text, m.end, "<|tool_result|>", "<|/tool_result|>")
+                let Some((_, end)) =
+                    first_closing(text, m.end, "<|/tool_result|>", &["<|tool_result|>"])
                 else {
                     cx.rec(
                         rec,
