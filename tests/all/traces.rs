@@ -17,6 +17,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("traces::verify_finds_the_seeds_wrong_results", verify_seeds),
         Trial::test("traces::verify_conversations", verify_conversations),
         Trial::test("traces::lint_the_seed_001_examples", lint_seed_001),
+        Trial::test(
+            "traces::verify_reads_tags_inside_json_as_text",
+            verify_tags_in_json,
+        ),
     ]
 }
 
@@ -222,5 +226,29 @@ fn lint_seed_001() -> Outcome {
         std::fs::read_to_string(data("seeds/seed001_examples.lint")).map_err(|e| e.to_string())?;
     ensure(o.status.code() == Some(1) && stdout(&o) == want, || {
         format!("got:\n{}\nwant:\n{want}", stdout(&o))
+    })
+}
+
+/// A recorded result whose JSON string holds a closing tag: verify reads the whole JSON value, as lint does,
+/// so the recorded failure matches the real one instead of being cut at the tag.
+fn verify_tags_in_json() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("beaker-traces-{}-tags", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let f = dir.join("tags.txt");
+    let text = "\"\"\"\nh\n\"\"\"\n\nQ: 1/0?\nA: Let me try.\n\
+        <tool_call>{\"tool\": \"calculator\", \"params\": {\"expression\": \"1/0\"}}</tool_call>\n\
+        <tool_result>{\"tool\": \"calculator\", \"success\": false, \"error\": \"no </tool_result> here\"}</tool_result>\n\
+        It cannot be done.\n";
+    std::fs::write(&f, text).map_err(|e| e.to_string())?;
+    let o = run(&["verify", "--format", "json"], &[&f]);
+    let lines = json_lines(&o);
+    let summary = &lines.last().ok_or("no output")?["summary"];
+    ensure(
+        o.status.code() == Some(0) && summary["checked"] == 1 && summary["matched"] == 1,
+        || format!("{o:?}"),
+    )?;
+    let o = run(&["lint"], &[&f]);
+    ensure(o.status.code() == Some(0), || {
+        format!("lint: {}", stdout(&o))
     })
 }

@@ -353,6 +353,12 @@ fn pairs(text: &str, kind: Kind) -> Vec<Pair<'_>> {
             "<|/tool_result|>",
         ),
     };
+    // Where a call or result closes, found as lint finds it: a tagged body ends after its JSON value (tags
+    // inside its strings are text), a Svend block at its closing token unless its opening one comes first.
+    let close = |from: usize, open: &str, close: &str| match kind {
+        Kind::Qa => crate::lint::qa::closing(text, from, close, &[call_open, res_open]),
+        _ => crate::lint::qa::first_closing(text, from, close, &[open]),
+    };
     let mut out = Vec::new();
     let mut pos = 0;
     let mut call: Option<Option<(String, Value)>> = None;
@@ -376,11 +382,11 @@ fn pairs(text: &str, kind: Kind) -> Vec<Pair<'_>> {
             } | Marker::Token("tool_result")
         ) && open == res_open;
         if is_call {
-            let Some(j) = text[m.end..].find(call_close) else {
+            let Some((at, end)) = close(m.end, call_open, call_close) else {
                 break;
             };
-            let body = &text[m.end..m.end + j];
-            pos = m.end + j + call_close.len();
+            let body = &text[m.end..at];
+            pos = end;
             call = Some(match kind {
                 Kind::Qa => serde_json::from_str::<Value>(body.trim())
                     .ok()
@@ -392,11 +398,11 @@ fn pairs(text: &str, kind: Kind) -> Vec<Pair<'_>> {
                 _ => crate::lint::svend_call(body).ok(),
             });
         } else if is_result {
-            let Some(j) = text[m.end..].find(res_close) else {
+            let Some((at, end)) = close(m.end, res_open, res_close) else {
                 break;
             };
-            let body = &text[m.end..m.end + j];
-            pos = m.end + j + res_close.len();
+            let body = &text[m.end..at];
+            pos = end;
             if let Some(c) = call.take() {
                 out.push((c, m.start..pos, body));
             }
