@@ -266,11 +266,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let settings = config::Settings::load_engine(&engine)?;
             let params = if params == "-" {
-                let mut s = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut s)
-                    .context("reading params from stdin")?;
-                s
+                stdin_text("params")?
             } else {
                 params
             };
@@ -330,11 +326,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             engine,
         } => {
             let text = if file.as_os_str() == "-" {
-                let mut s = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut s)
-                    .context("reading the plan from stdin")?;
-                s
+                stdin_text("the plan")?
             } else {
                 std::fs::read_to_string(&file)
                     .with_context(|| format!("cannot read {}", file.display()))?
@@ -533,6 +525,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
     }
+}
+
+/// All of stdin as text (`what` names it in the error).
+fn stdin_text(what: &str) -> anyhow::Result<String> {
+    let mut s = String::new();
+    std::io::stdin()
+        .read_to_string(&mut s)
+        .with_context(|| format!("reading {what} from stdin"))?;
+    Ok(s)
 }
 
 fn print_envelope(env: &Envelope, pretty: bool) -> anyhow::Result<()> {
