@@ -181,7 +181,7 @@ pub fn call(dialect: Dialect, tool: &str, params: &Value, id: Option<&str>) -> S
 }
 
 /// The parameter names positional arguments take: the required ones first, then the others, in schema order.
-fn param_names(spec: Option<&ToolSpec>) -> Vec<String> {
+pub fn param_names(spec: Option<&ToolSpec>) -> Vec<String> {
     let Some(spec) = spec else { return Vec::new() };
     let mut names: Vec<String> = spec.params_schema["required"]
         .as_array()

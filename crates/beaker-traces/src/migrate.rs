@@ -131,10 +131,8 @@ fn rewrite_line(
         };
         let tool = bad.tool.clone().unwrap_or_default();
         let spec = registry.spec(&tool);
-        let named = spec
-            .and_then(|s| s.params_schema.get("properties"))
-            .and_then(serde_json::Value::as_object)
-            .map_or(0, serde_json::Map::len);
+        // The names `deprecated_suggestion` gives positional arguments; past them it would invent `argN`.
+        let named = render::param_names(spec).len();
         if args.len() > named {
             let why = if spec.is_none() {
                 "no schema names them: give the tool's schema with --tools FILE".to_string()
