@@ -109,11 +109,13 @@ impl Table {
         self.room.notify_all();
     }
 
-    /// Frees `key`, hands `line` to `sink` as a finished answer, then counts it sent.
+    /// Frees `key`, hands `line` to `sink` as a finished answer, then gives back its request bytes and counts
+    /// it sent. The bytes go back only after the line is handed over: a request waiting for them cannot be
+    /// answered ahead of the answer that made room for it.
     fn answer(&self, key: &str, sink: &dyn Sink, line: String) {
         let freed = self.lock().remove(key);
-        self.release(freed.map_or(0, |f| f.bytes));
         sink.send(line, true);
+        self.release(freed.map_or(0, |f| f.bytes));
         self.sent_one();
     }
 }
