@@ -147,16 +147,33 @@ pub fn compare(got: &Value, want: &Value, rtol: f64, atol: f64, path: &str) -> R
     }
 }
 
-/// The Python of the venv `scripts/install-python-runtime.py` makes for the test clients (SandboxFusion's,
-/// the MCP SDK), or why it is missing.
-pub fn clients_python() -> Result<PathBuf, libtest_mimic::Failed> {
-    let cache = std::env::var_os("BEAKER_CACHE_DIR")
+/// Beaker's cache folder, as the install scripts choose it.
+fn cache_dir() -> PathBuf {
+    std::env::var_os("BEAKER_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("beaker")))
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/beaker")
-        });
-    let python = cache.join("clients/bin/python");
+        })
+}
+
+/// The Python of the peer server's venv (`benches/peers/setup.sh`: NumPy, SciPy, SymPy, Pint, matplotlib), or
+/// why it is missing.
+pub fn peers_python() -> Result<PathBuf, libtest_mimic::Failed> {
+    let python = cache_dir().join("peers/bin/python");
+    ensure(python.is_file(), || {
+        format!(
+            "{} is missing: run `bash benches/peers/setup.sh`",
+            python.display()
+        )
+    })?;
+    Ok(python)
+}
+
+/// The Python of the venv `scripts/install-python-runtime.py` makes for the test clients (SandboxFusion's,
+/// the MCP SDK), or why it is missing.
+pub fn clients_python() -> Result<PathBuf, libtest_mimic::Failed> {
+    let python = cache_dir().join("clients/bin/python");
     ensure(python.is_file(), || {
         format!(
             "{} is missing: run `python3 scripts/install-python-runtime.py` (it makes the test clients' venv)",

@@ -3,6 +3,7 @@
     python3 bad_server.py twice    # answers every request twice
     python3 bad_server.py silent   # reads requests and never answers
     python3 bad_server.py garbage  # answers with a line that is not JSON
+    python3 bad_server.py wrong    # answers every request once, well formed, with the value 57
 """
 import json
 import sys
@@ -15,5 +16,8 @@ for line in sys.stdin:
         print("not json", flush=True)
         continue
     rid = json.loads(line)["id"]
+    if mode == "wrong":
+        print(json.dumps({"id": rid, "success": True, "result": {"value": "57", "exact": True}}), flush=True)
+        continue
     for _ in range(2):
         print(json.dumps({"id": rid, "success": True, "result": None}), flush=True)

@@ -5,15 +5,19 @@
 //! flight (closed loop) or sends them at a Poisson rate (open loop), checks every answer (each id answered
 //! exactly once, envelopes well formed) and returns a [`Report`]: calls per second, latency percentiles per tool
 //! and overall, failures by kind and fault, and the server's peak RSS and CPU time. A run that loses an answer is
-//! an error, never a report.
+//! an error, never a report. [`compare`] runs two servers on one scenario in alternating rounds and cross-checks
+//! their answers; [`Transport`] drives the same scenario over JSON Lines, MCP or HTTP.
 #![deny(missing_docs)]
 
+mod check;
 mod report;
 mod run;
 mod scenario;
+mod server;
 
-pub use report::{Latency, Report, ToolReport};
-pub use run::{run, BenchError, Options};
+pub use check::{differ, Difference, Tolerance};
+pub use report::{Comparison, Latency, Report, ToolReport};
+pub use run::{compare, run, BenchError, Options, Transport};
 pub use scenario::{Entry, Scenario, ScenarioError};
 
 /// A small deterministic generator (SplitMix64): the same seed picks the same calls in the same order on every

@@ -1,5 +1,6 @@
 //! What a run measured, and its tables.
 
+use crate::check::Difference;
 use crate::Scenario;
 use serde::Serialize;
 use serde_json::Value;
@@ -55,6 +56,10 @@ pub struct ToolReport {
 pub struct Report {
     /// The scenario's name.
     pub scenario: String,
+    /// How requests travelled (`jsonl`, `mcp`, `http`).
+    pub transport: String,
+    /// How requests were sent: `closed loop`, `open loop at N calls/s`, or `bursts of N`.
+    pub mode: String,
     /// Requests in flight at most.
     pub concurrency: usize,
     /// Requests measured (warm-up excluded).
@@ -75,6 +80,24 @@ pub struct Report {
     pub server_peak_rss_kb: u64,
     /// The server's user + system CPU time over the whole run, warm-up and start-up included (seconds).
     pub server_cpu_seconds: f64,
+    /// Time from starting the server process to its first answer (a cold start: loading, compiling, the first
+    /// request's own work), in milliseconds.
+    pub first_answer_ms: f64,
+}
+
+/// Two servers measured on one scenario in alternating rounds, and how their answers compare.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The first server (`--server`, by default Beaker).
+    pub a: Report,
+    /// The second server (`--compare`).
+    pub b: Report,
+    /// Measured rounds per server.
+    pub rounds: usize,
+    /// Scenario entries both servers answered (each compared once, on its first answer).
+    pub checked: usize,
+    /// Entries whose answers differ beyond the tolerance.
+    pub differences: Vec<Difference>,
 }
 
 /// Latencies and outcomes as they come in.
@@ -175,17 +198,31 @@ impl Report {
         rows
     }
 
+    /// What follows the scenario's name: the transport unless JSON Lines, and the sending mode.
+    fn over(&self) -> String {
+        let t = match self.transport.as_str() {
+            "" | "jsonl" => String::new(),
+            t => format!(" over {t}"),
+        };
+        match self.mode.as_str() {
+            "" | "closed loop" => t,
+            m => format!("{t}, {m}"),
+        }
+    }
+
     /// A plain-text table.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{}: {} calls in {:.2} s at concurrency {}: {:.0} calls/s; server peak RSS {} MB, CPU {:.2} s\n",
+            "{}{}: {} calls in {:.2} s at concurrency {}: {:.0} calls/s; server peak RSS {} MB, CPU {:.2} s; first answer {:.0} ms after start\n",
             self.scenario,
+            self.over(),
             self.calls,
             self.seconds,
             self.concurrency,
             self.calls_per_second,
             self.server_peak_rss_kb / 1024,
-            self.server_cpu_seconds
+            self.server_cpu_seconds,
+            self.first_answer_ms
         );
         s.push_str(&format!(
             "{:<18} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
@@ -228,14 +265,16 @@ impl Report {
     /// A Markdown table (what docs/PERFORMANCE.md holds).
     pub fn to_markdown(&self) -> String {
         let mut s = format!(
-            "`{}`, concurrency {}: {} calls in {:.2} s, **{:.0} calls/s**; server peak RSS {} MB, CPU {:.2} s\n\n",
+            "`{}`{}, concurrency {}: {} calls in {:.2} s, **{:.0} calls/s**; server peak RSS {} MB, CPU {:.2} s; first answer {:.0} ms after start\n\n",
             self.scenario,
+            self.over(),
             self.concurrency,
             self.calls,
             self.seconds,
             self.calls_per_second,
             self.server_peak_rss_kb / 1024,
-            self.server_cpu_seconds
+            self.server_cpu_seconds,
+            self.first_answer_ms
         );
         s.push_str("| tool | calls | failed | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n|---|---|---|---|---|---|---|---|\n");
         for (name, r) in self.rows() {
@@ -251,6 +290,124 @@ impl Report {
                 ms(l.max)
             ));
         }
+        s
+    }
+}
+
+/// `b / a`, shown as `1.00x`; `-` when `a` is zero.
+fn ratio(a: f64, b: f64) -> String {
+    if a > 0.0 {
+        format!("{:.2}x", b / a)
+    } else {
+        "-".into()
+    }
+}
+
+impl Comparison {
+    /// Every answer the two servers gave to the same request agreed.
+    pub fn agree(&self) -> bool {
+        self.differences.is_empty()
+    }
+
+    fn rows(&self) -> Vec<(String, &ToolReport, Option<&ToolReport>)> {
+        let mut rows: Vec<_> = self
+            .a
+            .tools
+            .iter()
+            .map(|(k, v)| (k.clone(), v, self.b.tools.get(k)))
+            .collect();
+        rows.push(("all".into(), &self.a.overall, Some(&self.b.overall)));
+        rows
+    }
+
+    fn summary(&self, bold: bool) -> String {
+        let b = if bold { "**" } else { "" };
+        format!(
+            "`{}`{}, concurrency {}, {} alternating rounds: A {:.0} calls/s, B {:.0} calls/s, {b}A/B {}{b}; peak RSS A {} MB, B {} MB; CPU A {:.2} s, B {:.2} s; first answer A {:.0} ms, B {:.0} ms after start",
+            self.a.scenario,
+            self.a.over(),
+            self.a.concurrency,
+            self.rounds,
+            self.a.calls_per_second,
+            self.b.calls_per_second,
+            ratio(self.b.calls_per_second, self.a.calls_per_second),
+            self.a.server_peak_rss_kb / 1024,
+            self.b.server_peak_rss_kb / 1024,
+            self.a.server_cpu_seconds,
+            self.b.server_cpu_seconds,
+            self.a.first_answer_ms,
+            self.b.first_answer_ms,
+        )
+    }
+
+    fn checks(&self) -> String {
+        let mut s = format!(
+            "answers cross-checked on {} distinct requests: {} differ\n",
+            self.checked,
+            self.differences.len()
+        );
+        for d in &self.differences {
+            s.push_str(&format!(
+                "  {} at {}: A {} / B {}\n    request: {}\n",
+                d.label, d.path, d.a, d.b, d.request
+            ));
+        }
+        s
+    }
+
+    /// A plain-text table: latency of A and B per tool, and B/A.
+    pub fn to_text(&self) -> String {
+        let mut s = self.summary(false);
+        s.push('\n');
+        s.push_str(&format!(
+            "{:<18} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7}\n",
+            "tool", "calls", "A p50 ms", "B p50 ms", "B/A", "A p99 ms", "B p99 ms", "B/A"
+        ));
+        for (name, a, b) in self.rows() {
+            let (la, lb) = (
+                &a.latency_us,
+                b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
+            );
+            s.push_str(&format!(
+                "{:<18} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7}\n",
+                name,
+                a.calls,
+                ms(la.p50),
+                ms(lb.p50),
+                ratio(la.p50 as f64, lb.p50 as f64),
+                ms(la.p99),
+                ms(lb.p99),
+                ratio(la.p99 as f64, lb.p99 as f64)
+            ));
+        }
+        s.push_str(&self.checks());
+        s
+    }
+
+    /// A Markdown table (what docs/PERFORMANCE.md holds).
+    pub fn to_markdown(&self) -> String {
+        let mut s = self.summary(true);
+        s.push_str("\n\n| tool | calls | A p50 ms | B p50 ms | B/A | A p99 ms | B p99 ms | B/A | A failed | B failed |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (name, a, b) in self.rows() {
+            let (la, lb) = (
+                &a.latency_us,
+                b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
+            );
+            s.push_str(&format!(
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                a.calls,
+                ms(la.p50),
+                ms(lb.p50),
+                ratio(la.p50 as f64, lb.p50 as f64),
+                ms(la.p99),
+                ms(lb.p99),
+                ratio(la.p99 as f64, lb.p99 as f64),
+                a.failures,
+                b.map_or(0, |b| b.failures)
+            ));
+        }
+        s.push('\n');
+        s.push_str(&self.checks());
         s
     }
 }

@@ -1,19 +1,41 @@
-//! Running a scenario against a server child process.
+//! Running a scenario against one server, or against two in alternating rounds.
 
-use crate::report::{Report, Samples};
-use crate::{Scenario, SplitMix};
-use serde_json::Value;
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use crate::check::{differ, Difference, Tolerance};
+use crate::report::{Comparison, Report};
+use crate::server::{Phase, Server};
+use crate::Scenario;
+use std::time::Duration;
+
+/// How requests travel to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Beaker's JSON Lines on the child's stdin and stdout (`beaker serve`).
+    Lines,
+    /// MCP JSON-RPC on stdio (`beaker serve --mcp`): `initialize`, then one `tools/call` per request.
+    Mcp,
+    /// HTTP/1.1 `POST /v1/call` on keep-alive connections, one per request in flight (`beaker serve --http`);
+    /// the server must print `http://HOST:PORT` on its stderr.
+    Http,
+}
+
+impl Transport {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Lines => "jsonl",
+            Transport::Mcp => "mcp",
+            Transport::Http => "http",
+        }
+    }
+}
 
 /// How to run a scenario.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The server's command line (program and arguments); it must speak Beaker's JSON Lines protocol.
+    /// The server's command line (program and arguments).
     pub server: Vec<String>,
+    /// How requests reach it.
+    pub transport: Transport,
     /// Requests in flight at once (closed loop), or the cap on them with `rate`.
     pub concurrency: usize,
     /// Requests to measure (after the warm-up); with `duration`, whichever ends first.
@@ -26,7 +48,10 @@ pub struct Options {
     pub seed: u64,
     /// Open loop: requests per second, sent at Poisson-distributed times (closed loop when `None`).
     pub rate: Option<f64>,
-    /// How long to wait for the last answers before declaring them lost.
+    /// Bursts: this many requests sent at once, the next wave when all are answered (a generation step's
+    /// calls arriving together).
+    pub burst: Option<usize>,
+    /// How long to wait for the last answers before declaring them lost (and for a server to start).
     pub drain: Duration,
     /// A progress line on stderr every second.
     pub progress: bool,
@@ -36,12 +61,14 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             server: Vec::new(),
+            transport: Transport::Lines,
             concurrency: 8,
             calls: Some(1000),
             duration: None,
             warmup: 50,
             seed: 1,
             rate: None,
+            burst: None,
             drain: Duration::from_secs(60),
             progress: false,
         }
@@ -74,301 +101,169 @@ pub enum BenchError {
     Options(String),
 }
 
-/// What the reader thread and the sender share.
-#[derive(Default)]
-struct Shared {
-    /// Requests sent and not answered: id -> (sent at, entry).
-    pending: HashMap<u64, (Instant, usize)>,
-    /// Answers read.
-    answered: u64,
-    /// The first protocol violation seen.
-    violation: Option<String>,
-    /// The reader stopped (the server closed its stdout).
-    closed: bool,
+impl Options {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.server.is_empty() {
+            return Err(BenchError::Options("no server command".into()));
+        }
+        if self.concurrency == 0 || self.burst == Some(0) {
+            return Err(BenchError::Options(
+                "concurrency and burst must be at least 1".into(),
+            ));
+        }
+        if self.calls.is_none() && self.duration.is_none() {
+            return Err(BenchError::Options(
+                "give a number of calls or a duration".into(),
+            ));
+        }
+        if self.rate.is_some() && self.burst.is_some() {
+            return Err(BenchError::Options(
+                "a run is open loop (--rate) or in bursts (--burst), not both".into(),
+            ));
+        }
+        if self.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+            return Err(BenchError::Options(
+                "the rate must be a positive number".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn start(&self, command: &[String], scenario: &Scenario) -> Result<Server, BenchError> {
+        Server::start(
+            command,
+            self.transport,
+            scenario,
+            self.burst.unwrap_or(self.concurrency),
+            self.seed,
+            self.drain,
+        )
+    }
+
+    /// The phase that measures `share` of the calls and duration.
+    fn measured(&self, share: f64) -> Phase {
+        Phase {
+            calls: self
+                .calls
+                .map(|n| ((n as f64 * share).ceil() as u64).max(1)),
+            duration: self.duration.map(|d| d.mul_f64(share)),
+            rate: self.rate,
+            burst: self.burst,
+            concurrency: self.concurrency,
+            measured: true,
+            drain: self.drain,
+            progress: self.progress,
+        }
+    }
+
+    fn warmup(&self) -> Phase {
+        Phase {
+            calls: Some(self.warmup),
+            duration: None,
+            rate: None,
+            burst: None,
+            concurrency: self.concurrency,
+            measured: false,
+            drain: self.drain,
+            progress: false,
+        }
+    }
 }
 
 /// Runs `scenario` against a fresh server and reports.
 pub fn run(scenario: &Scenario, opts: &Options) -> Result<Report, BenchError> {
-    if opts.server.is_empty() {
-        return Err(BenchError::Options("no server command".into()));
-    }
-    if opts.concurrency == 0 {
-        return Err(BenchError::Options("concurrency must be at least 1".into()));
-    }
-    if opts.calls.is_none() && opts.duration.is_none() {
-        return Err(BenchError::Options(
-            "give a number of calls or a duration".into(),
-        ));
-    }
-    let mut child = Command::new(&opts.server[0])
-        .args(&opts.server[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| {
-            BenchError::Server(format!("cannot start `{}`: {e}", opts.server.join(" ")))
-        })?;
-    let result = drive(scenario, opts, &mut child);
-    drop(child.stdin.take());
-    let _ = child.wait();
-    result
+    opts.validate()?;
+    let mut server = opts.start(&opts.server, scenario)?;
+    server.phase(scenario, &opts.warmup())?;
+    let (sent, seconds) = server.phase(scenario, &opts.measured(1.0))?;
+    Ok(report(server, scenario, opts, sent, seconds).0)
 }
 
-fn drive(scenario: &Scenario, opts: &Options, child: &mut Child) -> Result<Report, BenchError> {
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| BenchError::Server("no stdin".into()))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| BenchError::Server("no stdout".into()))?;
-    let shared = Arc::new((Mutex::new(Shared::default()), Condvar::new()));
-    let samples = Arc::new(Mutex::new(Samples::new(scenario)));
-    let warmup = opts.warmup;
-    let reader = {
-        let shared = shared.clone();
-        let samples = samples.clone();
-        std::thread::spawn(move || read_answers(BufReader::new(stdout), &shared, &samples, warmup))
-    };
-    let mut rng = SplitMix::new(opts.seed);
-    let mut arrivals = SplitMix::new(opts.seed ^ 0xa11);
-    let mut lines: HashMap<u64, String> = HashMap::new();
-    let mut sent: u64 = 0;
-    let mut started: Option<Instant> = None;
-    let mut next_at = Instant::now();
-    let mut last_progress = Instant::now();
-    loop {
-        if sent == warmup && started.is_none() {
-            // Measure from here: wait for the warm-up to be answered first.
-            let (m, cv) = &*shared;
-            let mut g = m.lock().unwrap_or_else(|p| p.into_inner());
-            while !g.pending.is_empty() && !g.closed {
-                g = cv.wait(g).unwrap_or_else(|p| p.into_inner());
-            }
-            drop(g);
-            started = Some(Instant::now());
-            next_at = Instant::now();
-        }
-        if let Some(t0) = started {
-            let measured = sent - warmup;
-            if opts.calls.is_some_and(|n| measured >= n)
-                || opts.duration.is_some_and(|d| t0.elapsed() >= d)
-            {
-                break;
-            }
-        }
-        if let Some(rate) = opts.rate.filter(|_| started.is_some()) {
-            let now = Instant::now();
-            if next_at > now {
-                std::thread::sleep(next_at - now);
-            }
-            // Exponential gaps: a Poisson process of `rate` arrivals per second.
-            let gap = -(1.0 - arrivals.unit()).ln() / rate;
-            next_at += Duration::from_secs_f64(gap);
-        }
-        {
-            let (m, cv) = &*shared;
-            let mut g = m.lock().unwrap_or_else(|p| p.into_inner());
-            // Waiting for a free slot: a server that stops answering must not hang the run.
-            let mut answered = g.answered;
-            let mut quiet_since = Instant::now();
-            while g.pending.len() >= opts.concurrency && !g.closed && g.violation.is_none() {
-                if g.answered != answered {
-                    answered = g.answered;
-                    quiet_since = Instant::now();
-                }
-                let left = opts.drain.saturating_sub(quiet_since.elapsed());
-                if left.is_zero() {
-                    return Err(lost(&g, sent, opts.drain, &lines));
-                }
-                g = cv
-                    .wait_timeout(g, left)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
-            if let Some(v) = &g.violation {
-                return Err(BenchError::Protocol(v.clone()));
-            }
-            if g.closed {
-                return Err(BenchError::Server("the server closed its output".into()));
-            }
-            let entry = scenario.pick(&mut rng);
-            g.pending.insert(sent, (Instant::now(), entry));
-            let line = scenario.entries[entry].line(sent);
-            drop(g);
-            stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.write_all(b"\n"))
-                .and_then(|()| stdin.flush())
-                .map_err(|e| BenchError::Server(format!("writing a request: {e}")))?;
-            lines.insert(sent, line);
-            if lines.len() > 4096 {
-                let answered: Vec<u64> = {
-                    let g = lock(&shared.0);
-                    lines
-                        .keys()
-                        .filter(|k| !g.pending.contains_key(k))
-                        .copied()
-                        .collect()
-                };
-                for k in answered {
-                    lines.remove(&k);
-                }
-            }
-        }
-        sent += 1;
-        if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
-            last_progress = Instant::now();
-            let g = lock(&shared.0);
-            eprint!(
-                "\r{} sent, {} answered, {} in flight   ",
-                sent,
-                g.answered,
-                g.pending.len()
-            );
-        }
-    }
-    // Drain: every request must be answered.
-    let deadline = Instant::now() + opts.drain;
-    {
-        let (m, cv) = &*shared;
-        let mut g = m.lock().unwrap_or_else(|p| p.into_inner());
-        while !g.pending.is_empty() && !g.closed && Instant::now() < deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            g = cv
-                .wait_timeout(g, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-        if let Some(v) = &g.violation {
-            return Err(BenchError::Protocol(v.clone()));
-        }
-        if !g.pending.is_empty() {
-            return Err(lost(&g, sent, opts.drain, &lines));
-        }
-    }
-    let seconds = started.map_or(0.0, |t| t.elapsed().as_secs_f64());
-    if opts.progress {
-        eprintln!();
-    }
-    // Read while the server still runs: once it exits, /proc no longer shows its memory.
-    let usage = ServerUsage::read(child.id());
-    drop(stdin);
-    let _ = reader.join();
-    let samples = std::mem::replace(
-        &mut *samples.lock().unwrap_or_else(|p| p.into_inner()),
-        Samples::new(scenario),
-    );
-    let mut report = samples.report(scenario, sent - warmup, seconds, opts.concurrency);
-    report.server_peak_rss_kb = usage.peak_rss_kb;
-    report.server_cpu_seconds = usage.cpu_seconds;
-    Ok(report)
-}
-
-fn read_answers(
-    mut out: impl BufRead,
-    shared: &Arc<(Mutex<Shared>, Condvar)>,
-    samples: &Arc<Mutex<Samples>>,
-    warmup: u64,
-) {
-    let (m, cv) = &**shared;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = out.read_line(&mut line).unwrap_or(0);
-        let now = Instant::now();
-        let mut g = m.lock().unwrap_or_else(|p| p.into_inner());
-        if n == 0 {
-            g.closed = true;
-            cv.notify_all();
-            return;
-        }
-        let parsed: Result<Value, _> = serde_json::from_str(&line);
-        let v = match parsed {
-            Ok(v) => v,
-            Err(e) => {
-                g.violation
-                    .get_or_insert(format!("an answer is not JSON ({e}): {}", line.trim_end()));
-                cv.notify_all();
-                continue;
-            }
-        };
-        let Some(id) = v.get("id").and_then(Value::as_u64) else {
-            g.violation.get_or_insert(format!(
-                "an answer without a request id: {}",
-                line.trim_end()
-            ));
-            cv.notify_all();
-            continue;
-        };
-        let Some((sent_at, entry)) = g.pending.remove(&id) else {
-            g.violation.get_or_insert(format!(
-                "an answer to id {id}, which is not in flight (answered twice?)"
-            ));
-            cv.notify_all();
-            continue;
-        };
-        if !v.get("success").is_some_and(Value::is_boolean) {
-            g.violation.get_or_insert(format!(
-                "an answer without a boolean `success`: {}",
-                line.trim_end()
-            ));
-        }
-        g.answered += 1;
-        cv.notify_all();
-        drop(g);
-        if id >= warmup {
-            samples.lock().unwrap_or_else(|p| p.into_inner()).record(
-                entry,
-                now.duration_since(sent_at),
-                &v,
-            );
-        }
-    }
-}
-
-/// The error for the requests still unanswered after `waited`, naming the oldest as it was sent.
-fn lost(g: &Shared, sent: u64, waited: Duration, lines: &HashMap<u64, String>) -> BenchError {
-    let first = g.pending.keys().min().copied().unwrap_or(0);
-    BenchError::Lost {
-        lost: g.pending.len(),
+fn report(
+    server: Server,
+    scenario: &Scenario,
+    opts: &Options,
+    sent: u64,
+    seconds: f64,
+) -> (Report, Vec<Option<serde_json::Value>>) {
+    let first_answer = server.first_answer();
+    let (samples, answers) = server.take(scenario);
+    let usage = server.finish();
+    let mut r = samples.report(
+        scenario,
         sent,
-        waited,
-        first: lines.get(&first).cloned().unwrap_or_default(),
+        seconds,
+        opts.burst.unwrap_or(opts.concurrency),
+    );
+    r.transport = opts.transport.name().into();
+    r.mode = match (opts.rate, opts.burst) {
+        (Some(rate), _) => format!("open loop at {rate} calls/s"),
+        (None, Some(n)) => format!("bursts of {n}"),
+        (None, None) => "closed loop".into(),
+    };
+    r.server_peak_rss_kb = usage.peak_rss_kb;
+    r.server_cpu_seconds = usage.cpu_seconds;
+    r.first_answer_ms = first_answer.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    (r, answers)
+}
+
+/// Runs `scenario` against the server of `opts` (A) and `peer` (B), both started and warmed up first, in
+/// `rounds` alternating measured rounds (A B A B …, so drift of the machine falls on both), each round a share of
+/// the calls or duration; then cross-checks the first answer each server gave to every scenario entry.
+pub fn compare(
+    scenario: &Scenario,
+    opts: &Options,
+    peer: &[String],
+    rounds: usize,
+    tol: Tolerance,
+) -> Result<Comparison, BenchError> {
+    opts.validate()?;
+    if peer.is_empty() {
+        return Err(BenchError::Options("no peer command".into()));
     }
-}
-
-fn lock(m: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The server's peak memory and CPU time, from `/proc` (zero where it cannot be read).
-struct ServerUsage {
-    peak_rss_kb: u64,
-    cpu_seconds: f64,
-}
-
-impl ServerUsage {
-    fn read(pid: u32) -> ServerUsage {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let peak_rss_kb = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0);
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the
-        // 14th and 15th fields of the line, in clock ticks (100 per second on Linux).
-        let cpu_seconds = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().collect::<Vec<_>>())
-            .and_then(|f| Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?))
-            .map_or(0.0, |ticks| ticks as f64 / 100.0);
-        ServerUsage {
-            peak_rss_kb,
-            cpu_seconds,
+    let rounds = rounds.max(1);
+    let mut a = opts.start(&opts.server, scenario)?;
+    let mut b = opts.start(peer, scenario)?;
+    a.phase(scenario, &opts.warmup())?;
+    b.phase(scenario, &opts.warmup())?;
+    let share = 1.0 / rounds as f64;
+    let (mut sent, mut seconds) = ([0u64; 2], [0f64; 2]);
+    for round in 0..rounds {
+        for (i, s) in [&mut a, &mut b].into_iter().enumerate() {
+            if opts.progress {
+                eprint!("\rround {} of {rounds}, {}   ", round + 1, ["A", "B"][i]);
+            }
+            let (n, t) = s.phase(scenario, &opts.measured(share))?;
+            sent[i] += n;
+            seconds[i] += t;
         }
     }
+    if opts.progress {
+        eprint!("\r{:40}\r", "");
+    }
+    let (ra, answers_a) = report(a, scenario, opts, sent[0], seconds[0]);
+    let (rb, answers_b) = report(b, scenario, opts, sent[1], seconds[1]);
+    let mut checked = 0;
+    let mut differences = Vec::new();
+    for (i, (x, y)) in answers_a.iter().zip(&answers_b).enumerate() {
+        let (Some(x), Some(y)) = (x, y) else { continue };
+        checked += 1;
+        if let Some((path, va, vb)) = differ(x, y, tol) {
+            let e = &scenario.entries[i];
+            differences.push(Difference {
+                label: e.label.clone(),
+                request: e.line(0),
+                path,
+                a: va,
+                b: vb,
+            });
+        }
+    }
+    Ok(Comparison {
+        a: ra,
+        b: rb,
+        rounds,
+        checked,
+        differences,
+    })
 }

@@ -171,6 +171,24 @@ enum Command {
         /// Open loop: requests per second at Poisson-distributed times (closed loop by default).
         #[arg(long)]
         rate: Option<f64>,
+        /// Bursts: send this many requests at once and the next wave when all are answered.
+        #[arg(long, conflicts_with = "rate")]
+        burst: Option<usize>,
+        /// How requests travel: JSON Lines on stdio, MCP on stdio (the default server gets `--mcp`), or HTTP
+        /// `POST /v1/call` (the default server gets `--http 127.0.0.1:0`; another must print `http://HOST:PORT`
+        /// on stderr).
+        #[arg(long, value_enum, default_value_t = BenchTransport::Jsonl)]
+        transport: BenchTransport,
+        /// A second server (a shell command) to run the same scenario against, in alternating rounds; prints
+        /// both, each figure's ratio, and the requests whose answers differ (exit 1 if any do).
+        #[arg(long, value_name = "CMD")]
+        compare: Option<String>,
+        /// With --compare: measured rounds per server.
+        #[arg(long, default_value_t = 4, requires = "compare")]
+        rounds: usize,
+        /// With --compare: the relative tolerance for numbers in the cross-check (integers must be equal).
+        #[arg(long, default_value_t = 1e-9, requires = "compare")]
+        tolerance: f64,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -193,6 +211,17 @@ enum Command {
         #[command(flatten)]
         engine: config::EngineArgs,
     },
+}
+
+/// How `beaker bench` talks to the server.
+#[derive(Clone, Copy, ValueEnum)]
+enum BenchTransport {
+    /// JSON Lines on stdio (docs/PROTOCOL.md).
+    Jsonl,
+    /// MCP JSON-RPC on stdio (docs/MCP.md).
+    Mcp,
+    /// HTTP `POST /v1/call` (docs/HTTP.md).
+    Http,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -379,6 +408,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             warmup,
             seed,
             rate,
+            burst,
+            transport,
+            compare,
+            rounds,
+            tolerance,
             json,
             markdown,
             quiet,
@@ -386,17 +420,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             server_args,
         } => {
             let scenario = beaker_bench::Scenario::load(&scenario)?;
+            let shell = |cmd: &str| vec!["sh".into(), "-c".into(), format!("exec {cmd}")];
+            let transport = match transport {
+                BenchTransport::Jsonl => beaker_bench::Transport::Lines,
+                BenchTransport::Mcp => beaker_bench::Transport::Mcp,
+                BenchTransport::Http => beaker_bench::Transport::Http,
+            };
             let server = match server {
-                Some(cmd) => vec!["sh".into(), "-c".into(), format!("exec {cmd}")],
+                Some(cmd) => shell(&cmd),
                 None => {
                     let exe = std::env::current_exe().context("locating this binary")?;
                     let mut v = vec![exe.display().to_string(), "serve".into()];
+                    match transport {
+                        beaker_bench::Transport::Lines => {}
+                        beaker_bench::Transport::Mcp => v.push("--mcp".into()),
+                        beaker_bench::Transport::Http => {
+                            v.extend(["--http".into(), "127.0.0.1:0".into()]);
+                        }
+                    }
                     v.extend(server_args);
                     v
                 }
             };
             let opts = beaker_bench::Options {
                 server,
+                transport,
+                burst,
                 concurrency,
                 calls: calls.or(if duration.is_none() { Some(1000) } else { None }),
                 duration: duration.map(std::time::Duration::from_secs_f64),
@@ -406,6 +455,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 progress: !quiet,
                 drain: std::time::Duration::from_secs_f64(drain.max(0.0)),
             };
+            if let Some(peer) = compare {
+                let tol = beaker_bench::Tolerance {
+                    rel: tolerance,
+                    ..beaker_bench::Tolerance::default()
+                };
+                let c = beaker_bench::compare(&scenario, &opts, &shell(&peer), rounds, tol)?;
+                let mut out = std::io::stdout().lock();
+                if json {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+                } else if markdown {
+                    write!(out, "{}", c.to_markdown())?;
+                } else {
+                    write!(out, "{}", c.to_text())?;
+                }
+                return Ok(if c.agree() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
             let report = beaker_bench::run(&scenario, &opts)?;
             let mut out = std::io::stdout().lock();
             if json {
