@@ -19,6 +19,14 @@ pub fn trials() -> Vec<Trial> {
             compare_two,
         ),
         Trial::test("bench::compare_fails_on_a_wrong_answer", compare_wrong),
+        Trial::test(
+            "bench::compare_fails_on_failures_the_other_lacks",
+            compare_flaky,
+        ),
+        Trial::test(
+            "bench::usage_errors_and_server_errors",
+            usage_and_server_errors,
+        ),
         Trial::test("bench::mcp_and_http_transports", transports),
         Trial::test("bench::bursts_send_waves", bursts),
         Trial::test(
@@ -85,7 +93,7 @@ fn reports_a_scenario() -> Outcome {
     let md = String::from_utf8_lossy(&o.stdout);
     ensure(
         o.status.success()
-            && md.contains("| tool | calls | failed | p50 ms")
+            && md.contains("| label | calls | failed | p50 ms")
             && md.contains("| svend |"),
         || format!("{o:?}"),
     )
@@ -141,7 +149,7 @@ fn broken_servers() -> Outcome {
             &server,
         ]);
         let err = String::from_utf8_lossy(&o.stderr);
-        ensure(!o.status.success() && err.contains(says), || {
+        ensure(o.status.code() == Some(1) && err.contains(says), || {
             format!("{mode}: {o:?}")
         })?;
     }
@@ -315,7 +323,8 @@ fn python_peer() -> Outcome {
         ("calculator", "60", "20", 5),
         ("math_rl_mix", "100", "50", 11),
         ("plots", "12", "6", 3),
-        ("python_scientific", "8", "12", 5),
+        // 16 Python calls draw 4 of the 5 entries (the fifth has weight 1 of 11); enough to cross-check.
+        ("python_scientific", "16", "4", 4),
     ] {
         let path = format!("benches/scenarios/{scenario}.jsonl");
         let o = bench(&[
@@ -344,4 +353,102 @@ fn python_peer() -> Outcome {
         )?;
     }
     Ok(())
+}
+
+fn compare_flaky() -> Outcome {
+    let script = root().join("tests/clients/bad_server.py");
+    let (wrong, flaky) = (
+        format!("python3 {} wrong", script.display()),
+        format!("python3 {} flaky", script.display()),
+    );
+    let o = bench(&[
+        "benches/scenarios/calculator.jsonl",
+        "-n",
+        "100",
+        "--server",
+        &wrong,
+        "--compare",
+        &flaky,
+        "--json",
+        "--quiet",
+    ]);
+    let r = report(&o)?;
+    let diffs = r["differences"].as_array().cloned().unwrap_or_default();
+    // Both answer "57" whenever they succeed, but B fails a fifth of its calls: the first answers agree, the
+    // outcomes do not.
+    ensure(
+        o.status.code() == Some(1)
+            && !diffs.is_empty()
+            && diffs.iter().all(|d| {
+                d["path"] == "success"
+                    && d["a"].as_str().is_some_and(|a| a.starts_with("0 of "))
+                    && d["b"]
+                        .as_str()
+                        .is_some_and(|b| b.contains("internal: busy"))
+            })
+            && r["b"]["overall"]["failures"]
+                .as_u64()
+                .is_some_and(|f| f > 0),
+        || r.to_string(),
+    )
+}
+
+fn usage_and_server_errors() -> Outcome {
+    let calc = "benches/scenarios/calculator.jsonl";
+    for args in [
+        vec![calc, "-n", "0"],
+        vec![calc, "-d", "0"],
+        vec![calc, "--drain", "0"],
+        vec![calc, "--rate", "0"],
+        vec![calc, "--burst", "4", "-c", "2"],
+        vec![calc, "--json", "--markdown"],
+        vec![calc, "--server", "cat", "--", "--no-python"],
+        vec![calc, "-n", "2", "--rounds", "4", "--compare", "cat"],
+        vec![calc, "--rounds", "0", "--compare", "cat"],
+        vec!["benches/scenarios/no_such_scenario.jsonl"],
+    ] {
+        let o = bench(&args);
+        ensure(o.status.code() == Some(2), || format!("{args:?}: {o:?}"))?;
+    }
+    // A server that dies says why: its exit status and the end of its stderr, and which side it was.
+    let o = bench(&[
+        calc,
+        "--server",
+        "sh -c 'echo the config is broken >&2; exit 3'",
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    ensure(
+        o.status.code() == Some(1)
+            && err.contains("the config is broken")
+            && err.contains("exit status: 3"),
+        || format!("{o:?}"),
+    )?;
+    let o = bench(&[
+        calc,
+        "--compare",
+        "sh -c 'exit 4'",
+        "--quiet",
+        "--",
+        "--no-python",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    ensure(
+        o.status.code() == Some(1) && err.contains("server B:") && err.contains("exit status: 4"),
+        || format!("{o:?}"),
+    )?;
+    // Over MCP, a server that answers in JSON Lines is named as such.
+    let o = bench(&[
+        calc,
+        "--transport",
+        "mcp",
+        "--server",
+        &serve_cmd("--no-python"),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    ensure(
+        o.status.code() == Some(1) && err.contains("does not speak MCP"),
+        || format!("{o:?}"),
+    )
 }

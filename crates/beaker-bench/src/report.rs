@@ -56,6 +56,12 @@ pub struct ToolReport {
 pub struct Report {
     /// The scenario's name.
     pub scenario: String,
+    /// The server's command line.
+    pub server: String,
+    /// The seed that picked the requests.
+    pub seed: u64,
+    /// Requests sent first and not measured.
+    pub warmup: u64,
     /// How requests travelled (`jsonl`, `mcp`, `http`).
     pub transport: String,
     /// How requests were sent: `closed loop`, `open loop at N calls/s`, or `bursts of N`.
@@ -83,6 +89,8 @@ pub struct Report {
     /// Time from starting the server process to its first answer (a cold start: loading, compiling, the first
     /// request's own work), in milliseconds.
     pub first_answer_ms: f64,
+    /// What makes the figures doubtful: a label whose every call failed, an open-loop rate not reached.
+    pub warnings: Vec<String>,
 }
 
 /// Two servers measured on one scenario in alternating rounds, and how their answers compare.
@@ -103,6 +111,8 @@ pub struct Comparison {
 /// Latencies and outcomes as they come in.
 pub(crate) struct Samples {
     per_entry: Vec<(Vec<u64>, u64)>,
+    /// Each entry's first failure, as `kind: error`.
+    first_failure: Vec<Option<String>>,
     kinds: BTreeMap<String, u64>,
     faults: BTreeMap<String, u64>,
 }
@@ -111,6 +121,7 @@ impl Samples {
     pub(crate) fn new(s: &Scenario) -> Samples {
         Samples {
             per_entry: vec![(Vec::new(), 0); s.entries.len()],
+            first_failure: vec![None; s.entries.len()],
             kinds: BTreeMap::new(),
             faults: BTreeMap::new(),
         }
@@ -129,10 +140,23 @@ impl Samples {
                 .and_then(Value::as_str)
                 .unwrap_or("?");
             *self.kinds.entry(kind.to_string()).or_default() += 1;
+            if let Some(f @ None) = self.first_failure.get_mut(entry) {
+                let error = answer.get("error").and_then(Value::as_str).unwrap_or("");
+                *f = Some(format!("{kind}: {error}"));
+            }
             if let Some(f) = answer.get("fault").and_then(Value::as_str) {
                 *self.faults.entry(f.to_string()).or_default() += 1;
             }
         }
+    }
+
+    /// Per entry: answers measured, how many failed, and the first failure.
+    pub(crate) fn outcomes(&self) -> Vec<(u64, u64, Option<String>)> {
+        self.per_entry
+            .iter()
+            .zip(&self.first_failure)
+            .map(|((lat, failed), first)| (lat.len() as u64, *failed, first.clone()))
+            .collect()
     }
 
     pub(crate) fn report(
@@ -192,8 +216,13 @@ fn ms(us: u64) -> String {
 
 impl Report {
     fn rows(&self) -> Vec<(String, &ToolReport)> {
-        let mut rows: Vec<(String, &ToolReport)> =
-            self.tools.iter().map(|(k, v)| (k.clone(), v)).collect();
+        // A label the picks never reached has no latency to show.
+        let mut rows: Vec<(String, &ToolReport)> = self
+            .tools
+            .iter()
+            .filter(|(_, v)| v.calls > 0)
+            .map(|(k, v)| (k.clone(), v))
+            .collect();
         rows.push(("all".into(), &self.overall));
         rows
     }
@@ -226,7 +255,7 @@ impl Report {
         );
         s.push_str(&format!(
             "{:<18} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-            "tool", "calls", "failed", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"
+            "label", "calls", "failed", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"
         ));
         for (name, r) in self.rows() {
             let l = &r.latency_us;
@@ -259,6 +288,9 @@ impl Report {
                 faults.join(", ")
             ));
         }
+        for w in &self.warnings {
+            s.push_str(&format!("warning: {w}\n"));
+        }
         s
     }
 
@@ -276,7 +308,7 @@ impl Report {
             self.server_cpu_seconds,
             self.first_answer_ms
         );
-        s.push_str("| tool | calls | failed | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n|---|---|---|---|---|---|---|---|\n");
+        s.push_str("| label | calls | failed | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n|---|---|---|---|---|---|---|---|\n");
         for (name, r) in self.rows() {
             let l = &r.latency_us;
             s.push_str(&format!(
@@ -289,6 +321,9 @@ impl Report {
                 ms(l.p999),
                 ms(l.max)
             ));
+        }
+        for w in &self.warnings {
+            s.push_str(&format!("\nWarning: {w}\n"));
         }
         s
     }
@@ -314,16 +349,18 @@ impl Comparison {
             .a
             .tools
             .iter()
+            .filter(|(_, v)| v.calls > 0)
             .map(|(k, v)| (k.clone(), v, self.b.tools.get(k)))
             .collect();
         rows.push(("all".into(), &self.a.overall, Some(&self.b.overall)));
         rows
     }
 
-    fn summary(&self, bold: bool) -> String {
-        let b = if bold { "**" } else { "" };
+    fn summary(&self, md: bool) -> String {
+        let b = if md { "**" } else { "" };
+        let q = if md { "`" } else { "" };
         format!(
-            "`{}`{}, concurrency {}, {} alternating rounds: A {:.0} calls/s, B {:.0} calls/s, {b}A/B {}{b}; peak RSS A {} MB, B {} MB; CPU A {:.2} s, B {:.2} s; first answer A {:.0} ms, B {:.0} ms after start",
+            "{q}{}{q}{}, concurrency {}, {} alternating rounds: A {:.0} calls/s, B {:.0} calls/s, {b}throughput A/B {}{b}; peak RSS A {} MB, B {} MB; CPU A {:.2} s, B {:.2} s; first answer A {:.0} ms, B {:.0} ms after start",
             self.a.scenario,
             self.a.over(),
             self.a.concurrency,
@@ -342,7 +379,7 @@ impl Comparison {
 
     fn checks(&self) -> String {
         let mut s = format!(
-            "answers cross-checked on {} distinct requests: {} differ\n",
+            "answers cross-checked on {} distinct requests, outcomes on every measured call: {} differ\n",
             self.checked,
             self.differences.len()
         );
@@ -355,13 +392,32 @@ impl Comparison {
         s
     }
 
-    /// A plain-text table: latency of A and B per tool, and B/A.
+    fn servers(&self, md: bool) -> String {
+        let q = if md { "`" } else { "" };
+        let sep = if md { "  \n" } else { "\n" };
+        format!(
+            "A: {q}{}{q}{sep}B: {q}{}{q}\n",
+            self.a.server, self.b.server
+        )
+    }
+
+    /// A plain-text table: latency of A and B per label, B/A (how many times A is faster), and failures.
     pub fn to_text(&self) -> String {
-        let mut s = self.summary(false);
+        let mut s = self.servers(false);
+        s.push_str(&self.summary(false));
         s.push('\n');
         s.push_str(&format!(
-            "{:<18} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7}\n",
-            "tool", "calls", "A p50 ms", "B p50 ms", "B/A", "A p99 ms", "B p99 ms", "B/A"
+            "{:<18} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8} {:>8}\n",
+            "label",
+            "calls",
+            "A p50 ms",
+            "B p50 ms",
+            "p50 B/A",
+            "A p99 ms",
+            "B p99 ms",
+            "p99 B/A",
+            "A failed",
+            "B failed"
         ));
         for (name, a, b) in self.rows() {
             let (la, lb) = (
@@ -369,7 +425,7 @@ impl Comparison {
                 b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
             );
             s.push_str(&format!(
-                "{:<18} {:>8} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7}\n",
+                "{:<18} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8} {:>8}\n",
                 name,
                 a.calls,
                 ms(la.p50),
@@ -377,8 +433,15 @@ impl Comparison {
                 ratio(la.p50 as f64, lb.p50 as f64),
                 ms(la.p99),
                 ms(lb.p99),
-                ratio(la.p99 as f64, lb.p99 as f64)
+                ratio(la.p99 as f64, lb.p99 as f64),
+                a.failures,
+                b.map_or(0, |b| b.failures)
             ));
+        }
+        for (side, r) in [("A", &self.a), ("B", &self.b)] {
+            for w in &r.warnings {
+                s.push_str(&format!("warning ({side}): {w}\n"));
+            }
         }
         s.push_str(&self.checks());
         s
@@ -386,8 +449,10 @@ impl Comparison {
 
     /// A Markdown table (what docs/PERFORMANCE.md holds).
     pub fn to_markdown(&self) -> String {
-        let mut s = self.summary(true);
-        s.push_str("\n\n| tool | calls | A p50 ms | B p50 ms | B/A | A p99 ms | B p99 ms | B/A | A failed | B failed |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        let mut s = self.servers(true);
+        s.push('\n');
+        s.push_str(&self.summary(true));
+        s.push_str("\n\n| label | calls | A p50 ms | B p50 ms | p50 B/A | A p99 ms | B p99 ms | p99 B/A | A failed | B failed |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (name, a, b) in self.rows() {
             let (la, lb) = (
                 &a.latency_us,
@@ -407,6 +472,11 @@ impl Comparison {
             ));
         }
         s.push('\n');
+        for (side, r) in [("A", &self.a), ("B", &self.b)] {
+            for w in &r.warnings {
+                s.push_str(&format!("Warning ({side}): {w}\n\n"));
+            }
+        }
         s.push_str(&self.checks());
         s
     }

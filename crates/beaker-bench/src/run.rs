@@ -99,6 +99,35 @@ pub enum BenchError {
     /// The options make no run.
     #[error("{0}")]
     Options(String),
+    /// One of two compared servers failed.
+    #[error("server {side}: {source}")]
+    Side {
+        /// `A` or `B`.
+        side: &'static str,
+        /// What went wrong with it.
+        source: Box<BenchError>,
+    },
+}
+
+impl BenchError {
+    /// Whether the mistake is in the options (exit 2) rather than in the run (exit 1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            BenchError::Options(_) => true,
+            BenchError::Side { source, .. } => source.is_usage(),
+            _ => false,
+        }
+    }
+
+    fn side(self, side: &'static str) -> BenchError {
+        match self {
+            BenchError::Options(_) => self,
+            e => BenchError::Side {
+                side,
+                source: Box::new(e),
+            },
+        }
+    }
 }
 
 impl Options {
@@ -115,6 +144,14 @@ impl Options {
             return Err(BenchError::Options(
                 "give a number of calls or a duration".into(),
             ));
+        }
+        if self.calls == Some(0) || self.duration.is_some_and(|d| d.is_zero()) {
+            return Err(BenchError::Options(
+                "a run measures at least one call: give -n 1 or more, or a duration above 0".into(),
+            ));
+        }
+        if self.drain.is_zero() {
+            return Err(BenchError::Options("--drain must be above 0".into()));
         }
         if self.rate.is_some() && self.burst.is_some() {
             return Err(BenchError::Options(
@@ -141,12 +178,14 @@ impl Options {
     }
 
     /// The phase that measures `share` of the calls and duration.
-    fn measured(&self, share: f64) -> Phase {
+    /// The phase that measures round `round` of `rounds`: the calls split so they add up to the total (the
+    /// first rounds take one more when it does not divide), the duration split evenly.
+    fn measured(&self, round: u64, rounds: u64) -> Phase {
         Phase {
             calls: self
                 .calls
-                .map(|n| ((n as f64 * share).ceil() as u64).max(1)),
-            duration: self.duration.map(|d| d.mul_f64(share)),
+                .map(|n| n / rounds + u64::from(round < n % rounds)),
+            duration: self.duration.map(|d| d.div_f64(rounds as f64)),
             rate: self.rate,
             burst: self.burst,
             concurrency: self.concurrency,
@@ -175,19 +214,29 @@ pub fn run(scenario: &Scenario, opts: &Options) -> Result<Report, BenchError> {
     opts.validate()?;
     let mut server = opts.start(&opts.server, scenario)?;
     server.phase(scenario, &opts.warmup())?;
-    let (sent, seconds) = server.phase(scenario, &opts.measured(1.0))?;
-    Ok(report(server, scenario, opts, sent, seconds).0)
+    let (sent, seconds) = server.phase(scenario, &opts.measured(0, 1))?;
+    Ok(report(server, &opts.server, scenario, opts, sent, seconds).0)
 }
+
+/// What one server's run came to: its report, the first measured answer to each entry, and each entry's
+/// outcomes (answers, failures, the first failure).
+type Ran = (
+    Report,
+    Vec<Option<serde_json::Value>>,
+    Vec<(u64, u64, Option<String>)>,
+);
 
 fn report(
     server: Server,
+    command: &[String],
     scenario: &Scenario,
     opts: &Options,
     sent: u64,
     seconds: f64,
-) -> (Report, Vec<Option<serde_json::Value>>) {
+) -> Ran {
     let first_answer = server.first_answer();
     let (samples, answers) = server.take(scenario);
+    let outcomes = samples.outcomes();
     let usage = server.finish();
     let mut r = samples.report(
         scenario,
@@ -195,6 +244,24 @@ fn report(
         seconds,
         opts.burst.unwrap_or(opts.concurrency),
     );
+    r.server = shown(command);
+    r.seed = opts.seed;
+    r.warmup = opts.warmup;
+    for (label, t) in &r.tools {
+        if t.calls > 0 && t.failures == t.calls {
+            r.warnings.push(format!(
+                "every `{label}` call failed, so its figures time failures (see failures by kind)"
+            ));
+        }
+    }
+    if let Some(rate) = opts.rate {
+        if r.calls_per_second < 0.9 * rate {
+            r.warnings.push(format!(
+                "the offered rate of {rate} calls/s was not reached ({:.0} calls/s): the server is saturated or -c {} caps it; latency counts the wait from each call's arrival time",
+                r.calls_per_second, opts.concurrency
+            ));
+        }
+    }
     r.transport = opts.transport.name().into();
     r.mode = match (opts.rate, opts.burst) {
         (Some(rate), _) => format!("open loop at {rate} calls/s"),
@@ -204,7 +271,17 @@ fn report(
     r.server_peak_rss_kb = usage.peak_rss_kb;
     r.server_cpu_seconds = usage.cpu_seconds;
     r.first_answer_ms = first_answer.map_or(0.0, |d| d.as_secs_f64() * 1000.0);
-    (r, answers)
+    (r, answers, outcomes)
+}
+
+/// A command line as the report shows it (`sh -c "exec CMD"` as CMD).
+fn shown(command: &[String]) -> String {
+    match command {
+        [sh, c, cmd] if sh == "sh" && c == "-c" => {
+            cmd.strip_prefix("exec ").unwrap_or(cmd).to_string()
+        }
+        _ => command.join(" "),
+    }
 }
 
 /// Runs `scenario` against the server of `opts` (A) and `peer` (B), both started and warmed up first, in
@@ -221,19 +298,31 @@ pub fn compare(
     if peer.is_empty() {
         return Err(BenchError::Options("no peer command".into()));
     }
-    let rounds = rounds.max(1);
-    let mut a = opts.start(&opts.server, scenario)?;
-    let mut b = opts.start(peer, scenario)?;
-    a.phase(scenario, &opts.warmup())?;
-    b.phase(scenario, &opts.warmup())?;
-    let share = 1.0 / rounds as f64;
+    if rounds == 0 {
+        return Err(BenchError::Options("--rounds must be at least 1".into()));
+    }
+    if opts.calls.is_some_and(|n| n < rounds as u64) {
+        return Err(BenchError::Options(format!(
+            "-n {} is fewer calls than --rounds {rounds}: every round measures at least one",
+            opts.calls.unwrap_or(0)
+        )));
+    }
+    let mut a = opts
+        .start(&opts.server, scenario)
+        .map_err(|e| e.side("A"))?;
+    let mut b = opts.start(peer, scenario).map_err(|e| e.side("B"))?;
+    a.phase(scenario, &opts.warmup()).map_err(|e| e.side("A"))?;
+    b.phase(scenario, &opts.warmup()).map_err(|e| e.side("B"))?;
     let (mut sent, mut seconds) = ([0u64; 2], [0f64; 2]);
     for round in 0..rounds {
         for (i, s) in [&mut a, &mut b].into_iter().enumerate() {
+            let side = ["A", "B"][i];
             if opts.progress {
-                eprint!("\rround {} of {rounds}, {}   ", round + 1, ["A", "B"][i]);
+                eprint!("\rround {} of {rounds}, {side}   ", round + 1);
             }
-            let (n, t) = s.phase(scenario, &opts.measured(share))?;
+            let (n, t) = s
+                .phase(scenario, &opts.measured(round as u64, rounds as u64))
+                .map_err(|e| e.side(side))?;
             sent[i] += n;
             seconds[i] += t;
         }
@@ -241,22 +330,39 @@ pub fn compare(
     if opts.progress {
         eprint!("\r{:40}\r", "");
     }
-    let (ra, answers_a) = report(a, scenario, opts, sent[0], seconds[0]);
-    let (rb, answers_b) = report(b, scenario, opts, sent[1], seconds[1]);
+    let (ra, answers_a, outcomes_a) = report(a, &opts.server, scenario, opts, sent[0], seconds[0]);
+    let (rb, answers_b, outcomes_b) = report(b, peer, scenario, opts, sent[1], seconds[1]);
     let mut checked = 0;
     let mut differences = Vec::new();
-    for (i, (x, y)) in answers_a.iter().zip(&answers_b).enumerate() {
-        let (Some(x), Some(y)) = (x, y) else { continue };
+    for (i, e) in scenario.entries.iter().enumerate() {
+        let difference = |path: String, a: String, b: String| Difference {
+            label: e.label.clone(),
+            request: e.line(0),
+            path,
+            a,
+            b,
+        };
+        // Every measured call counts for the outcome: a server that fails a request now and then is wrong
+        // even when its first answer was right.
+        let ((na, fa, first_a), (nb, fb, first_b)) = (&outcomes_a[i], &outcomes_b[i]);
+        if *na > 0 && *nb > 0 && ((*fa == 0) != (*fb == 0) || (*fa == *na) != (*fb == *nb)) {
+            let say = |n: &u64, f: &u64, first: &Option<String>| match first {
+                Some(first) => format!("{f} of {n} failed (first: {first})"),
+                None => format!("{f} of {n} failed"),
+            };
+            differences.push(difference(
+                "success".into(),
+                say(na, fa, first_a),
+                say(nb, fb, first_b),
+            ));
+            continue;
+        }
+        let (Some(x), Some(y)) = (&answers_a[i], &answers_b[i]) else {
+            continue;
+        };
         checked += 1;
         if let Some((path, va, vb)) = differ(x, y, tol) {
-            let e = &scenario.entries[i];
-            differences.push(Difference {
-                label: e.label.clone(),
-                request: e.line(0),
-                path,
-                a: va,
-                b: vb,
-            });
+            differences.push(difference(path, va, vb));
         }
     }
     Ok(Comparison {

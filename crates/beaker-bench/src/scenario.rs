@@ -75,6 +75,31 @@ pub struct Scenario {
     cumulative: Vec<f64>,
 }
 
+/// The kinds of JSON entry, by the key that marks them, and the keys each may hold (Beaker's protocol; `id` is
+/// the harness's to give).
+const KINDS: [(&str, &[&str]); 4] = [
+    ("tool", &["tool", "params", "limits", "meta", "tag", "seed"]),
+    ("text", TEXT),
+    ("messages", TEXT),
+    ("plan", &["plan", "limits", "meta", "tag", "seed"]),
+];
+
+const TEXT: &[&str] = &[
+    "text",
+    "messages",
+    "dialect",
+    "lenient",
+    "include_think",
+    "max_calls",
+    "limits",
+    "tag",
+    "seed",
+    "meta",
+    "template",
+    "chat_template",
+    "template_kwargs",
+];
+
 impl Scenario {
     /// Reads a scenario: one JSON object per line (blank lines and `//` comments skipped), each a request
     /// (`tool` + `params` [+ `limits`], or `text` [+ `dialect`, ...], or `raw`: a line sent as it is, `{id}` in
@@ -128,13 +153,28 @@ impl Scenario {
                         "a `raw` entry has only `raw`, `weight` and `label`".into(),
                     ));
                 }
+                // Without the id its answer could not be matched to it.
+                if !raw.contains("{id}") {
+                    return Err(invalid(
+                        "a `raw` line must hold `{id}` where the request id goes".into(),
+                    ));
+                }
                 (label.unwrap_or_else(|| "raw".into()), Body::Raw(raw))
-            } else if m.contains_key("text") || m.contains_key("messages") {
-                (label.unwrap_or_else(|| "text".into()), Body::Json(m))
-            } else if let Some(tool) = m.get("tool").and_then(Value::as_str) {
-                (label.unwrap_or_else(|| tool.to_string()), Body::Json(m))
-            } else if m.contains_key("plan") {
-                (label.unwrap_or_else(|| "plan".into()), Body::Json(m))
+            } else if let Some((kind, keys)) = KINDS.iter().find(|(k, _)| m.contains_key(*k)) {
+                // A misspelt key would make every call fail at the server and the run look like a result.
+                if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
+                    return Err(invalid(format!(
+                        "unknown key `{k}` in a `{kind}` entry (allowed: {}, weight, label)",
+                        keys.join(", ")
+                    )));
+                }
+                let label = match (*kind, m.get("tool").and_then(Value::as_str)) {
+                    ("tool", Some(tool)) => label.unwrap_or_else(|| tool.to_string()),
+                    ("tool", None) => return Err(invalid("`tool` must be a string".into())),
+                    ("messages", _) => label.unwrap_or_else(|| "text".into()),
+                    (kind, _) => label.unwrap_or_else(|| kind.to_string()),
+                };
+                (label, Body::Json(m))
             } else {
                 return Err(invalid(
                     "an entry has `tool` (and `params`), `text`, `messages`, `plan` or `raw`"
@@ -213,6 +253,11 @@ mod tests {
             "{\"params\": {}}",
             "{\"raw\": 1}",
             "{\"raw\": \"x\", \"tool\": \"y\"}",
+            "{\"raw\": \"no id here\"}",
+            "{\"tool\": \"x\", \"wieght\": 3}",
+            "{\"tool\": \"x\", \"text\": \"y\"}",
+            "{\"tool\": \"x\", \"id\": 3}",
+            "{\"tool\": 3}",
         ] {
             assert!(Scenario::parse("s", "s", bad).is_err(), "{bad}");
         }

@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 /// A request sent and not yet answered.
 struct Pending {
+    /// When the request was due: its send time, or in open loop its arrival time (so the wait for a free slot
+    /// counts, as it would for a real arrival).
     sent_at: Instant,
     entry: usize,
     measured: bool,
@@ -37,6 +39,8 @@ pub(crate) struct Shared {
     pub(crate) answers: Vec<Option<Value>>,
     /// The MCP handshake is done.
     ready: bool,
+    /// Why the connection broke (HTTP), when it did.
+    broken: Option<String>,
 }
 
 type SharedState = Arc<(Mutex<Shared>, Condvar)>;
@@ -81,6 +85,34 @@ pub(crate) struct Server {
     arrivals: SplitMix,
     /// Watches the memory of the server and its child processes.
     sampler: Sampler,
+    /// The last lines the server wrote on stderr, for errors.
+    stderr_tail: Arc<Mutex<Tail>>,
+}
+
+/// The last lines of a stream, at most 20 lines and 2 KB.
+#[derive(Default)]
+struct Tail {
+    lines: std::collections::VecDeque<String>,
+    /// For HTTP: where the server said it listens.
+    addr: Option<SocketAddr>,
+}
+
+impl Tail {
+    fn push(&mut self, line: String) {
+        let mut line = line;
+        if line.len() > 300 {
+            let mut cut = 300;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+            line.push('…');
+        }
+        self.lines.push_back(line);
+        while self.lines.len() > 20 || self.lines.iter().map(String::len).sum::<usize>() > 2048 {
+            self.lines.pop_front();
+        }
+    }
 }
 
 impl Server {
@@ -114,11 +146,7 @@ impl Server {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(if transport == Transport::Http {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
                 BenchError::Server(format!("cannot start `{}`: {e}", command.join(" ")))
@@ -126,7 +154,8 @@ impl Server {
         let take = |what: &str| BenchError::Server(format!("the server's {what} is not a pipe"));
         let stdin = child.stdin.take().ok_or_else(|| take("stdin"))?;
         let stdout = child.stdout.take().ok_or_else(|| take("stdout"))?;
-        let stderr = child.stderr.take();
+        let stderr = child.stderr.take().ok_or_else(|| take("stderr"))?;
+        let stderr_tail = Arc::new(Mutex::new(Tail::default()));
         let shared: SharedState = Arc::new((
             Mutex::new(Shared {
                 pending: HashMap::new(),
@@ -137,6 +166,7 @@ impl Server {
                 samples: Samples::new(scenario),
                 answers: vec![None; scenario.entries.len()],
                 ready: transport != Transport::Mcp,
+                broken: None,
             }),
             Condvar::new(),
         ));
@@ -153,7 +183,36 @@ impl Server {
             rng: SplitMix::new(seed),
             arrivals: SplitMix::new(seed ^ 0xa11),
             sampler,
+            stderr_tail: stderr_tail.clone(),
         };
+        {
+            let tail = stderr_tail.clone();
+            server.threads.push(std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { return };
+                    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                    if t.addr.is_none() {
+                        t.addr = listening_at(&line);
+                    }
+                    t.push(line);
+                }
+            }));
+        }
+        let result = server.connect(transport, stdin, stdout, connections, wait);
+        result.map_err(|e| server.explain(e))?;
+        Ok(server)
+    }
+
+    fn connect(
+        &mut self,
+        transport: Transport,
+        stdin: ChildStdin,
+        stdout: std::process::ChildStdout,
+        connections: usize,
+        wait: Duration,
+    ) -> Result<(), BenchError> {
+        let server = self;
+        let shared = server.shared.clone();
         match transport {
             Transport::Lines | Transport::Mcp => {
                 let shared = shared.clone();
@@ -166,8 +225,7 @@ impl Server {
                 }
             }
             Transport::Http => {
-                let stderr = stderr.ok_or_else(|| take("stderr"))?;
-                let addr = http_address(stderr, wait)?;
+                let addr = server.http_address(wait)?;
                 // The server's stdin stays open: closing it is how the other transports end a server.
                 server.threads.push(std::thread::spawn(move || {
                     let _keep = stdin;
@@ -186,7 +244,82 @@ impl Server {
                 server.sink = Some(Sink::Http(tx));
             }
         }
-        Ok(server)
+        Ok(())
+    }
+
+    /// Waits for the server to say on stderr where it listens (`http://HOST:PORT`).
+    fn http_address(&mut self, wait: Duration) -> Result<SocketAddr, BenchError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Some(a) = self
+                .stderr_tail
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .addr
+            {
+                return Ok(a);
+            }
+            if Instant::now() >= deadline || self.child.try_wait().ok().flatten().is_some() {
+                return Err(BenchError::Server(format!(
+                    "the server did not print where it listens (`http://HOST:PORT` on stderr) within {wait:?}"
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// `e` with what the server process says about it: its exit status and the end of its stderr.
+    pub(crate) fn explain(&mut self, e: BenchError) -> BenchError {
+        // A server that is exiting may need a moment to be reaped and to flush its stderr.
+        let mut status = None;
+        for _ in 0..20 {
+            status = self.child.try_wait().ok().flatten();
+            if status.is_some() {
+                break;
+            }
+            if !matches!(e, BenchError::Server(_)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let tail: Vec<String> = self
+            .stderr_tail
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .lines
+            .iter()
+            .cloned()
+            .collect();
+        let mut notes = Vec::new();
+        if let Some(s) = status {
+            notes.push(format!("the server exited ({s})"));
+        }
+        if !tail.is_empty() {
+            notes.push(format!(
+                "its stderr ended with:\n    {}",
+                tail.join("\n    ")
+            ));
+        }
+        if notes.is_empty() {
+            return e;
+        }
+        let more = notes.join("; ");
+        match e {
+            BenchError::Server(m) => BenchError::Server(format!("{m}; {more}")),
+            BenchError::Protocol(m) => BenchError::Protocol(format!("{m}; {more}")),
+            BenchError::Lost {
+                lost,
+                sent,
+                waited,
+                first,
+            } => BenchError::Lost {
+                lost,
+                sent,
+                waited,
+                first: format!("{first}; {more}"),
+            },
+            other => other,
+        }
     }
 
     /// MCP's `initialize` exchange, before any call.
@@ -204,10 +337,15 @@ impl Server {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
+        if let Some(v) = g.violation.clone() {
+            drop(g);
+            return Err(self.explain(BenchError::Protocol(v)));
+        }
         if !g.ready {
-            return Err(BenchError::Server(
+            drop(g);
+            return Err(self.explain(BenchError::Server(
                 "the server did not answer MCP's initialize".into(),
-            ));
+            )));
         }
         drop(g);
         self.write_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
@@ -266,11 +404,13 @@ impl Server {
             {
                 break;
             }
+            let mut due = None;
             if let Some(rate) = p.rate {
                 let now = Instant::now();
                 if next_at > now {
                     std::thread::sleep(next_at - now);
                 }
+                due = Some(next_at);
                 // Exponential gaps: a Poisson process of `rate` arrivals per second.
                 let gap = -(1.0 - self.arrivals.unit()).ln() / rate;
                 next_at += Duration::from_secs_f64(gap);
@@ -294,7 +434,9 @@ impl Server {
                     }
                     let left = p.drain.saturating_sub(quiet_since.elapsed());
                     if left.is_zero() {
-                        return Err(self.lost(&g, p.drain));
+                        let e = self.lost(&g, p.drain);
+                        drop(g);
+                        return Err(self.explain(e));
                     }
                     g = cv
                         .wait_timeout(g, left)
@@ -305,7 +447,12 @@ impl Server {
                     return Err(BenchError::Protocol(v.clone()));
                 }
                 if g.closed {
-                    return Err(BenchError::Server("the server closed its output".into()));
+                    let why = g
+                        .broken
+                        .clone()
+                        .unwrap_or_else(|| "the server closed its output".into());
+                    drop(g);
+                    return Err(self.explain(BenchError::Server(why)));
                 }
                 if p.burst.is_some() && burst_left == 0 {
                     burst_left = cap;
@@ -317,7 +464,7 @@ impl Server {
                 g.pending.insert(
                     id,
                     Pending {
-                        sent_at: Instant::now(),
+                        sent_at: due.unwrap_or_else(Instant::now),
                         entry,
                         measured: p.measured,
                     },
@@ -325,7 +472,9 @@ impl Server {
                 drop(g);
                 let line = scenario.entries[entry].line(id);
                 self.lines.insert(id, line.clone());
-                self.send(id, line)?;
+                if let Err(e) = self.send(id, line) {
+                    return Err(self.explain(e));
+                }
             }
             sent += 1;
             if self.lines.len() > 4096 {
@@ -363,7 +512,9 @@ impl Server {
             return Err(BenchError::Protocol(v.clone()));
         }
         if !g.pending.is_empty() {
-            return Err(self.lost(&g, p.drain));
+            let e = self.lost(&g, p.drain);
+            drop(g);
+            return Err(self.explain(e));
         }
         if p.progress {
             eprint!("\r{:60}\r", "");
@@ -445,9 +596,10 @@ fn on_answer(shared: &SharedState, v: Value, raw: &str) {
     g.answered += 1;
     if p.measured {
         g.samples.record(p.entry, now.duration_since(p.sent_at), &v);
-    }
-    if let Some(slot @ None) = g.answers.get_mut(p.entry) {
-        *slot = Some(v);
+        // Cross-checked answers come from measured rounds only: a warm-up may still be loading the server.
+        if let Some(slot @ None) = g.answers.get_mut(p.entry) {
+            *slot = Some(v);
+        }
     }
     cv.notify_all();
 }
@@ -488,6 +640,12 @@ fn read_lines(mut out: impl BufRead, shared: &SharedState, transport: Transport)
                     g.first_answer_at.get_or_insert(Instant::now());
                     cv.notify_all();
                 }
+                McpMessage::NotMcp(answer) => violation(
+                    shared,
+                    format!(
+                        "the server does not speak MCP: it answered `initialize` with {answer}"
+                    ),
+                ),
                 McpMessage::Other => {}
             }
         } else {
@@ -510,12 +668,17 @@ fn mcp_request(id: u64, line: &str) -> String {
 enum McpMessage {
     Answer(Value),
     Initialized,
+    /// An answer to `initialize` that is not JSON-RPC: the server speaks another protocol.
+    NotMcp(String),
     Other,
 }
 
 /// An MCP message as Beaker's envelope: `structuredContent` is the result; a failure's kind is in `_meta`.
 fn from_mcp(v: Value) -> McpMessage {
     if v.get("id") == Some(&json!("init")) {
+        if v.get("jsonrpc").is_none() {
+            return McpMessage::NotMcp(v.to_string());
+        }
         return McpMessage::Initialized;
     }
     let Some(id) = v.get("id").filter(|_| v.get("method").is_none()).cloned() else {
@@ -540,36 +703,14 @@ fn from_mcp(v: Value) -> McpMessage {
     })
 }
 
-/// Reads the server's stderr until it says where it listens (`http://HOST:PORT`), then keeps draining it.
-fn http_address(
-    stderr: impl Read + Send + 'static,
-    wait: Duration,
-) -> Result<SocketAddr, BenchError> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut told = false;
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { return };
-            if told {
-                continue;
-            }
-            if let Some(at) = line.find("http://") {
-                let rest = &line[at + "http://".len()..];
-                let end = rest
-                    .find(|c: char| c.is_whitespace() || c == '/')
-                    .unwrap_or(rest.len());
-                if let Ok(addr) = rest[..end].parse::<SocketAddr>() {
-                    told = true;
-                    let _ = tx.send(addr);
-                }
-            }
-        }
-    });
-    rx.recv_timeout(wait).map_err(|_| {
-        BenchError::Server(format!(
-            "the server did not print where it listens (`http://HOST:PORT` on stderr) within {wait:?}"
-        ))
-    })
+/// The address in a line like `beaker: serving HTTP on http://127.0.0.1:41234`.
+fn listening_at(line: &str) -> Option<SocketAddr> {
+    let at = line.find("http://")?;
+    let rest = &line[at + "http://".len()..];
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '/')
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
 }
 
 /// One keep-alive connection: takes requests from the queue, posts each to `/v1/call`, hands over the answer.
@@ -594,7 +735,11 @@ fn http_connection(
                 Err(e) => violation(shared, format!("an answer is not JSON ({e}): {text}")),
             },
             Err(e) => {
-                violation(shared, format!("HTTP: {e}"));
+                let (m, cv) = &**shared;
+                let mut g = lock(m);
+                g.broken.get_or_insert(format!("HTTP: {e}"));
+                g.closed = true;
+                cv.notify_all();
                 return;
             }
         }
@@ -663,7 +808,7 @@ pub(crate) struct ServerUsage {
     pub cpu_seconds: f64,
 }
 
-/// A thread that sums the resident memory of the server's process tree every 50 ms and keeps the peak.
+/// A thread that sums the resident memory of the server's process tree every 20 ms and keeps the peak.
 struct Sampler {
     root: u32,
     stop: Arc<(Mutex<bool>, Condvar)>,
@@ -685,7 +830,7 @@ impl Sampler {
                 let (m, cv) = &*stop;
                 let g = m.lock().unwrap_or_else(|p| p.into_inner());
                 let (g, _) = cv
-                    .wait_timeout(g, Duration::from_millis(50))
+                    .wait_timeout(g, Duration::from_millis(20))
                     .unwrap_or_else(|p| p.into_inner());
                 if *g {
                     return;

@@ -153,10 +153,11 @@ enum Command {
         /// `serve`).
         #[arg(long)]
         server: Option<String>,
-        /// Requests in flight at once.
-        #[arg(long, short = 'c', default_value_t = 8)]
-        concurrency: usize,
-        /// Requests to measure (default 1000; with --duration, whichever ends first).
+        /// Requests in flight at once (default 8); with --rate, the most in flight.
+        #[arg(long, short = 'c')]
+        concurrency: Option<usize>,
+        /// Requests to measure in total (default 1000 when no --duration is given; with --compare, split across
+        /// the rounds of each server); with --duration, whichever ends first.
         #[arg(long, short = 'n')]
         calls: Option<u64>,
         /// Seconds to measure.
@@ -171,8 +172,9 @@ enum Command {
         /// Open loop: requests per second at Poisson-distributed times (closed loop by default).
         #[arg(long)]
         rate: Option<f64>,
-        /// Bursts: send this many requests at once and the next wave when all are answered.
-        #[arg(long, conflicts_with = "rate")]
+        /// Bursts: send this many requests at once and the next wave when all are answered (the wave is the
+        /// concurrency).
+        #[arg(long, conflicts_with_all = ["rate", "concurrency"])]
         burst: Option<usize>,
         /// How requests travel: JSON Lines on stdio, MCP on stdio (the default server gets `--mcp`), or HTTP
         /// `POST /v1/call` (the default server gets `--http 127.0.0.1:0`; another must print `http://HOST:PORT`
@@ -193,7 +195,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Print the report as a Markdown table.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "json")]
         markdown: bool,
         /// No progress line on stderr.
         #[arg(long)]
@@ -201,7 +203,7 @@ enum Command {
         /// Seconds to wait for the last answers before the run fails as having lost them.
         #[arg(long, default_value_t = 60.0)]
         drain: f64,
-        /// Arguments for the default server.
+        /// Arguments for the default server (not with --server, whose command holds its own).
         #[arg(last = true)]
         server_args: Vec<String>,
     },
@@ -211,6 +213,13 @@ enum Command {
         #[command(flatten)]
         engine: config::EngineArgs,
     },
+}
+
+/// Reports a run that failed: exit 2 for a mistake in the options, 1 for a run that could not vouch for its
+/// numbers (lost answers, a broken server).
+fn bench_failed(e: &beaker_bench::BenchError) -> ExitCode {
+    eprintln!("beaker: {e}");
+    ExitCode::from(if e.is_usage() { 2 } else { 1 })
 }
 
 /// How `beaker bench` talks to the server.
@@ -426,6 +435,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 BenchTransport::Mcp => beaker_bench::Transport::Mcp,
                 BenchTransport::Http => beaker_bench::Transport::Http,
             };
+            if server.is_some() && !server_args.is_empty() {
+                eprintln!(
+                    "beaker: arguments after `--` go to the default server; with --server, put them in its command"
+                );
+                return Ok(ExitCode::from(2));
+            }
             let server = match server {
                 Some(cmd) => shell(&cmd),
                 None => {
@@ -446,7 +461,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 server,
                 transport,
                 burst,
-                concurrency,
+                concurrency: concurrency.unwrap_or(8),
                 calls: calls.or(if duration.is_none() { Some(1000) } else { None }),
                 duration: duration.map(std::time::Duration::from_secs_f64),
                 warmup,
@@ -460,7 +475,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     rel: tolerance,
                     ..beaker_bench::Tolerance::default()
                 };
-                let c = beaker_bench::compare(&scenario, &opts, &shell(&peer), rounds, tol)?;
+                let c = match beaker_bench::compare(&scenario, &opts, &shell(&peer), rounds, tol) {
+                    Ok(c) => c,
+                    Err(e) => return Ok(bench_failed(&e)),
+                };
                 let mut out = std::io::stdout().lock();
                 if json {
                     writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
@@ -475,7 +493,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ExitCode::from(1)
                 });
             }
-            let report = beaker_bench::run(&scenario, &opts)?;
+            let report = match beaker_bench::run(&scenario, &opts) {
+                Ok(r) => r,
+                Err(e) => return Ok(bench_failed(&e)),
+            };
             let mut out = std::io::stdout().lock();
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;

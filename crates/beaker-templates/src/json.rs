@@ -39,9 +39,11 @@ pub(crate) fn from_jinja(v: &Mj) -> Result<Value, minijinja::Error> {
             Number::from_f64(f).map_or(Value::Null, Value::Number)
         }
         ValueKind::String => Value::String(v.as_str().unwrap_or_default().to_string()),
-        ValueKind::Seq | ValueKind::Iterable => {
-            Value::Array(v.try_iter()?.map(|x| from_jinja(&x)).collect::<Result<_, _>>()?)
-        }
+        ValueKind::Seq | ValueKind::Iterable => Value::Array(
+            v.try_iter()?
+                .map(|x| from_jinja(&x))
+                .collect::<Result<_, _>>()?,
+        ),
         ValueKind::Map => {
             let mut m = Map::new();
             for k in v.try_iter()? {
@@ -180,7 +182,11 @@ pub(crate) fn py_float(f: f64) -> String {
         } else if point as usize >= digits.len() {
             format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
         } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
@@ -265,7 +271,10 @@ mod tests {
     fn dumps_matches_json_dumps() {
         // json.dumps({"b": [1, 2.5, None, True], "a": "é\n\"<"}) and with indent=2, sort_keys, ensure_ascii.
         let v = json!({"b": [1, 2.5, null, true], "a": "é\n\"<", "c": {}});
-        assert_eq!(plain(&v), r#"{"b": [1, 2.5, null, true], "a": "é\n\"<", "c": {}}"#);
+        assert_eq!(
+            plain(&v),
+            r#"{"b": [1, 2.5, null, true], "a": "é\n\"<", "c": {}}"#
+        );
         let o = Dumps {
             indent: Some("  ".into()),
             separators: None,

@@ -116,7 +116,11 @@ pub enum TemplateError {
 }
 
 fn builtin_names() -> String {
-    BUILTINS.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+    BUILTINS
+        .iter()
+        .map(|b| b.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The longest template source accepted (the largest Hub templates are about 20 KB).
@@ -330,7 +334,10 @@ impl ChatTemplate {
                 Mj::from(tools.iter().map(json::to_jinja).collect::<Vec<_>>())
             },
         ));
-        ctx.push(("add_generation_prompt".into(), Mj::from(add_generation_prompt)));
+        ctx.push((
+            "add_generation_prompt".into(),
+            Mj::from(add_generation_prompt),
+        ));
         let ctx: Mj = ctx.into_iter().collect();
         t.render(ctx).map_err(|e| match e.kind() {
             ErrorKind::InvalidOperation if e.detail().is_some_and(|d| d.starts_with(RAISED)) => {
@@ -363,9 +370,7 @@ impl ChatTemplate {
             ))
         })?;
         let prompt = prompted.strip_prefix(&after).ok_or_else(|| {
-            TemplateError::NotIncremental(
-                "the generation prompt changes the text before it".into(),
-            )
+            TemplateError::NotIncremental("the generation prompt changes the text before it".into())
         })?;
         let end = match turn.model_output {
             None => String::new(),
@@ -478,7 +483,10 @@ fn tojson(value: Mj, kwargs: Kwargs) -> Result<Mj, minijinja::Error> {
             Some(s) => s.to_string(),
             None => " ".repeat(
                 usize::try_from(i64::try_from(i.clone()).map_err(|_| {
-                    minijinja::Error::new(ErrorKind::InvalidOperation, "indent must be an integer or a string")
+                    minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        "indent must be an integer or a string",
+                    )
                 })?)
                 .unwrap_or(0),
             ),
