@@ -363,12 +363,23 @@ impl ChatTemplate {
         let before = self.render(&with_assistant, turn.tools, false, turn.kwargs)?;
         let after = self.render(&whole, turn.tools, false, turn.kwargs)?;
         let prompted = self.render(&whole, turn.tools, true, turn.kwargs)?;
-        let tool = after.strip_prefix(&before).ok_or_else(|| {
-            TemplateError::NotIncremental(format!(
-                "with the tool results after it, the assistant turn renders differently (first difference at byte {})",
-                common_prefix(&before, &after)
-            ))
-        })?;
+        // Where the assistant turn ends once the tool messages follow it: right after `before` when the template
+        // renders incrementally; otherwise (Qwen3 drops an empty `<think>` block from a turn that is no longer
+        // the last) after the longest tail of the rendered turn found past the point where the two part.
+        let tool_start = if after.starts_with(&before) {
+            before.len()
+        } else {
+            let parted = common_prefix(&before, &after);
+            let tail = &before[parted..];
+            longest_suffix(tail, |s| after[parted..].find(s).map(|i| i + parted))
+                .map(|(at, len)| at + len)
+                .ok_or_else(|| {
+                    TemplateError::NotIncremental(format!(
+                        "with the tool results after it, the assistant turn renders differently (from byte {parted}) and its end cannot be found"
+                    ))
+                })?
+        };
+        let tool = &after[tool_start..];
         let prompt = prompted.strip_prefix(&after).ok_or_else(|| {
             TemplateError::NotIncremental("the generation prompt changes the text before it".into())
         })?;
@@ -400,38 +411,41 @@ impl ChatTemplate {
 /// (`rendered`) after the longest end of `output` found in it. When the output is what the template renders
 /// (the usual case), that is its stop token and what follows (`<|im_end|>\n`); when the output already carries
 /// the stop token, only what follows it; when the output strayed from the template's format, whatever follows
-/// its last recognisable piece. Trailing whitespace the template does not write is not matched.
+/// its last recognisable piece.
 fn turn_end<'a>(rendered: &'a str, output: &str) -> &'a str {
-    // A suffix found in `rendered` has every shorter suffix in it too, so the longest is found by bisection over
-    // where it starts: the smallest char boundary whose suffix is found. Returns (where it is, its length).
-    let longest = |out: &str| -> Option<(usize, usize)> {
-        if out.is_empty() {
-            return None;
-        }
-        let starts: Vec<usize> = out.char_indices().map(|(i, _)| i).collect();
-        let found = |k: usize| rendered.rfind(&out[starts[k]..]);
-        let (mut lo, mut hi) = (0, starts.len() - 1);
-        found(hi)?;
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if found(mid).is_some() {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        found(lo).map(|at| (at, out.len() - starts[lo]))
-    };
+    // Matched without the output's trailing whitespace: a tail such as `tool_call>\n` would also match the
+    // opening tag. What the output already wrote of that whitespace is then not written again.
     let trimmed = output.trim_end();
-    let trailing = output.len() - trimmed.len();
-    let hit = match longest(output) {
-        Some((at, len)) if len > trailing => Some((at, len)),
-        _ => longest(trimmed),
-    };
-    match hit {
-        Some((at, len)) => &rendered[at + len..],
+    let trailing = &output[trimmed.len()..];
+    match longest_suffix(trimmed, |s| rendered.rfind(s)) {
+        Some((at, len)) => {
+            let end = &rendered[at + len..];
+            end.strip_prefix(trailing).unwrap_or(end)
+        }
         None => "",
     }
+}
+
+/// The longest non-empty suffix of `text` that `find` locates, as (where `find` put it, its length). A suffix
+/// found has every shorter suffix found too (it is part of it), so the longest is found by bisection over where
+/// it starts: O(log n) searches.
+fn longest_suffix(text: &str, find: impl Fn(&str) -> Option<usize>) -> Option<(usize, usize)> {
+    if text.is_empty() {
+        return None;
+    }
+    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let found = |k: usize| find(&text[starts[k]..]);
+    let (mut lo, mut hi) = (0, starts.len() - 1);
+    found(hi)?;
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if found(mid).is_some() {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    found(lo).map(|at| (at, text.len() - starts[lo]))
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
