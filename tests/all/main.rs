@@ -22,6 +22,7 @@ mod sandbox;
 mod serve;
 mod statistics;
 mod support;
+mod templates;
 mod text_mode;
 mod tidy;
 mod traces;
@@ -49,6 +50,7 @@ fn main() {
     trials.extend(logic::trials());
     trials.extend(domain::trials());
     trials.extend(traces::trials());
+    trials.extend(templates::trials());
     trials.extend(plans::trials());
     trials.extend(bench::trials());
     libtest_mimic::run(&args, trials).exit();

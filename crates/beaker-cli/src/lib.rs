@@ -67,6 +67,18 @@ enum Command {
         /// Limits for every call as JSON, e.g. '{"timeout_ms": 500}'.
         #[arg(long)]
         limits: Option<String>,
+        /// Print the observation instead: the text to append after the model's output, rendered with this
+        /// built-in chat template (qwen2.5, qwen3, llama3.1, llama3.2, mistral, hermes2pro, deepseek-r1,
+        /// deepseek-v3), byte for byte, with no newline added.
+        #[arg(long, conflicts_with = "chat_template")]
+        template: Option<String>,
+        /// As --template, with a model's own Jinja chat template read from this file.
+        #[arg(long, value_name = "FILE")]
+        chat_template: Option<PathBuf>,
+        /// Extra template variables as a JSON object, e.g. '{"enable_thinking": false}' (`bos_token` and
+        /// `eos_token` for --chat-template).
+        #[arg(long, value_name = "JSON")]
+        template_kwargs: Option<String>,
         #[command(flatten)]
         engine: config::EngineArgs,
     },
@@ -561,8 +573,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             max_calls,
             limits,
+            template,
+            chat_template,
+            template_kwargs,
             engine,
         } => {
+            let mut fields = serde_json::Map::new();
+            if let Some(t) = template {
+                fields.insert("template".into(), t.into());
+            }
+            if let Some(path) = &chat_template {
+                let source = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                fields.insert("chat_template".into(), source.into());
+            }
+            if let Some(k) = &template_kwargs {
+                let v: serde_json::Value =
+                    serde_json::from_str(k).context("invalid --template-kwargs")?;
+                fields.insert("template_kwargs".into(), v);
+            }
+            let template = beaker_protocol::template_option(&fields).map_err(anyhow::Error::msg)?;
             let mut raw = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut raw)
@@ -581,9 +611,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 limits,
                 tag: None,
                 seed: None,
+                template,
             }
             .into_request(String::new())
             .map_err(anyhow::Error::msg)?;
+            let templated = req.template.is_some();
             let engine = config::Settings::load_engine(&engine)?.engine()?;
             // An OpenAI conversation is a JSON object with `messages`; anything else is model text.
             let conversation = serde_json::from_str::<serde_json::Value>(&input)
@@ -601,6 +633,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut out = std::io::stdout().lock();
             if json {
                 writeln!(out, "{}", serde_json::to_string(&reply.to_json())?)?;
+            } else if templated {
+                match &reply.observation {
+                    Some(Ok(o)) => write!(out, "{}", o.text)?,
+                    Some(Err(e)) => {
+                        eprintln!("beaker: {e}");
+                        return Ok(ExitCode::from(1));
+                    }
+                    None => eprintln!("beaker: no call ran, so there is no observation"),
+                }
             } else if reply.dialect == Some(Dialect::Openai) {
                 for m in &reply.messages {
                     writeln!(out, "{}", serde_json::to_string(m)?)?;

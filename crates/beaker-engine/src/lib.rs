@@ -35,6 +35,8 @@ mod watchdog;
 
 /// The dialects crate, for front ends (which depend on the engine only).
 pub use beaker_dialects as dialects;
+/// Chat templates (`beaker-templates`): the observation a text request with `template` answers.
+pub use beaker_templates as templates;
 
 pub use beaker_catalog::{Catalog, CatalogError};
 
@@ -47,7 +49,7 @@ pub use plan::{
     STEP_KEYS,
 };
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
-pub use text::{TextCallResult, TextReply, TextRequest};
+pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,8 @@
 use crate::{CallHandle, Engine};
 use beaker_core::{stable_hash, Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_dialects::{parse, render, BadCall, Call, Dialect, ParseOptions, Problem};
-use serde_json::{json, Value};
+use beaker_templates::{ChatTemplate, Observation, Turn};
+use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 
 /// A model's text to run, and how to read it.
@@ -26,6 +27,26 @@ pub struct TextRequest {
     pub seed: Option<u64>,
     /// The request's own id as text (e.g. the JSON Lines `id`), mixed into derived seeds.
     pub key: String,
+    /// The model's chat template: the reply then carries the observation, the text to append after the
+    /// model's output as the template renders the tool turn.
+    pub template: Option<TemplateRequest>,
+}
+
+/// A chat template to render the observation with, and the extra variables it reads.
+#[derive(Debug, Clone)]
+pub struct TemplateRequest {
+    /// The compiled template (a built-in, or a model's own source).
+    pub template: Arc<ChatTemplate>,
+    /// Variables besides `messages`, `tools` and `add_generation_prompt` (`enable_thinking`, `date_string`).
+    pub kwargs: Map<String, Value>,
+}
+
+impl PartialEq for TemplateRequest {
+    /// The same compiled template (templates are cached, so the same source is the same template) and the same
+    /// variables.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.template, &other.template) && self.kwargs == other.kwargs
+    }
 }
 
 /// The outcome of one call found in a text.
@@ -72,6 +93,9 @@ pub struct TextReply {
     pub messages: Vec<Value>,
     /// Whether the text held more calls than `max_calls`; those after the cap were left as text, not run.
     pub capped: bool,
+    /// With a chat template and at least one call answered: the observation, or why the template could not
+    /// render it.
+    pub observation: Option<Result<Observation, String>>,
 }
 
 impl TextReply {
@@ -94,6 +118,25 @@ impl TextReply {
         if self.capped {
             m.insert("capped".into(), json!(true));
         }
+        match &self.observation {
+            None => {}
+            Some(Ok(o)) => {
+                m.insert("observation".into(), json!(o.text));
+                m.insert(
+                    "observation_parts".into(),
+                    Value::Array(
+                        o.parts
+                            .iter()
+                            .map(|p| json!({"role": p.role.as_str(), "text": p.text}))
+                            .collect(),
+                    ),
+                );
+            }
+            Some(Err(e)) => {
+                m.insert("observation".into(), Value::Null);
+                m.insert("observation_error".into(), json!(e));
+            }
+        }
         Value::Object(m)
     }
 
@@ -113,6 +156,25 @@ struct Gather {
     tools: Vec<String>,
     remaining: usize,
     on_done: Option<OnReply>,
+    observe: Option<Observe>,
+}
+
+/// What rendering the observation needs besides the results.
+pub(crate) struct Observe {
+    template: TemplateRequest,
+    /// The conversation before the assistant turn that made the calls.
+    history: Vec<Value>,
+    /// The assistant message; text mode builds it from the parsed calls (`None` here), a `messages` request
+    /// gives it.
+    assistant: Option<Value>,
+    /// Text mode: the model's output, and where its first call starts.
+    output: Option<(String, usize)>,
+    /// Each call's params (`{}` for a call that could not be read), in call order.
+    params: Vec<Value>,
+    /// `tool` messages already in the conversation after the assistant message.
+    answered: Vec<Value>,
+    /// The OpenAI entries of the tools called, for the template's system prompt.
+    tools: Vec<Value>,
 }
 
 impl Gather {
@@ -125,6 +187,9 @@ impl Gather {
         let calls: Vec<TextCallResult> = self.slots.iter_mut().filter_map(Option::take).collect();
         let mut reply = assemble(self.dialect, calls, &self.tools);
         reply.capped = self.capped;
+        if let Some(o) = &self.observe {
+            reply.observation = observe(o, &reply.calls, &self.tools);
+        }
         self.on_done.take().map(|f| (f, reply))
     }
 }
@@ -154,7 +219,90 @@ fn assemble(dialect: Option<Dialect>, calls: Vec<TextCallResult>, tools: &[Strin
         text: text.join("\n"),
         messages,
         capped: false,
+        observation: None,
     }
+}
+
+/// The id a call goes by in the conversation given to a template: its own, else `call00000`-style (nine
+/// alphanumerics, which Mistral's template requires).
+fn conversation_id(c: &TextCallResult) -> String {
+    c.call_id
+        .clone()
+        .unwrap_or_else(|| format!("call{:05}", c.index % 100_000))
+}
+
+/// Renders the observation for the calls answered (incomplete ones were not run and are left out); `None`
+/// when no call was answered, since then there is no tool turn.
+fn observe(
+    o: &Observe,
+    calls: &[TextCallResult],
+    tools: &[String],
+) -> Option<Result<Observation, String>> {
+    let ran: Vec<(&TextCallResult, &String, &Value)> = calls
+        .iter()
+        .zip(tools)
+        .zip(&o.params)
+        .filter(|((c, _), _)| !c.incomplete)
+        .map(|((c, t), p)| (c, t, p))
+        .collect();
+    if ran.is_empty() {
+        return None;
+    }
+    let mut tool_messages = o.answered.clone();
+    for (c, tool, _) in &ran {
+        let id = conversation_id(c);
+        let mut m = render::openai_tool_message(&id, &c.envelope);
+        m["name"] = json!(tool);
+        tool_messages.push(m);
+    }
+    let assistant = match (&o.assistant, &o.output) {
+        (Some(a), _) => a.clone(),
+        (None, Some((text, first))) => {
+            let content = text.get(..*first).unwrap_or("").trim_end();
+            let tool_calls: Vec<Value> = ran
+                .iter()
+                .map(|(c, tool, params)| {
+                    json!({"id": conversation_id(c), "type": "function",
+                           "function": {"name": tool, "arguments": params}})
+                })
+                .collect();
+            json!({"role": "assistant", "content": content, "tool_calls": tool_calls})
+        }
+        (None, None) => return None,
+    };
+    let turn = Turn {
+        history: &o.history,
+        assistant: &assistant,
+        tool_messages: &tool_messages,
+        tools: &o.tools,
+        model_output: o.output.as_ref().map(|(t, _)| t.as_str()),
+        kwargs: &o.template.kwargs,
+    };
+    Some(
+        o.template
+            .template
+            .observation(&turn)
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// A `messages` conversation's assistant message as templates read it: `arguments` as objects (OpenAI sends
+/// JSON strings; Hugging Face templates apply `tojson` to them).
+fn with_object_arguments(m: &Value) -> Value {
+    let mut m = m.clone();
+    if let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for c in calls {
+            let parsed = c
+                .pointer("/function/arguments")
+                .and_then(Value::as_str)
+                .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                .filter(Value::is_object);
+            if let (Some(args), Some(f)) = (parsed, c.get_mut("function")) {
+                f["arguments"] = args;
+            }
+        }
+    }
+    m
 }
 
 impl Engine {
@@ -176,7 +324,28 @@ impl Engine {
                 beaker_dialects::Item::Text(_) => None,
             })
             .collect();
-        self.submit_found(parsed.dialect, parsed.capped, found, &req, on_done)
+        let observe = req.template.clone().map(|template| {
+            let first = found
+                .iter()
+                .map(|f| match f {
+                    Ok(c) => c.span.start,
+                    Err(b) => b.span.start,
+                })
+                .min()
+                .unwrap_or(req.text.len());
+            Observe {
+                template,
+                // The turns before the model's output are not in a text request; the observation does not
+                // depend on them (the golden tests render a system and a user turn before it).
+                history: vec![json!({"role": "user", "content": ""})],
+                assistant: None,
+                output: Some((req.text.clone(), first)),
+                params: Vec::new(),
+                answered: Vec::new(),
+                tools: Vec::new(),
+            }
+        });
+        self.submit_found(parsed.dialect, parsed.capped, found, &req, observe, on_done)
     }
 
     /// Runs the `tool_calls` of the last assistant message in an OpenAI conversation that no `tool` message
@@ -219,7 +388,23 @@ impl Engine {
                 !id.is_some_and(|id| answered.contains(&id))
             })
             .collect();
-        Ok(self.submit_found(Some(Dialect::Openai), false, found, req, on_done))
+        let observe = req.template.clone().map(|template| {
+            let at = at.unwrap_or(0);
+            Observe {
+                template,
+                history: messages[..at].to_vec(),
+                assistant: Some(with_object_arguments(&messages[at])),
+                output: None,
+                params: Vec::new(),
+                answered: messages[at + 1..]
+                    .iter()
+                    .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+                    .cloned()
+                    .collect(),
+                tools: Vec::new(),
+            }
+        });
+        Ok(self.submit_found(Some(Dialect::Openai), false, found, req, observe, on_done))
     }
 
     /// Runs a text and waits for the reply.
@@ -250,6 +435,7 @@ impl Engine {
         capped: bool,
         found: Vec<Result<Call, BadCall>>,
         req: &TextRequest,
+        mut observe: Option<Observe>,
         on_done: impl FnOnce(TextReply) + Send + 'static,
     ) -> Vec<CallHandle> {
         let tools: Vec<String> = found
@@ -265,6 +451,26 @@ impl Engine {
             on_done(reply);
             return Vec::new();
         }
+        if let Some(o) = &mut observe {
+            o.params = found
+                .iter()
+                .map(|f| match f {
+                    Ok(c) => c.params.clone(),
+                    Err(_) => json!({}),
+                })
+                .collect();
+            let mut named: Vec<&String> = tools.iter().collect();
+            named.sort();
+            named.dedup();
+            o.tools = named
+                .into_iter()
+                .filter_map(|t| self.spec(t))
+                .map(|s| {
+                    json!({"type": "function", "function": {
+                        "name": s.name, "description": s.description, "parameters": s.params_schema}})
+                })
+                .collect();
+        }
         let gather = Arc::new(Mutex::new(Gather {
             dialect,
             capped,
@@ -272,6 +478,7 @@ impl Engine {
             tools,
             remaining: found.len(),
             on_done: Some(Box::new(on_done)),
+            observe,
         }));
         let base_seed = req.seed.unwrap_or_else(|| {
             stable_hash(&[

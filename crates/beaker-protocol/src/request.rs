@@ -3,7 +3,8 @@
 use crate::scan::scan;
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_engine::dialects::{Dialect, ParseOptions};
-use beaker_engine::{PlanRequest, TextRequest};
+use beaker_engine::templates::ChatTemplate;
+use beaker_engine::{PlanRequest, TemplateRequest, TextRequest};
 use serde_json::{Map, Value};
 
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
@@ -22,6 +23,9 @@ pub const TEXT_KEYS: &[&str] = &[
     "tag",
     "seed",
     "meta",
+    "template",
+    "chat_template",
+    "template_kwargs",
 ];
 
 /// One request of the protocol.
@@ -234,6 +238,8 @@ pub struct TextOptions {
     pub tag: Option<String>,
     /// `seed` the calls' seeds derive from.
     pub seed: Option<u64>,
+    /// `template` (a built-in name) or `chat_template` (Jinja source) with `template_kwargs`.
+    pub template: Option<TemplateRequest>,
 }
 
 impl TextOptions {
@@ -258,6 +264,7 @@ impl TextOptions {
             tag: self.tag,
             seed: self.seed,
             key: String::new(),
+            template: self.template,
         })
     }
 }
@@ -491,7 +498,42 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
         limits,
         tag,
         seed,
+        template: template_option(obj)?,
     })
+}
+
+/// `template` or `chat_template`, with `template_kwargs` (whose `bos_token`/`eos_token` a `chat_template`
+/// reads as its special tokens), from a request's fields.
+pub fn template_option(obj: &Map<String, Value>) -> Result<Option<TemplateRequest>, String> {
+    let kwargs = match obj.get("template_kwargs") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(other) => return Err(format!("`template_kwargs` must be an object, got {other}")),
+    };
+    let template = match (obj.get("template"), obj.get("chat_template")) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "give `template` (a built-in) or `chat_template` (Jinja source), not both".into(),
+            )
+        }
+        (Some(Value::String(name)), None) => {
+            ChatTemplate::builtin(name).map_err(|e| e.to_string())?
+        }
+        (None, Some(Value::String(source))) => {
+            let token = |k: &str| kwargs.get(k).and_then(Value::as_str).unwrap_or("");
+            ChatTemplate::from_source(source, token("bos_token"), token("eos_token"))
+                .map_err(|e| e.to_string())?
+        }
+        (Some(other), None) => return Err(format!("`template` must be a string, got {other}")),
+        (None, Some(other)) => {
+            return Err(format!("`chat_template` must be a string, got {other}"))
+        }
+        (None, None) if !kwargs.is_empty() => {
+            return Err("`template_kwargs` needs a `template` or `chat_template`".into())
+        }
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(TemplateRequest { template, kwargs }))
 }
 
 #[cfg(test)]

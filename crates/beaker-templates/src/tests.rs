@@ -6,7 +6,12 @@ use serde_json::json;
 
 const GOLDEN: &str = include_str!("../../../tests/data/templates/golden.json");
 
-fn turn<'a>(case: &'a Value, tools: &'a [Value], kwargs: &'a Map<String, Value>, output: Option<&'a str>) -> Turn<'a> {
+fn turn<'a>(
+    case: &'a Value,
+    tools: &'a [Value],
+    kwargs: &'a Map<String, Value>,
+    output: Option<&'a str>,
+) -> Turn<'a> {
     Turn {
         history: case["history"].as_array().map_or(&[], Vec::as_slice),
         assistant: &case["assistant"],
@@ -23,7 +28,11 @@ fn every_builtin_template_renders_transformers_observations() {
     let tools = golden["tools"].as_array().cloned().unwrap_or_default();
     let kwargs = golden["kwargs"].as_object().cloned().unwrap_or_default();
     let cases = golden["cases"].as_array().cloned().unwrap_or_default();
-    assert_eq!(cases.len(), BUILTINS.len() * 5, "every template, five conversations");
+    assert_eq!(
+        cases.len(),
+        BUILTINS.len() * 5,
+        "every template, five conversations"
+    );
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["template"].as_str().unwrap_or("");
@@ -33,13 +42,19 @@ fn every_builtin_template_renders_transformers_observations() {
         if let Some(message) = e["error"].as_str() {
             match t.observation(&turn(case, &tools, &kwargs, Some(""))) {
                 Err(TemplateError::Raised(m)) if m == message => {}
-                other => failures.push(format!("{what}: expected the template to raise `{message}`, got {other:?}")),
+                other => failures.push(format!(
+                    "{what}: expected the template to raise `{message}`, got {other:?}"
+                )),
             }
             continue;
         }
         for (output, want, parts) in [
             (e["model_output"].as_str(), &e["observation"], true),
-            (e["model_output_with_stop"].as_str(), &e["observation_after_stop"], false),
+            (
+                e["model_output_with_stop"].as_str(),
+                &e["observation_after_stop"],
+                false,
+            ),
             (None, &e["messages_observation"], false),
         ] {
             match t.observation(&turn(case, &tools, &kwargs, output)) {
@@ -47,13 +62,24 @@ fn every_builtin_template_renders_transformers_observations() {
                     if o.text != want.as_str().unwrap_or("") {
                         failures.push(format!(
                             "{what} (output {:?}):\n  got  {:?}\n  want {:?}",
-                            output.map(|o| o.chars().rev().take(40).collect::<String>().chars().rev().collect::<String>()),
+                            output.map(|o| o
+                                .chars()
+                                .rev()
+                                .take(40)
+                                .collect::<String>()
+                                .chars()
+                                .rev()
+                                .collect::<String>()),
                             o.text,
                             want
                         ));
                     }
                     if parts {
-                        let got: Vec<Value> = o.parts.iter().map(|p| json!([p.role.as_str(), p.text])).collect();
+                        let got: Vec<Value> = o
+                            .parts
+                            .iter()
+                            .map(|p| json!([p.role.as_str(), p.text]))
+                            .collect();
                         let want: Vec<Value> = e["parts"]
                             .as_array()
                             .map(|ps| ps.iter().filter(|p| p[1] != "").cloned().collect())
@@ -67,7 +93,12 @@ fn every_builtin_template_renders_transformers_observations() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -75,9 +106,17 @@ fn a_template_from_source_is_compiled_once_and_errors_are_typed() {
     let src = "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}";
     let a = ChatTemplate::from_source(src, "", "").expect("compiles");
     let b = ChatTemplate::from_source(src, "", "").expect("compiles");
-    assert!(Arc::ptr_eq(&a, &b), "the second request reuses the compiled template");
+    assert!(
+        Arc::ptr_eq(&a, &b),
+        "the second request reuses the compiled template"
+    );
     let out = a
-        .render(&[json!({"role": "user", "content": "hi"})], &[], true, &Map::new())
+        .render(
+            &[json!({"role": "user", "content": "hi"})],
+            &[],
+            true,
+            &Map::new(),
+        )
         .expect("renders");
     assert_eq!(out, "<user>hi<assistant>");
     assert!(matches!(
@@ -88,8 +127,12 @@ fn a_template_from_source_is_compiled_once_and_errors_are_typed() {
         ChatTemplate::from_source(&"x".repeat(MAX_SOURCE_BYTES + 1), "", ""),
         Err(TemplateError::Compile(_))
     ));
-    assert!(matches!(ChatTemplate::builtin("gpt-2"), Err(TemplateError::Unknown(_))));
-    let raising = ChatTemplate::from_source("{{ raise_exception('no tools here') }}", "", "").expect("compiles");
+    assert!(matches!(
+        ChatTemplate::builtin("gpt-2"),
+        Err(TemplateError::Unknown(_))
+    ));
+    let raising = ChatTemplate::from_source("{{ raise_exception('no tools here') }}", "", "")
+        .expect("compiles");
     assert_eq!(
         raising.render(&[], &[], false, &Map::new()),
         Err(TemplateError::Raised("no tools here".into()))
@@ -101,20 +144,43 @@ fn a_template_from_source_is_compiled_once_and_errors_are_typed() {
         "",
     )
     .expect("compiles");
-    assert!(matches!(endless.render(&[], &[], false, &Map::new()), Err(TemplateError::Render(_))));
+    assert!(matches!(
+        endless.render(&[], &[], false, &Map::new()),
+        Err(TemplateError::Render(_))
+    ));
 }
 
 #[test]
 fn the_turn_end_is_found_after_the_outputs_longest_tail() {
     let rendered = "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n";
     // The output as the template renders it, with its stop token kept, with a trailing newline, and strayed.
-    assert_eq!(turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>"), "<|im_end|>\n");
-    assert_eq!(turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>"), "\n");
-    assert_eq!(turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>\n"), "<|im_end|>\n");
-    assert_eq!(turn_end(rendered, "Hi <tool_call>{\"a\":1}</tool_call>"), "<|im_end|>\n");
-    assert_eq!(turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n"), "");
+    assert_eq!(
+        turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(
+        turn_end(
+            rendered,
+            "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>"
+        ),
+        "\n"
+    );
+    assert_eq!(
+        turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>\n"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(
+        turn_end(rendered, "Hi <tool_call>{\"a\":1}</tool_call>"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(
+        turn_end(
+            rendered,
+            "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n"
+        ),
+        ""
+    );
     assert_eq!(turn_end(rendered, ""), "");
     assert_eq!(longest_suffix("abcé", |s| "xxcéyy".find(s)), Some((2, 3)));
     assert_eq!(longest_suffix("abc", |s| "xyz".find(s)), None);
 }
-
