@@ -46,7 +46,8 @@ pub use beaker_core::{
     ToolCall, ToolError, ToolSpec, Usage,
 };
 pub use beaker_engine::{
-    dialects, listing, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
+    dialects, listing, templates, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
     EngineError, Histogram, Metrics, PlanReport, PlanRequest, PlanStep, PoolStats, Stats,
-    StepOutcome, StepReport, Strategy, TextCallResult, TextReply, TextRequest, ToolStats,
+    StepOutcome, StepReport, Strategy, TemplateRequest, TextCallResult, TextReply, TextRequest,
+    ToolStats,
 };

@@ -21,6 +21,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("templates::a_template_given_as_source", from_source),
         Trial::test("templates::bad_and_hostile_templates", bad_templates),
         Trial::test("templates::run_text_prints_the_observation", run_text_cli),
+        Trial::test("templates::the_protocol_docs_example_runs", docs_example),
     ]
 }
 
@@ -268,4 +269,30 @@ fn run_text_cli() -> Outcome {
                 == c["expected"]["observation"].as_str(),
         || format!("{o:?}"),
     )
+}
+
+/// The example of PROTOCOL.md's "Observations in the model's chat template": its request, run, answers what the
+/// page shows (timings aside).
+fn docs_example() -> Outcome {
+    let doc = std::fs::read_to_string(root().join("docs/PROTOCOL.md")).expect("PROTOCOL.md");
+    let at = doc
+        .find("### Observations in the model's chat template")
+        .expect("the section");
+    let block = doc[at..].split("```json\n").nth(1).unwrap_or("");
+    let mut lines = block.lines();
+    let request: Value = serde_json::from_str(lines.next().unwrap_or("")).expect("the request");
+    let shown: Value = serde_json::from_str(lines.next().unwrap_or("").trim_start_matches("→ "))
+        .expect("the answer");
+    let mut server = Server::start(&["--no-python"]);
+    server.send(&request);
+    let mut got = server.recv();
+    for c in got["calls"].as_array_mut().into_iter().flatten() {
+        if let Some(m) = c.as_object_mut() {
+            m.remove("elapsed_us");
+            m.remove("queued_us");
+        }
+    }
+    ensure(got == shown, || {
+        format!("got {got}\nthe page shows {shown}")
+    })
 }

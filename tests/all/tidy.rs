@@ -12,6 +12,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-core", 0),
     ("beaker-expr", 1),
     ("beaker-dialects", 1),
+    ("beaker-templates", 1),
     ("beaker-sandbox", 1),
     ("beaker-catalog", 3),
     ("beaker-engine", 4),

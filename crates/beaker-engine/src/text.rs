@@ -173,7 +173,7 @@ pub(crate) struct Observe {
     params: Vec<Value>,
     /// `tool` messages already in the conversation after the assistant message.
     answered: Vec<Value>,
-    /// The OpenAI entries of the tools called, for the template's system prompt.
+    /// An OpenAI entry per tool called (name only), for the template's system prompt.
     tools: Vec<Value>,
 }
 
@@ -459,15 +459,16 @@ impl Engine {
                     Err(_) => json!({}),
                 })
                 .collect();
-            let mut named: Vec<&String> = tools.iter().collect();
+            // The templates put the tools in the system prompt, which every rendering shares and the observation
+            // leaves out; a template may still ask whether there are tools, so each called tool is there, by name.
+            let mut named: Vec<&String> = tools.iter().filter(|t| !t.is_empty()).collect();
             named.sort();
             named.dedup();
             o.tools = named
                 .into_iter()
-                .filter_map(|t| self.spec(t))
-                .map(|s| {
-                    json!({"type": "function", "function": {
-                        "name": s.name, "description": s.description, "parameters": s.params_schema}})
+                .map(|t| {
+                    json!({"type": "function", "function": {"name": t, "description": "",
+                        "parameters": {"type": "object", "properties": {}}}})
                 })
                 .collect();
         }
