@@ -30,6 +30,11 @@ pub struct Config {
     /// named by their content hash, with the path added to the result as `output_path`. Default: none
     /// (images only inline). Tools never write files themselves; the engine does, after the call.
     pub output_dir: Option<std::path::PathBuf>,
+    /// How long a trajectory (a `tag`'s figures and budgets) with nothing in flight is kept after its last
+    /// call. Default 10 minutes.
+    pub trajectory_idle: std::time::Duration,
+    /// The most trajectories kept at once; past it the least recently used idle one is dropped. Default 100,000.
+    pub max_trajectories: usize,
 }
 
 impl Default for Config {
@@ -44,6 +49,8 @@ impl Default for Config {
             defaults: Limits::default(),
             maxima: Limits::default_maxima(),
             output_dir: None,
+            trajectory_idle: std::time::Duration::from_secs(600),
+            max_trajectories: 100_000,
         }
     }
 }
@@ -112,6 +119,8 @@ impl EngineBuilder {
     /// Loads the catalog, compiles each tool's params schema, starts the worker pool and the watchdog.
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
+        let (config_idle, config_max_trajectories) =
+            (config.trajectory_idle, config.max_trajectories);
         config.defaults.validate_against(&config.maxima)?;
         if config.workers == 0 || config.sandbox_workers == 0 {
             return Err(EngineError::Config(
@@ -158,6 +167,10 @@ impl EngineBuilder {
                 unknown: Arc::default(),
                 native_pool,
                 sandbox_pool,
+                trajectories: crate::trajectory::Trajectories::new(
+                    config_idle,
+                    config_max_trajectories,
+                ),
             }),
         })
     }

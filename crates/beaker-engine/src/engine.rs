@@ -4,6 +4,7 @@
 use crate::builder::{Config, EngineBuilder, EngineError};
 use crate::output;
 use crate::stats::{PoolCounters, PoolStats, Stats, ToolCounters, ToolStats};
+use crate::trajectory::{Admission, TrajectoryLimits};
 use crate::watchdog::{Expire, Watchdog};
 use beaker_catalog::Catalog;
 use beaker_core::{
@@ -68,6 +69,8 @@ pub(crate) struct Inner {
     pub(crate) unknown: Arc<ToolCounters>,
     pub(crate) native_pool: Arc<PoolCounters>,
     pub(crate) sandbox_pool: Arc<PoolCounters>,
+    /// Each tag's figures and budgets.
+    pub(crate) trajectories: crate::trajectory::Trajectories,
 }
 
 impl Drop for Inner {
@@ -246,6 +249,23 @@ impl Engine {
         self.inner.tools.get(name).map(|r| r.tool.spec())
     }
 
+    /// Sets (replaces) the budgets of trajectory `tag`, opening it when new; returns its figures.
+    pub fn set_trajectory_limits(&self, tag: &str, limits: TrajectoryLimits) -> Value {
+        self.inner.trajectories.set_limits(tag, limits)
+    }
+
+    /// The figures of trajectory `tag` (calls, successes, errors by kind, time, fuel, output bytes, per tool,
+    /// budgets and what is left of them), or `None` when it is not open (never used, closed, or expired).
+    pub fn trajectory_stats(&self, tag: &str) -> Option<Value> {
+        self.inner.trajectories.stats(tag)
+    }
+
+    /// Closes trajectory `tag` and returns its final figures (`None` when it was not open). A later call with
+    /// the tag opens it afresh, without budgets.
+    pub fn close_trajectory(&self, tag: &str) -> Option<Value> {
+        self.inner.trajectories.close(tag)
+    }
+
     /// The configuration the engine runs with.
     pub fn config(&self) -> &Config {
         &self.inner.config
@@ -335,7 +355,7 @@ impl Engine {
         inner.counters.submitted.fetch_add(1, Ordering::Relaxed);
         let registered = inner.tools.get(&call.tool).cloned();
         // Server defaults, then the tool's own defaults, then the call's request; the maxima clamp each step.
-        let limits = match &registered {
+        let mut limits = match &registered {
             Some(r) => inner
                 .config
                 .defaults
@@ -343,6 +363,37 @@ impl Engine {
             None => inner.config.defaults,
         }
         .narrow(&call.limits, &inner.config.maxima);
+        // A tagged call counts against its trajectory: refused when a budget is spent, its timeout no longer than
+        // the time budget left, and its answer counted.
+        let (refusal, on_done): (Option<ToolError>, Box<dyn FnOnce(Envelope) + Send>) = match (
+            inner.trajectories.admit(call.tag.as_deref()),
+            call.tag.clone(),
+        ) {
+            (Admission::Run { max_ms }, Some(tag)) => {
+                if let Some(ms) = max_ms {
+                    limits.timeout_ms = limits.timeout_ms.min(ms);
+                }
+                let engine = self.inner.clone();
+                (
+                    None,
+                    Box::new(move |env: Envelope| {
+                        engine.trajectories.record(&tag, true, &env);
+                        on_done(env);
+                    }),
+                )
+            }
+            (Admission::Refused(e), Some(tag)) => {
+                let engine = self.inner.clone();
+                (
+                    Some(e),
+                    Box::new(move |env: Envelope| {
+                        engine.trajectories.record(&tag, false, &env);
+                        on_done(env);
+                    }),
+                )
+            }
+            _ => (None, Box::new(on_done)),
+        };
         let seed = call.effective_seed();
         let ToolCall {
             id,
@@ -367,6 +418,10 @@ impl Engine {
             usage: UsageSlot::default(),
         });
         let handle = CallHandle::call(state.clone());
+        if let Some(e) = refusal {
+            state.finish(Err(e), None);
+            return handle;
+        }
         let Some(registered) = registered else {
             let msg = unknown_tool_message(&state.tool, inner.tools.keys());
             state.finish(Err(ToolError::new(ErrorKind::UnknownTool, msg)), None);

@@ -31,6 +31,7 @@ mod params;
 mod plan;
 mod stats;
 mod text;
+mod trajectory;
 mod watchdog;
 
 /// The dialects crate, for front ends (which depend on the engine only).
@@ -50,6 +51,7 @@ pub use plan::{
 };
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
 pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
+pub use trajectory::{ToolUse, TrajectoryLimits};
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,7 @@ use crate::scan::scan;
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_engine::dialects::{Dialect, ParseOptions};
 use beaker_engine::templates::ChatTemplate;
-use beaker_engine::{PlanRequest, TemplateRequest, TextRequest};
+use beaker_engine::{PlanRequest, TemplateRequest, TextRequest, TrajectoryLimits};
 use serde_json::{Map, Value};
 
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
@@ -45,6 +45,29 @@ pub enum Request {
         /// This request's own id.
         id: Option<Value>,
         /// The tag.
+        tag: String,
+    },
+    /// `{"id"?, "trajectory": TAG, "limits": {...}}`: set the budgets of a trajectory (opening it).
+    Trajectory {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The trajectory's tag.
+        tag: String,
+        /// Its budgets.
+        limits: TrajectoryLimits,
+    },
+    /// `{"id"?, "stats": TAG}`: what a trajectory has used.
+    Stats {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The trajectory's tag.
+        tag: String,
+    },
+    /// `{"id"?, "close": TAG}`: free a trajectory, answering its final figures.
+    Close {
+        /// This request's own id.
+        id: Option<Value>,
+        /// The trajectory's tag.
         tag: String,
     },
     /// `{"id"?, "hello": ...}`: what the server is and what it serves.
@@ -172,6 +195,11 @@ impl Request {
             if obj.contains_key("hello") {
                 return Ok(Request::Hello { id });
             }
+            for key in ["trajectory", "stats", "close"] {
+                if obj.contains_key(key) {
+                    return trajectory_request(id, key, obj);
+                }
+            }
             if obj.contains_key("text") || obj.contains_key("messages") {
                 return text_request(id, obj);
             }
@@ -202,6 +230,9 @@ impl Request {
             Request::Cancel { id, .. }
             | Request::CancelTag { id, .. }
             | Request::Hello { id }
+            | Request::Trajectory { id, .. }
+            | Request::Stats { id, .. }
+            | Request::Close { id, .. }
             | Request::Text { id, .. }
             | Request::Plan { id, .. }
             | Request::Messages { id, .. } => id.as_ref(),
@@ -415,6 +446,47 @@ pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
     })
 }
 
+/// `{"trajectory", "limits"}`, `{"stats"}` or `{"close"}`, with the tag a string; unknown keys are refused.
+fn trajectory_request(
+    id: Option<Value>,
+    key: &str,
+    obj: Map<String, Value>,
+) -> Result<Request, Box<Refusal>> {
+    let refuse = |msg: String| Refusal::parse(id.clone(), "", msg);
+    let allowed: &[&str] = if key == "trajectory" {
+        &["id", "trajectory", "limits"]
+    } else {
+        &["id", key]
+    };
+    if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(refuse(format!(
+            "unknown key `{k}` in a `{key}` request (allowed: {})",
+            allowed.join(", ")
+        )));
+    }
+    let tag = match obj.get(key) {
+        Some(Value::String(t)) if !t.is_empty() => t.clone(),
+        Some(other) => {
+            return Err(refuse(format!(
+                "`{key}` must be a trajectory's tag (a non-empty string), got {other}"
+            )))
+        }
+        None => unreachable!("the key was seen"),
+    };
+    Ok(match key {
+        "trajectory" => {
+            let limits = match obj.get("limits") {
+                None => return Err(refuse("a `trajectory` request sets `limits`: {\"max_calls\", \"max_total_ms\", \"max_output_bytes\"}".into())),
+                Some(l) => serde_json::from_value::<TrajectoryLimits>(l.clone())
+                    .map_err(|e| refuse(format!("invalid trajectory `limits`: {e}")))?,
+            };
+            Request::Trajectory { id, tag, limits }
+        }
+        "stats" => Request::Stats { id, tag },
+        _ => Request::Close { id, tag },
+    })
+}
+
 /// `{"text"}` or `{"messages"}` with its options; unknown keys are refused.
 fn text_request(id: Option<Value>, obj: Map<String, Value>) -> Result<Request, Box<Refusal>> {
     let refuse = |msg: String| Refusal::parse(id.clone(), "", msg);
@@ -581,6 +653,9 @@ mod tests {
             Ok(Some(Request::Call(_))) => "call",
             Ok(Some(Request::Cancel { .. })) => "cancel",
             Ok(Some(Request::CancelTag { .. })) => "cancel_tag",
+            Ok(Some(Request::Trajectory { .. })) => "trajectory",
+            Ok(Some(Request::Stats { .. })) => "stats",
+            Ok(Some(Request::Close { .. })) => "close",
             Ok(Some(Request::Hello { .. })) => "hello",
             Ok(Some(Request::Text { .. })) => "text",
             Ok(Some(Request::Messages { .. })) => "messages",
@@ -592,6 +667,22 @@ mod tests {
         assert_eq!(kind(r#"{"cancel": 3}"#), "cancel");
         assert_eq!(kind(r#"{"cancel_tag": "t"}"#), "cancel_tag");
         assert_eq!(kind(r#"{"cancel_tag": 3}"#), "refused");
+        assert_eq!(
+            kind(r#"{"trajectory": "t", "limits": {"max_calls": 3}}"#),
+            "trajectory"
+        );
+        assert_eq!(kind(r#"{"stats": "t"}"#), "stats");
+        assert_eq!(kind(r#"{"close": "t"}"#), "close");
+        for bad in [
+            r#"{"trajectory": "t"}"#,
+            r#"{"trajectory": "t", "limits": {"max_call": 3}}"#,
+            r#"{"trajectory": "t", "limits": {"max_calls": -1}}"#,
+            r#"{"stats": ""}"#,
+            r#"{"close": 5}"#,
+            r#"{"stats": "t", "tag": "u"}"#,
+        ] {
+            assert_eq!(kind(bad), "refused", "{bad}");
+        }
         assert_eq!(kind(r#"{"hello": true}"#), "hello");
         assert_eq!(kind(r#"{"text": "x"}"#), "text");
         assert_eq!(kind(r#"{"messages": []}"#), "messages");

@@ -1,0 +1,396 @@
+//! Trajectories: what the calls of one tag (one rollout) have used, and the budgets that bound it.
+//!
+//! Every call with a `tag` is counted against its trajectory: calls, successes, errors by kind, time, fuel and
+//! output bytes, per tool. A trajectory may carry budgets (`max_calls`, `max_total_ms`, `max_output_bytes`): a
+//! call past one is answered `limit_exceeded` saying which ran out, before it runs. Trajectories are freed by
+//! `close`, expire when idle, and are capped in number (the least recently used idle one makes room), so memory
+//! stays bounded however many rollouts a server sees.
+
+use beaker_core::{Envelope, ErrorKind, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A trajectory's budgets; each absent one is unbounded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrajectoryLimits {
+    /// Calls that may run (the calls refused by a budget are not counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_calls: Option<u64>,
+    /// Milliseconds of call time (the sum of the calls' `elapsed_us`; calls running at once each count); a
+    /// call also gets at most what is left as its timeout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_total_ms: Option<u64>,
+    /// Bytes of results (each call's `result`, or its error, as compact JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_bytes: Option<u64>,
+}
+
+/// One tool's use within a trajectory.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolUse {
+    /// Calls answered (refusals included).
+    pub calls: u64,
+    /// Of those, successes.
+    pub successes: u64,
+    /// Summed call time, microseconds.
+    pub time_us: u64,
+    /// Summed WebAssembly fuel (sandboxed tools).
+    pub fuel: u64,
+}
+
+#[derive(Debug, Default)]
+struct Trajectory {
+    limits: TrajectoryLimits,
+    /// Calls admitted and not yet answered.
+    in_flight: u64,
+    /// Calls admitted and answered.
+    ran: u64,
+    /// Every call answered, refusals included.
+    calls: u64,
+    successes: u64,
+    errors: BTreeMap<String, u64>,
+    time_us: u64,
+    fuel: u64,
+    output_bytes: u64,
+    tools: BTreeMap<String, ToolUse>,
+    last_used: Option<Instant>,
+}
+
+impl Trajectory {
+    /// Why a new call may not run, if a budget is spent.
+    fn spent(&self, tag: &str) -> Option<String> {
+        let l = &self.limits;
+        if let Some(max) = l.max_calls {
+            if self.ran + self.in_flight >= max {
+                return Some(format!(
+                    "trajectory `{tag}` has used its budget of {max} calls (max_calls)"
+                ));
+            }
+        }
+        if let Some(max) = l.max_total_ms {
+            if self.time_us >= max.saturating_mul(1000) {
+                return Some(format!(
+                    "trajectory `{tag}` has used its budget of {max} ms of call time (max_total_ms): {:.1} ms used",
+                    self.time_us as f64 / 1000.0
+                ));
+            }
+        }
+        if let Some(max) = l.max_output_bytes {
+            if self.output_bytes >= max {
+                return Some(format!(
+                    "trajectory `{tag}` has used its budget of {max} result bytes (max_output_bytes): {} used",
+                    self.output_bytes
+                ));
+            }
+        }
+        None
+    }
+
+    fn to_json(&self, tag: &str) -> Value {
+        let l = &self.limits;
+        let mut remaining = Map::new();
+        if let Some(m) = l.max_calls {
+            remaining.insert(
+                "calls".into(),
+                json!(m.saturating_sub(self.ran + self.in_flight)),
+            );
+        }
+        if let Some(m) = l.max_total_ms {
+            remaining.insert(
+                "total_ms".into(),
+                json!(m.saturating_sub(self.time_us / 1000)),
+            );
+        }
+        if let Some(m) = l.max_output_bytes {
+            remaining.insert(
+                "output_bytes".into(),
+                json!(m.saturating_sub(self.output_bytes)),
+            );
+        }
+        json!({
+            "trajectory": tag,
+            "calls": self.calls,
+            "successes": self.successes,
+            "errors": self.calls - self.successes,
+            "errors_by_kind": self.errors,
+            "in_flight": self.in_flight,
+            "time_ms": self.time_us as f64 / 1000.0,
+            "fuel": self.fuel,
+            "output_bytes": self.output_bytes,
+            "tools": self.tools.iter().map(|(k, u)| (k.clone(), json!({
+                "calls": u.calls, "successes": u.successes, "time_ms": u.time_us as f64 / 1000.0, "fuel": u.fuel,
+            }))).collect::<Map<String, Value>>(),
+            "limits": l,
+            "remaining": remaining,
+        })
+    }
+}
+
+/// Every open trajectory of an engine.
+#[derive(Debug)]
+pub(crate) struct Trajectories {
+    map: Mutex<HashMap<String, Trajectory>>,
+    /// How long a trajectory with nothing in flight is kept after its last call.
+    idle: Duration,
+    /// The most trajectories kept at once.
+    max: usize,
+    /// When the map was last swept for idle trajectories.
+    swept: Mutex<Instant>,
+}
+
+/// What admitting a call decided.
+pub(crate) enum Admission {
+    /// The call has no tag: nothing is counted.
+    Untracked,
+    /// The call may run, with at most this many milliseconds when a time budget is set.
+    Run { max_ms: Option<u64> },
+    /// A budget is spent: the call is answered with this error.
+    Refused(ToolError),
+}
+
+impl Trajectories {
+    pub(crate) fn new(idle: Duration, max: usize) -> Trajectories {
+        Trajectories {
+            map: Mutex::new(HashMap::new()),
+            idle,
+            max: max.max(1),
+            swept: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Trajectory>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The trajectory `tag`, made (room being made first) when it is new.
+    fn entry<'a>(&self, map: &'a mut HashMap<String, Trajectory>, tag: &str) -> &'a mut Trajectory {
+        if !map.contains_key(tag) {
+            self.make_room(map);
+        }
+        let t = map.entry(tag.to_string()).or_default();
+        t.last_used = Some(Instant::now());
+        t
+    }
+
+    /// Drops idle trajectories (at most once a second, or when full), then, when still full, the least recently
+    /// used eighth of those with nothing in flight.
+    fn make_room(&self, map: &mut HashMap<String, Trajectory>) {
+        let now = Instant::now();
+        let full = map.len() >= self.max;
+        {
+            let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
+            if full || now.duration_since(*swept) >= Duration::from_secs(1) {
+                *swept = now;
+                map.retain(|_, t| {
+                    t.in_flight > 0
+                        || t.last_used
+                            .is_some_and(|u| now.duration_since(u) < self.idle)
+                });
+            }
+        }
+        if map.len() >= self.max {
+            // An eighth at a time, so a full map pays for the sort once per many new trajectories.
+            let mut idle: Vec<(Option<Instant>, String)> = map
+                .iter()
+                .filter(|(_, t)| t.in_flight == 0)
+                .map(|(k, t)| (t.last_used, k.clone()))
+                .collect();
+            let n = (self.max / 8).max(1).min(idle.len());
+            if n > 0 {
+                idle.select_nth_unstable(n - 1);
+                for (_, k) in idle.into_iter().take(n) {
+                    map.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// Sets (replaces) the budgets of `tag`, opening it if it is new; its figures so far.
+    pub(crate) fn set_limits(&self, tag: &str, limits: TrajectoryLimits) -> Value {
+        let mut map = self.lock();
+        let t = self.entry(&mut map, tag);
+        t.limits = limits;
+        t.to_json(tag)
+    }
+
+    /// Decides whether a call of `tag` may run, and counts it in flight if so.
+    pub(crate) fn admit(&self, tag: Option<&str>) -> Admission {
+        let Some(tag) = tag else {
+            return Admission::Untracked;
+        };
+        let mut map = self.lock();
+        let t = self.entry(&mut map, tag);
+        if let Some(why) = t.spent(tag) {
+            return Admission::Refused(ToolError::new(ErrorKind::LimitExceeded, why));
+        }
+        t.in_flight += 1;
+        let max_ms = t
+            .limits
+            .max_total_ms
+            .map(|m| m.saturating_sub(t.time_us / 1000).max(1));
+        Admission::Run { max_ms }
+    }
+
+    /// Counts an answered call of `tag` (`admitted`: it ran, rather than being refused by a budget).
+    pub(crate) fn record(&self, tag: &str, admitted: bool, env: &Envelope) {
+        let mut map = self.lock();
+        // Closed or evicted while the call ran: nothing to count it in.
+        let Some(t) = map.get_mut(tag) else { return };
+        t.last_used = Some(Instant::now());
+        let time_us = env.elapsed_us;
+        let fuel = env.usage.as_ref().map_or(0, |u| u.fuel);
+        let bytes = match (&env.result, &env.error) {
+            (Some(r), _) => serde_json::to_string(r).map_or(0, |s| s.len()),
+            (None, Some(e)) => e.len(),
+            (None, None) => 0,
+        } as u64;
+        if admitted {
+            t.in_flight = t.in_flight.saturating_sub(1);
+            t.ran += 1;
+            t.time_us += time_us;
+            t.fuel += fuel;
+            t.output_bytes += bytes;
+        }
+        t.calls += 1;
+        let u = t
+            .tools
+            .entry(env.tool.clone().unwrap_or_default())
+            .or_default();
+        u.calls += 1;
+        u.time_us += time_us;
+        u.fuel += fuel;
+        if env.success {
+            t.successes += 1;
+            u.successes += 1;
+        } else {
+            let kind = env.error_kind.map_or("?", |k| k.as_str());
+            *t.errors.entry(kind.to_string()).or_default() += 1;
+        }
+    }
+
+    /// The figures of `tag`, or `None` when no such trajectory is open.
+    pub(crate) fn stats(&self, tag: &str) -> Option<Value> {
+        self.lock().get(tag).map(|t| t.to_json(tag))
+    }
+
+    /// Closes `tag`: its final figures, or `None` when it was not open. Calls still running are not counted.
+    pub(crate) fn close(&self, tag: &str) -> Option<Value> {
+        self.lock().remove(tag).map(|t| t.to_json(tag))
+    }
+
+    /// Open trajectories.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ok(tool: &str, us: u64) -> Envelope {
+        let mut e = Envelope::success(None, tool, json!({"value": "56"}));
+        e.elapsed_us = us;
+        e
+    }
+
+    fn run(t: &Trajectories, tag: &str, env: &Envelope) -> bool {
+        match t.admit(Some(tag)) {
+            Admission::Run { .. } => {
+                t.record(tag, true, env);
+                true
+            }
+            Admission::Refused(e) => {
+                let mut refused = Envelope::failure(None, env.tool.clone().unwrap_or_default(), e);
+                refused.elapsed_us = 0;
+                t.record(tag, false, &refused);
+                false
+            }
+            Admission::Untracked => unreachable!("a tag was given"),
+        }
+    }
+
+    #[test]
+    fn budgets_refuse_the_call_past_them_and_say_which() {
+        let t = Trajectories::new(Duration::from_secs(60), 100);
+        t.set_limits(
+            "r1",
+            TrajectoryLimits {
+                max_calls: Some(2),
+                ..Default::default()
+            },
+        );
+        assert!(run(&t, "r1", &ok("calculator", 10)));
+        assert!(run(&t, "r1", &ok("calculator", 10)));
+        match t.admit(Some("r1")) {
+            Admission::Refused(e) => {
+                assert_eq!(e.kind, ErrorKind::LimitExceeded);
+                assert!(e.message.contains("2 calls (max_calls)"), "{}", e.message);
+            }
+            _ => panic!("the third call must be refused"),
+        }
+        let s = t.stats("r1").expect("open");
+        assert_eq!(s["calls"], 2);
+        assert_eq!(s["remaining"]["calls"], 0);
+
+        t.set_limits(
+            "r2",
+            TrajectoryLimits {
+                max_total_ms: Some(5),
+                ..Default::default()
+            },
+        );
+        match t.admit(Some("r2")) {
+            Admission::Run { max_ms } => assert_eq!(max_ms, Some(5)),
+            _ => panic!("the first call runs"),
+        }
+        t.record("r2", true, &ok("numerical", 6_000));
+        assert!(!run(&t, "r2", &ok("numerical", 1)));
+        let s = t.stats("r2").expect("open");
+        assert_eq!(s["errors_by_kind"]["limit_exceeded"], 1);
+        assert_eq!(s["tools"]["numerical"]["calls"], 2);
+
+        t.set_limits(
+            "r3",
+            TrajectoryLimits {
+                max_output_bytes: Some(20),
+                ..Default::default()
+            },
+        );
+        // 14 bytes of result a call: the second call starts under the budget, the third does not.
+        assert!(run(&t, "r3", &ok("calculator", 1)));
+        assert!(run(&t, "r3", &ok("calculator", 1)));
+        assert!(!run(&t, "r3", &ok("calculator", 1)));
+        assert_eq!(t.stats("r3").expect("open")["output_bytes"], 28);
+    }
+
+    #[test]
+    fn memory_stays_bounded_opened_and_closed_or_left_open() {
+        let t = Trajectories::new(Duration::from_secs(600), 1000);
+        for i in 0..100_000 {
+            let tag = format!("rollout-{i}");
+            assert!(run(&t, &tag, &ok("calculator", 1)));
+            assert!(t.close(&tag).is_some());
+        }
+        assert_eq!(t.len(), 0);
+        // Never closed: the cap holds, the least recently used idle one making room.
+        for i in 0..100_000 {
+            assert!(run(&t, &format!("open-{i}"), &ok("calculator", 1)));
+        }
+        assert!(t.len() <= 1000 && t.len() > 800, "{}", t.len());
+        assert!(t.stats("open-99999").is_some() && t.stats("open-0").is_none());
+        // Idle ones expire.
+        let short = Trajectories::new(Duration::from_millis(1), 1000);
+        assert!(run(&short, "a", &ok("calculator", 1)));
+        std::thread::sleep(Duration::from_millis(1100));
+        assert!(run(&short, "b", &ok("calculator", 1)));
+        assert!(short.stats("a").is_none() && short.stats("b").is_some());
+        assert!(t.close("never-opened").is_none());
+    }
+}
