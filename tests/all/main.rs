@@ -26,6 +26,7 @@ mod templates;
 mod text_mode;
 mod tidy;
 mod traces;
+mod trajectories;
 mod units;
 
 fn main() {
@@ -51,6 +52,7 @@ fn main() {
     trials.extend(domain::trials());
     trials.extend(traces::trials());
     trials.extend(templates::trials());
+    trials.extend(trajectories::trials());
     trials.extend(plans::trials());
     trials.extend(bench::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -89,6 +89,8 @@ struct File {
     max_queued_bytes: Option<usize>,
     drain_ms: Option<u64>,
     max_queued: Option<usize>,
+    max_trajectories: Option<usize>,
+    trajectory_idle_secs: Option<u64>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
     guest_dirs: Vec<PathBuf>,
@@ -131,6 +133,13 @@ impl Settings {
         }
         if let Some(q) = file.max_queued {
             config.max_queued = q;
+        }
+        if let Some(n) = file.max_trajectories {
+            anyhow::ensure!(n > 0, "max_trajectories must be at least 1");
+            config.max_trajectories = n;
+        }
+        if let Some(s) = file.trajectory_idle_secs {
+            config.trajectory_idle = std::time::Duration::from_secs(s);
         }
         config.output_dir = args.output_dir.clone().or(file.output_dir);
         if let Some(l) = file.limits {
