@@ -30,15 +30,22 @@ fn budgets() -> Outcome {
     let mut server = Server::start(&["--no-python"]);
     let a = exchange(
         &mut server,
-        &[json!({"id": 1, "trajectory": "r1", "limits": {"max_calls": 3, "max_output_bytes": 1000000}})],
+        &[
+            json!({"id": 1, "trajectory": "r1", "limits": {"max_calls": 3, "max_output_bytes": 1000000}}),
+        ],
     );
-    ensure(a["1"]["stats"]["remaining"] == json!({"calls": 3, "output_bytes": 1000000}), || a["1"].to_string())?;
+    ensure(
+        a["1"]["stats"]["remaining"] == json!({"calls": 3, "output_bytes": 1000000}),
+        || a["1"].to_string(),
+    )?;
     // One at a time, so the order of admission is the order sent.
     let mut answers = Vec::new();
     for (i, expr) in ["7 * 8", "1/0", "2 + 2", "3 + 3"].iter().enumerate() {
         let a = exchange(
             &mut server,
-            &[json!({"id": 10 + i, "tool": "calculator", "params": {"expression": expr}, "tag": "r1"})],
+            &[
+                json!({"id": 10 + i, "tool": "calculator", "params": {"expression": expr}, "tag": "r1"}),
+            ],
         );
         answers.push(a[&(10 + i).to_string()].clone());
     }
@@ -55,10 +62,14 @@ fn budgets() -> Outcome {
     // Inside a text, the refusal is rendered for the model.
     let a = exchange(
         &mut server,
-        &[json!({"id": 20, "text": "<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"9*9\"}}</tool_call>", "tag": "r1"})],
+        &[
+            json!({"id": 20, "text": "<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"9*9\"}}</tool_call>", "tag": "r1"}),
+        ],
     );
     ensure(
-        a["20"]["text"].as_str().is_some_and(|t| t.contains("max_calls")),
+        a["20"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("max_calls")),
         || a["20"].to_string(),
     )?;
     let a = exchange(&mut server, &[json!({"id": 30, "stats": "r1"})]);
@@ -76,33 +87,40 @@ fn budgets() -> Outcome {
     // A time budget: a call that would outrun what is left is cut at it.
     let a = exchange(
         &mut server,
-        &[
-            json!({"id": 40, "trajectory": "r2", "limits": {"max_total_ms": 30}}),
-        ],
+        &[json!({"id": 40, "trajectory": "r2", "limits": {"max_total_ms": 30}})],
     );
     ensure(a["40"]["success"] == true, || a["40"].to_string())?;
     let a = exchange(
         &mut server,
-        &[json!({"id": 41, "tool": "numerical", "params": {"operation": "integrate_numeric", "data": {"function": "sin(1/x)", "a": 0.000001, "b": 1, "options": {"limit": 100000}}}, "tag": "r2"})],
+        &[
+            json!({"id": 41, "tool": "numerical", "params": {"operation": "integrate_numeric", "data": {"function": "sin(1/x)", "a": 0.000001, "b": 1, "options": {"limit": 100000}}}, "tag": "r2"}),
+        ],
     );
     let first = &a["41"];
     let a = exchange(&mut server, &[json!({"id": 42, "stats": "r2"})]);
     ensure(
-        a["42"]["stats"]["time_ms"].as_f64().is_some_and(|t| t <= 200.0),
+        a["42"]["stats"]["time_ms"]
+            .as_f64()
+            .is_some_and(|t| t <= 200.0),
         || format!("{first} / {}", a["42"]),
     )?;
     // Close answers the final figures and frees the trajectory; a tagged call later opens it afresh.
     let a = exchange(&mut server, &[json!({"id": 50, "close": "r1"})]);
     ensure(a["50"]["stats"]["calls"] == 5, || a["50"].to_string())?;
     let a = exchange(&mut server, &[json!({"id": 51, "stats": "r1"})]);
-    ensure(a["51"]["error_kind"] == "invalid_params", || a["51"].to_string())?;
+    ensure(a["51"]["error_kind"] == "invalid_params", || {
+        a["51"].to_string()
+    })?;
     let a = exchange(
         &mut server,
         &[json!({"id": 52, "tool": "calculator", "params": {"expression": "1+1"}, "tag": "r1"})],
     );
     ensure(a["52"]["success"] == true, || a["52"].to_string())?;
     let a = exchange(&mut server, &[json!({"id": 53, "stats": "r1"})]);
-    ensure(a["53"]["stats"]["calls"] == 1 && a["53"]["stats"]["limits"] == json!({}), || a["53"].to_string())
+    ensure(
+        a["53"]["stats"]["calls"] == 1 && a["53"]["stats"]["limits"] == json!({}),
+        || a["53"].to_string(),
+    )
 }
 
 fn bad_messages() -> Outcome {
@@ -123,8 +141,15 @@ fn bad_messages() -> Outcome {
         let mut req = bad.clone();
         req["id"] = json!(i);
         let a = exchange(&mut server, &[req]);
-        ensure(a[&i.to_string()]["error_kind"] == "parse_error", || format!("{bad}: {a:?}"))?;
+        ensure(a[&i.to_string()]["error_kind"] == "parse_error", || {
+            format!("{bad}: {a:?}")
+        })?;
     }
-    let a = exchange(&mut server, &[json!({"id": 99, "tool": "calculator", "params": {"expression": "1+1"}})]);
-    ensure(a["99"]["result"]["value"] == "2", || "the server stopped serving".into())
+    let a = exchange(
+        &mut server,
+        &[json!({"id": 99, "tool": "calculator", "params": {"expression": "1+1"}})],
+    );
+    ensure(a["99"]["result"]["value"] == "2", || {
+        "the server stopped serving".into()
+    })
 }

@@ -592,6 +592,11 @@ pub fn template_option(obj: &Map<String, Value>) -> Result<Option<TemplateReques
             ChatTemplate::builtin(name).map_err(|e| e.to_string())?
         }
         (None, Some(Value::String(source))) => {
+            for k in ["bos_token", "eos_token"] {
+                if let Some(v) = kwargs.get(k).filter(|v| !v.is_string()) {
+                    return Err(format!("`template_kwargs.{k}` must be a string, got {v}"));
+                }
+            }
             let token = |k: &str| kwargs.get(k).and_then(Value::as_str).unwrap_or("");
             ChatTemplate::from_source(source, token("bos_token"), token("eos_token"))
                 .map_err(|e| e.to_string())?

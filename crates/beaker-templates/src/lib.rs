@@ -31,6 +31,8 @@ pub struct Builtin {
     pub bos_token: &'static str,
     /// `eos_token` as the template reads it.
     pub eos_token: &'static str,
+    /// Every token the model ends a turn with (its generation config's `eos_token_id`s).
+    pub stop_tokens: &'static [&'static str],
     source: &'static str,
 }
 
@@ -41,6 +43,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "Qwen/Qwen2.5-7B-Instruct",
         bos_token: "",
         eos_token: "<|im_end|>",
+        stop_tokens: &["<|im_end|>", "<|endoftext|>"],
         source: include_str!("../templates/qwen2.5.jinja"),
     },
     Builtin {
@@ -48,6 +51,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "Qwen/Qwen3-0.6B",
         bos_token: "",
         eos_token: "<|im_end|>",
+        stop_tokens: &["<|im_end|>", "<|endoftext|>"],
         source: include_str!("../templates/qwen3.jinja"),
     },
     Builtin {
@@ -55,6 +59,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "meta-llama/Llama-3.1-8B-Instruct",
         bos_token: "<|begin_of_text|>",
         eos_token: "<|eot_id|>",
+        stop_tokens: &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"],
         source: include_str!("../templates/llama3.1.jinja"),
     },
     Builtin {
@@ -62,6 +67,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "meta-llama/Llama-3.2-3B-Instruct",
         bos_token: "<|begin_of_text|>",
         eos_token: "<|eot_id|>",
+        stop_tokens: &["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"],
         source: include_str!("../templates/llama3.2.jinja"),
     },
     Builtin {
@@ -69,6 +75,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "mistralai/Mistral-Nemo-Instruct-2407",
         bos_token: "<s>",
         eos_token: "</s>",
+        stop_tokens: &["</s>"],
         source: include_str!("../templates/mistral.jinja"),
     },
     Builtin {
@@ -76,6 +83,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "NousResearch/Hermes-2-Pro-Llama-3-8B (tool_use)",
         bos_token: "<|begin_of_text|>",
         eos_token: "<|im_end|>",
+        stop_tokens: &["<|im_end|>", "<|end_of_text|>"],
         source: include_str!("../templates/hermes2pro.jinja"),
     },
     Builtin {
@@ -83,6 +91,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
         bos_token: "<｜begin▁of▁sentence｜>",
         eos_token: "<｜end▁of▁sentence｜>",
+        stop_tokens: &["<｜end▁of▁sentence｜>"],
         source: include_str!("../templates/deepseek-r1.jinja"),
     },
     Builtin {
@@ -90,6 +99,7 @@ pub const BUILTINS: &[Builtin] = &[
         model: "deepseek-ai/DeepSeek-V3.1",
         bos_token: "<｜begin▁of▁sentence｜>",
         eos_token: "<｜end▁of▁sentence｜>",
+        stop_tokens: &["<｜end▁of▁sentence｜>"],
         source: include_str!("../templates/deepseek-v3.jinja"),
     },
 ];
@@ -109,6 +119,9 @@ pub enum TemplateError {
     /// Rendering failed (an undefined function, a type error).
     #[error("the chat template failed: {0}")]
     Render(String),
+    /// The model's turn end cannot be told: the rendered turn holds no known end-of-turn token.
+    #[error("the chat template's end of turn is unknown: {0}")]
+    NoTurnEnd(String),
     /// The template renders the earlier turns differently once tool results follow them, so no text appended
     /// after the model's output reproduces the whole conversation.
     #[error("the chat template is not incremental: {0}")]
@@ -132,6 +145,8 @@ pub struct ChatTemplate {
     name: String,
     bos_token: String,
     eos_token: String,
+    /// The model's end-of-turn tokens besides `eos_token` (a built-in's, from its generation config).
+    stop_tokens: Vec<String>,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -223,6 +238,7 @@ impl ChatTemplate {
             b.source,
             b.bos_token,
             b.eos_token,
+            b.stop_tokens,
         )?);
         cache.insert(b.name, t.clone());
         Ok(t)
@@ -263,6 +279,7 @@ impl ChatTemplate {
             source,
             bos_token,
             eos_token,
+            &[],
         )?);
         let mut r = recent.lock().unwrap_or_else(|p| p.into_inner());
         if r.len() >= 32 {
@@ -277,6 +294,7 @@ impl ChatTemplate {
         source: &str,
         bos_token: &str,
         eos_token: &str,
+        stop_tokens: &[&str],
     ) -> Result<ChatTemplate, TemplateError> {
         let mut env = Environment::new();
         // What transformers' `_compile_jinja_template` sets on its Jinja2 environment.
@@ -285,16 +303,18 @@ impl ChatTemplate {
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         env.add_filter("tojson", tojson);
         env.add_function("raise_exception", raise_exception);
+        env.add_function("strftime_now", strftime_now);
         // Rendering is bounded: a template is code from a model repository.
         env.set_fuel(Some(50_000_000));
         env.set_recursion_limit(100);
-        env.add_template_owned("chat", source.to_string())
+        env.add_template_owned("chat", without_generation_tags(source))
             .map_err(|e| TemplateError::Compile(describe(&e)))?;
         Ok(ChatTemplate {
             env,
             name: name.to_string(),
             bos_token: bos_token.to_string(),
             eos_token: eos_token.to_string(),
+            stop_tokens: stop_tokens.iter().map(|s| s.to_string()).collect(),
         })
     }
 
@@ -356,39 +376,38 @@ impl ChatTemplate {
     /// conversation with the tool messages and the next assistant turn's opening: the end of the assistant
     /// turn (text mode only), the tool turn(s), the generation prompt.
     pub fn observation(&self, turn: &Turn<'_>) -> Result<Observation, TemplateError> {
+        let assistant = null_content_as_empty(turn.assistant);
         let mut with_assistant = turn.history.to_vec();
-        with_assistant.push(turn.assistant.clone());
+        with_assistant.push(assistant);
         let mut whole = with_assistant.clone();
         whole.extend_from_slice(turn.tool_messages);
         let before = self.render(&with_assistant, turn.tools, false, turn.kwargs)?;
         let after = self.render(&whole, turn.tools, false, turn.kwargs)?;
         let prompted = self.render(&whole, turn.tools, true, turn.kwargs)?;
-        // Where the assistant turn ends once the tool messages follow it: right after `before` when the template
-        // renders incrementally; otherwise (Qwen3 drops an empty `<think>` block from a turn that is no longer
-        // the last) after the longest tail of the rendered turn found past the point where the two part.
-        let tool_start = if after.starts_with(&before) {
-            before.len()
+        let tool_start = assistant_turn_end(&before, &after)?;
+        // Where the generation prompt starts: after `after`, unless the template ends a conversation that has
+        // no generation prompt with something of its own (Phi-3 writes `eos_token` there), which the prompt
+        // replaces.
+        let prompt_start = if prompted.starts_with(&after) {
+            after.len()
         } else {
-            let parted = common_prefix(&before, &after);
-            let tail = &before[parted..];
-            longest_suffix(tail, |s| after[parted..].find(s).map(|i| i + parted))
-                .map(|(at, len)| at + len)
-                .ok_or_else(|| {
-                    TemplateError::NotIncremental(format!(
-                        "with the tool results after it, the assistant turn renders differently (from byte {parted}) and its end cannot be found"
-                    ))
-                })?
+            token_boundary(&after, common_prefix(&after, &prompted))
         };
-        let tool = &after[tool_start..];
-        let prompt = prompted.strip_prefix(&after).ok_or_else(|| {
-            TemplateError::NotIncremental("the generation prompt changes the text before it".into())
-        })?;
+        if prompt_start < tool_start {
+            return Err(TemplateError::NotIncremental(
+                "the generation prompt changes the tool turn before it".into(),
+            ));
+        }
+        let tool = &after[tool_start..prompt_start];
+        let prompt = &prompted[prompt_start..];
         let end = match turn.model_output {
             None => String::new(),
             Some(out) => {
+                // The assistant turn as the full conversation renders it, from where the model's prompt ends
+                // (DeepSeek R1's prompt ends in `<think>`, which the rendered history drops: the shared part).
                 let opened = self.render(turn.history, turn.tools, true, turn.kwargs)?;
-                let assistant_turn = before.strip_prefix(&opened).unwrap_or(&before);
-                turn_end(assistant_turn, out).to_string()
+                let from = common_prefix(&opened, &after).min(tool_start);
+                self.turn_end(&after[from..tool_start], out)?.to_string()
             }
         };
         let parts: Vec<Part> = [
@@ -405,24 +424,107 @@ impl ChatTemplate {
             parts,
         })
     }
+
+    /// What the template writes after the model's output to end its turn: the rendered assistant turn
+    /// (`rendered`) from its last end-of-turn token (the template's `eos_token`, its model's stop tokens, or
+    /// one of those common to chat models), less what of it the output already wrote (a kept `<|im_end|>`, a
+    /// trailing newline). Text the model wrote after its calls does not change it: the turn ends as the
+    /// template ends it.
+    fn turn_end<'a>(&self, rendered: &'a str, output: &str) -> Result<&'a str, TemplateError> {
+        let stop_at = self
+            .stops()
+            .filter_map(|s| rendered.rfind(s).map(|at| (at, s)))
+            .max_by_key(|(at, s)| (*at, s.len()));
+        let Some((at, _)) = stop_at else {
+            return Err(TemplateError::NoTurnEnd(
+                "the assistant turn holds none of the end-of-turn tokens known (give the template's own as `eos_token` in `template_kwargs`)".into(),
+            ));
+        };
+        let mut end = &rendered[at..];
+        let trimmed = output.trim_end();
+        // A stop token the output kept is not written again; only a whole one counts.
+        if let Some(kept) = self
+            .stops()
+            .filter(|s| end.starts_with(s) && trimmed.ends_with(s))
+            .max_by_key(|s| s.len())
+        {
+            end = &end[kept.len()..];
+        }
+        let trailing = &output[trimmed.len()..];
+        Ok(end.strip_prefix(trailing).unwrap_or(end))
+    }
+
+    /// The end-of-turn tokens looked for: the template's `eos_token` and its model's stop tokens, then those
+    /// common to chat models.
+    fn stops(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.eos_token.as_str())
+            .chain(self.stop_tokens.iter().map(String::as_str))
+            .chain(COMMON_STOPS.iter().copied())
+            .filter(|s| !s.is_empty())
+    }
 }
 
-/// What the template writes after the model's output to end its turn: the rendered assistant turn
-/// (`rendered`) after the longest end of `output` found in it. When the output is what the template renders
-/// (the usual case), that is its stop token and what follows (`<|im_end|>\n`); when the output already carries
-/// the stop token, only what follows it; when the output strayed from the template's format, whatever follows
-/// its last recognisable piece.
-fn turn_end<'a>(rendered: &'a str, output: &str) -> &'a str {
-    // Matched without the output's trailing whitespace: a tail such as `tool_call>\n` would also match the
-    // opening tag. What the output already wrote of that whitespace is then not written again.
-    let trimmed = output.trim_end();
-    let trailing = &output[trimmed.len()..];
-    match longest_suffix(trimmed, |s| rendered.rfind(s)) {
-        Some((at, len)) => {
-            let end = &rendered[at + len..];
-            end.strip_prefix(trailing).unwrap_or(end)
+/// End-of-turn tokens of common chat models, looked for when a template's own are not known.
+const COMMON_STOPS: &[&str] = &[
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|end|>",
+    "<end_of_turn>",
+    "</s>",
+    "<｜end▁of▁sentence｜>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<|return|>",
+    "<|call|>",
+];
+
+/// An assistant message whose `content` is `null` (the OpenAI shape of a turn that only calls tools) with `""`
+/// instead, as vLLM passes it to templates (Qwen3's template cannot test `null` for `</think>`).
+fn null_content_as_empty(m: &Value) -> Value {
+    let mut m = m.clone();
+    if let Some(c) = m.get_mut("content") {
+        if c.is_null() {
+            *c = Value::String(String::new());
         }
-        None => "",
+    }
+    m
+}
+
+/// Where the assistant turn ends in `after` (the conversation with the tool messages): right after `before`
+/// (the conversation ending with the assistant turn) when the template renders incrementally. Otherwise the two
+/// part somewhere: when what `before` has left is a short trailer the template writes after the last message
+/// (Phi-3's `eos_token`), where they part; when the turn itself renders differently (Qwen3 shows an empty
+/// `<think>` block only on the last message), after the longest tail of the turn found past that point, which
+/// must be substantial (16 bytes, or the whole rest) to be trusted.
+fn assistant_turn_end(before: &str, after: &str) -> Result<usize, TemplateError> {
+    if after.starts_with(before) {
+        return Ok(before.len());
+    }
+    let parted = token_boundary(before, common_prefix(before, after));
+    let tail = &before[parted..];
+    const TRAILER: usize = 16;
+    if tail.len() <= TRAILER {
+        return Ok(parted);
+    }
+    match longest_suffix(tail, |s| after[parted..].find(s).map(|i| i + parted)) {
+        Some((at, len)) if len >= TRAILER => Ok(at + len),
+        _ => Err(TemplateError::NotIncremental(format!(
+            "with the tool results after it, the assistant turn renders differently (from byte {parted}) and its end cannot be found"
+        ))),
+    }
+}
+
+/// `at` moved back to the start of a special token it falls inside (`<|im_end|>`, `[INST]`, `<｜…｜>`), so a
+/// difference that starts inside one splits before it.
+fn token_boundary(text: &str, at: usize) -> usize {
+    let head = &text[..at];
+    let open = head.rfind(['<', '[']);
+    let close = head.rfind(['>', ']']);
+    match (open, close) {
+        (Some(o), Some(c)) if o > c => o,
+        (Some(o), None) => o,
+        _ => at,
     }
 }
 
@@ -475,6 +577,110 @@ fn reasoning_aliases(m: &Value) -> Mj {
 }
 
 const RAISED: &str = "raise_exception: ";
+
+/// transformers' `{% generation %}…{% endgeneration %}` (it marks the assistant's tokens for a loss mask and
+/// renders its body unchanged) as an `if` that is always true, whitespace control kept.
+fn without_generation_tags(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find("{%") {
+        out.push_str(&rest[..at]);
+        let tag = &rest[at..];
+        let Some(close) = tag.find("%}") else {
+            out.push_str(tag);
+            return out;
+        };
+        let inner = &tag[2..close];
+        let (lead, body) = inner.strip_prefix('-').map_or(("", inner), |b| ("-", b));
+        let (body, trail) = body.strip_suffix('-').map_or((body, ""), |b| (b, "-"));
+        match body.trim() {
+            "generation" => out.push_str(&format!("{{%{lead} if true {trail}%}}")),
+            "endgeneration" => out.push_str(&format!("{{%{lead} endif {trail}%}}")),
+            _ => out.push_str(&tag[..close + 2]),
+        }
+        rest = &tag[close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// transformers' `strftime_now(format)`: the current UTC time formatted (`%Y %m %d %H %M %S %y %b %B %a %A %j
+/// %%`). Only the system prompt shows it (Llama's date line), which the observation leaves out.
+fn strftime_now(format: String) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    const DAYS: [&str; 7] = [
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+    ];
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let before_month = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]
+        [(month - 1) as usize]
+        + i64::from(leap && month > 2);
+    let mname = MONTHS[(month - 1) as usize];
+    let dname = DAYS[days.rem_euclid(7) as usize];
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('Y') => out.push_str(&year.to_string()),
+            Some('y') => out.push_str(&format!("{:02}", year.rem_euclid(100))),
+            Some('m') => out.push_str(&format!("{month:02}")),
+            Some('d') => out.push_str(&format!("{day:02}")),
+            Some('H') => out.push_str(&format!("{:02}", rem / 3600)),
+            Some('M') => out.push_str(&format!("{:02}", rem / 60 % 60)),
+            Some('S') => out.push_str(&format!("{:02}", rem % 60)),
+            Some('b') => out.push_str(&mname[..3]),
+            Some('B') => out.push_str(mname),
+            Some('a') => out.push_str(&dname[..3]),
+            Some('A') => out.push_str(dname),
+            Some('j') => out.push_str(&format!("{:03}", before_month + day)),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
 
 fn raise_exception(message: String) -> Result<Mj, minijinja::Error> {
     Err(minijinja::Error::new(

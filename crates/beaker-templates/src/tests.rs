@@ -151,36 +151,109 @@ fn a_template_from_source_is_compiled_once_and_errors_are_typed() {
 }
 
 #[test]
-fn the_turn_end_is_found_after_the_outputs_longest_tail() {
+fn the_turn_end_is_the_templates_whatever_the_output_ends_with() {
+    let t = ChatTemplate::builtin("qwen2.5").expect("built in");
     let rendered = "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n";
-    // The output as the template renders it, with its stop token kept, with a trailing newline, and strayed.
+    let end = |out: &str| t.turn_end(rendered, out).expect("an end");
+    // The output as the template renders it, with its stop token kept, with a trailing newline, strayed, with
+    // text after the call, ending in a character the turn does not hold, or in the model's other stop token.
     assert_eq!(
-        turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>"),
+        end("Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>"),
         "<|im_end|>\n"
     );
     assert_eq!(
-        turn_end(
-            rendered,
-            "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>"
-        ),
+        end("Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>"),
         "\n"
     );
     assert_eq!(
-        turn_end(rendered, "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>\n"),
-        "<|im_end|>\n"
-    );
-    assert_eq!(
-        turn_end(rendered, "Hi <tool_call>{\"a\":1}</tool_call>"),
-        "<|im_end|>\n"
-    );
-    assert_eq!(
-        turn_end(
-            rendered,
-            "Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n"
-        ),
+        end("Hi\n<tool_call>\n{\"a\": 1}\n</tool_call><|im_end|>\n"),
         ""
     );
-    assert_eq!(turn_end(rendered, ""), "");
+    assert_eq!(
+        end("Hi\n<tool_call>\n{\"a\": 1}\n</tool_call>\n"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(end("Hi <tool_call>{\"a\":1}</tool_call>"), "<|im_end|>\n");
+    assert_eq!(
+        end("<tool_call>{\"a\": 1}</tool_call>\nI will wait for the result."),
+        "<|im_end|>\n"
+    );
+    assert_eq!(
+        end("<tool_call>{\"a\": 1}</tool_call>\n\nok)"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(
+        end("<tool_call>{\"a\": 1}</tool_call><|endoftext|>"),
+        "<|im_end|>\n"
+    );
+    assert_eq!(end(""), "<|im_end|>\n");
+    // A template whose turn end is unknown says so instead of guessing.
+    let custom =
+        ChatTemplate::from_source("{% for m in messages %}{{ m.content }}{% endfor %}", "", "")
+            .expect("compiles");
+    assert!(matches!(
+        custom.turn_end("Hi<turn-end>", "Hi"),
+        Err(TemplateError::NoTurnEnd(_))
+    ));
+    let custom = ChatTemplate::from_source(
+        "{% for m in messages %}{{ m.content }}{% endfor %}",
+        "",
+        "<turn-end>",
+    )
+    .expect("compiles");
+    assert_eq!(
+        custom.turn_end("Hi<turn-end>\n", "Hi").expect("an end"),
+        "<turn-end>\n"
+    );
     assert_eq!(longest_suffix("abcé", |s| "xxcéyy".find(s)), Some((2, 3)));
     assert_eq!(longest_suffix("abc", |s| "xyz".find(s)), None);
+}
+
+/// Templates that are not simply incremental, from the trial: a trailer after the last message, a generation
+/// prompt that replaces `eos_token` (Phi-3), `{% generation %}` blocks, `strftime_now`, `null` content.
+#[test]
+fn templates_with_trailers_generation_blocks_and_null_content() {
+    let kwargs = Map::new();
+    let assistant = json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call00000", "type": "function", "function": {"name": "calculator", "arguments": {"expression": "7 * 8"}}}]});
+    let tools =
+        [json!({"role": "tool", "tool_call_id": "call00000", "content": "{\"value\":\"56\"}"})];
+    let history = [json!({"role": "user", "content": "7*8?"})];
+    let turn = |output: Option<&'static str>| Turn {
+        history: &history,
+        assistant: &assistant,
+        tool_messages: &tools,
+        tools: &[],
+        model_output: output,
+        kwargs: &kwargs,
+    };
+    let trailer = ChatTemplate::from_source(
+        "{% for m in messages %}{{ m.role }}:{{ m.content }}<|end|>\n{% endfor %}x",
+        "",
+        "",
+    )
+    .expect("compiles");
+    let o = trailer.observation(&turn(None)).expect("renders");
+    assert_eq!(o.text, "tool:{\"value\":\"56\"}<|end|>\nx");
+    let phi = ChatTemplate::from_source(
+        "{% for m in messages %}<|{{ m.role }}|>\n{% generation %}{{ m.content }}{% endgeneration %}<|end|>\n{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% else %}{{ eos_token }}{% endif %}",
+        "<s>",
+        "<|endoftext|>",
+    )
+    .expect("compiles");
+    let o = phi.observation(&turn(Some(""))).expect("renders");
+    assert_eq!(
+        o.text,
+        "<|end|>\n<|tool|>\n{\"value\":\"56\"}<|end|>\n<|assistant|>\n"
+    );
+    let dated = ChatTemplate::from_source("{{ strftime_now('%Y-%m-%d %b %%') }}", "", "")
+        .expect("compiles");
+    let today = dated.render(&[], &[], false, &kwargs).expect("renders");
+    assert!(
+        today.len() == 16 && today.starts_with("20") && today.ends_with(" %"),
+        "{today}"
+    );
+    // Qwen3 cannot test a null content; it is rendered as "".
+    let qwen3 = ChatTemplate::builtin("qwen3").expect("built in");
+    assert!(qwen3.observation(&turn(None)).is_ok());
 }
