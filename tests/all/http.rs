@@ -901,9 +901,54 @@ fn openapi_describes_what_is_served() -> Outcome {
         ),
         ("POST", "/run_jupyter", json!({"cells": ["1"]})),
         ("POST", "/run_jupyter", json!({"kernel": "python3"})),
+        (
+            "POST",
+            "/v1/run-text",
+            json!({"text": "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}\n</tool_call>", "template": "qwen2.5", "tag": "h1"}),
+        ),
+        (
+            "POST",
+            "/v1/run-text",
+            json!({"text": "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}\n</tool_call>", "chat_template": "{{ raise_exception('no') }}"}),
+        ),
+        (
+            "POST",
+            "/v1/trajectory",
+            json!({"trajectory": "h1", "limits": {"max_calls": 5}}),
+        ),
+        (
+            "POST",
+            "/v1/trajectory",
+            json!({"trajectory": "h1", "limits": {"max_call": 5}}),
+        ),
+        ("GET", "/v1/trajectory/h1", Value::Null),
+        ("DELETE", "/v1/trajectory/h1", Value::Null),
+        ("GET", "/v1/trajectory/h1", Value::Null),
+        ("DELETE", "/v1/trajectory/nobody", Value::Null),
     ] {
         let (st, answer) = h.json(method, path, &body)?;
-        check(method, path.split('?').next().unwrap_or(path), st, &answer)?;
+        let path = path.split('?').next().unwrap_or(path);
+        let documented = if path.starts_with("/v1/trajectory/") {
+            "/v1/trajectory/{tag}"
+        } else {
+            path
+        };
+        check(method, documented, st, &answer)?;
+        if path == "/v1/run-text" && body.get("template").is_some() {
+            ensure(
+                answer["observation"].as_str().is_some_and(|o| {
+                    o.starts_with("<|im_end|>\n<|im_start|>user\n<tool_response>")
+                }),
+                || answer.to_string(),
+            )?;
+        }
+        if method == "GET" && path == "/v1/trajectory/h1" && st == 200 {
+            // The templated run-text call above was tagged h1.
+            ensure(
+                answer["stats"]["calls"] == 1 && answer["stats"]["limits"]["max_calls"] == 5,
+                || answer.to_string(),
+            )?;
+        }
     }
     Ok(())
 }

@@ -110,6 +110,28 @@ def test_run_text_runs_the_calls_in_a_models_text(engine):
     assert asyncio.run(engine.arun_text("no calls here"))["calls"] == []
 
 
+def test_run_text_with_a_template_gives_the_observation(engine):
+    text = '<tool_call>\n{"name": "calculator", "arguments": {"expression": "7 * 8"}}\n</tool_call>'
+    out = engine.run_text(text, template="qwen2.5")
+    assert out["observation"] == ('<|im_end|>\n<|im_start|>user\n<tool_response>\n{"value":"56","exact":true}\n'
+                                  '</tool_response><|im_end|>\n<|im_start|>assistant\n')
+    assert [p["role"] for p in out["observation_parts"]] == ["assistant_end", "tool", "generation_prompt"]
+    bad = engine.run_text(text, template="gpt-2")
+    assert bad["success"] is False and "unknown template" in bad["error"]
+
+
+def test_trajectory_budgets_and_stats(engine):
+    assert engine.set_trajectory("py1", max_calls=1)["stats"]["remaining"] == {"calls": 1}
+    assert engine.call("calculator", {"expression": "1+1"}, tag="py1")["success"] is True
+    refused = engine.call("calculator", {"expression": "2+2"}, tag="py1")
+    assert refused["error_kind"] == "limit_exceeded" and "max_calls" in refused["error"]
+    stats = engine.trajectory_stats("py1")["stats"]
+    assert stats["calls"] == 2 and stats["errors_by_kind"] == {"limit_exceeded": 1}
+    assert engine.close_trajectory("py1")["stats"]["calls"] == 2
+    assert engine.trajectory_stats("py1")["error_kind"] == "invalid_params"
+    assert engine.set_trajectory("py2", max_call=1)["error_kind"] == "parse_error"
+
+
 def test_run_plan_runs_steps_after_their_dependencies(engine):
     plan = {"strategy": "parallel", "steps": [
         {"step_id": "a", "tool": "calculator", "params": {"expression": "2**10"}},

@@ -34,7 +34,7 @@ use axum::extract::{DefaultBodyLimit, Request, State as Shared};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use beaker_engine::Engine;
 use serde_json::json;
@@ -103,6 +103,9 @@ pub fn router(engine: Engine, options: Options) -> Router {
         .route("/v1/batch", post(routes::batch))
         .route("/v1/run-text", post(routes::run_text))
         .route("/v1/run-plan", post(routes::run_plan))
+        .route("/v1/trajectory", post(routes::set_trajectory))
+        .route("/v1/trajectory/{tag}", get(routes::trajectory_stats))
+        .route("/v1/trajectory/{tag}", delete(routes::close_trajectory))
         .route("/run_code", post(run_code::run_code))
         .route("/run_jupyter", post(run_jupyter::run_jupyter))
         .fallback(routes::not_found)

@@ -2,7 +2,7 @@
 
 use crate::State;
 use axum::body::Bytes;
-use axum::extract::{Query, State as Shared};
+use axum::extract::{Path, Query, State as Shared};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -205,6 +205,55 @@ impl Drop for CancelPlan {
     }
 }
 
+/// `POST /v1/trajectory`: sets a trajectory's budgets (the stdio `{"trajectory", "limits"}` message).
+pub(crate) async fn set_trajectory(Shared(state): Shared<State>, body: Bytes) -> Response {
+    match Request::parse(&body) {
+        Ok(Some(Request::Trajectory { id, tag, limits })) => {
+            let stats = state.engine.set_trajectory_limits(&tag, limits);
+            Json(json!({"id": id, "success": true, "stats": stats})).into_response()
+        }
+        Ok(_) => bad_request(
+            ErrorKind::ParseError,
+            "this route sets a trajectory's budgets: {\"trajectory\": TAG, \"limits\": {...}}"
+                .into(),
+        ),
+        Err(refusal) => (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
+    }
+}
+
+/// `GET /v1/trajectory/{tag}`: what a trajectory has used.
+pub(crate) async fn trajectory_stats(
+    Shared(state): Shared<State>,
+    Path(tag): Path<String>,
+) -> Response {
+    trajectory_answer(&tag, state.engine.trajectory_stats(&tag))
+}
+
+/// `DELETE /v1/trajectory/{tag}`: closes a trajectory, answering its final figures.
+pub(crate) async fn close_trajectory(
+    Shared(state): Shared<State>,
+    Path(tag): Path<String>,
+) -> Response {
+    trajectory_answer(&tag, state.engine.close_trajectory(&tag))
+}
+
+fn trajectory_answer(tag: &str, stats: Option<Value>) -> Response {
+    match stats {
+        Some(stats) => Json(json!({"success": true, "stats": stats})).into_response(),
+        None => {
+            let env = Envelope::failure(
+                None,
+                String::new(),
+                ToolError::new(
+                    ErrorKind::InvalidParams,
+                    format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
+                ),
+            );
+            (StatusCode::NOT_FOUND, Json(env)).into_response()
+        }
+    }
+}
+
 /// Any route not served: a JSON 404 in the envelope's shape.
 pub(crate) async fn not_found() -> Response {
     let env = Envelope::failure(
@@ -212,7 +261,7 @@ pub(crate) async fn not_found() -> Response {
         String::new(),
         ToolError::new(
             ErrorKind::ParseError,
-            "no such route (see docs/HTTP.md: /v1/call, /v1/batch, /v1/run-text, /v1/tools, /healthz, /metrics, /openapi.json, /run_code, /run_jupyter)",
+            "no such route (see docs/HTTP.md: /v1/call, /v1/batch, /v1/run-text, /v1/run-plan, /v1/trajectory, /v1/tools, /healthz, /metrics, /openapi.json, /run_code, /run_jupyter)",
         ),
     );
     (StatusCode::NOT_FOUND, Json(env)).into_response()

@@ -114,7 +114,9 @@ class Engine:
     def run_text(self, text: Union[str, List[Dict[str, Any]]], *, dialect: str = "auto",
                  **options: Any) -> Dict[str, Any]:
         """Runs every tool call in a model's text (a str) or the pending `tool_calls` of an OpenAI conversation
-        (a list of messages); returns the envelopes and the text (or `tool` messages) to append."""
+        (a list of messages); returns the envelopes and the text (or `tool` messages) to append. With
+        `template="qwen2.5"` (or `chat_template=SOURCE`, `template_kwargs={...}`) the answer also has
+        `observation`: the text to append after the model's output, as its chat template renders it."""
         request: Dict[str, Any] = dict(options)
         request["dialect"] = dialect
         request["messages" if isinstance(text, list) else "text"] = text
@@ -125,6 +127,20 @@ class Engine:
         """`run_text` on a worker thread, so the event loop goes on."""
         return await asyncio.get_running_loop().run_in_executor(
             None, lambda: self.run_text(text, dialect=dialect, **options))
+
+    def set_trajectory(self, tag: str, **limits: int) -> Dict[str, Any]:
+        """Sets the budgets of trajectory `tag` (`max_calls`, `max_total_ms`, `max_output_bytes`), opening it when
+        new: a call with `tag=` past a budget is answered `limit_exceeded`. Returns `{"success", "stats"}`."""
+        return json.loads(self._native.trajectory(json.dumps({"trajectory": tag, "limits": limits})))
+
+    def trajectory_stats(self, tag: str) -> Dict[str, Any]:
+        """What trajectory `tag` has used: calls, successes, errors by kind, time, fuel, result bytes, per tool,
+        and what is left of its budgets (`{"success", "stats"}`; a failed envelope when it is not open)."""
+        return json.loads(self._native.trajectory(json.dumps({"stats": tag})))
+
+    def close_trajectory(self, tag: str) -> Dict[str, Any]:
+        """Closes trajectory `tag` and returns its final figures, as `trajectory_stats`."""
+        return json.loads(self._native.trajectory(json.dumps({"close": tag})))
 
     def run_plan(self, plan: Dict[str, Any], **options: Any) -> Dict[str, Any]:
         """Executes a tool plan (seed 004's `tool_plan`: `strategy`, `steps` with `step_id`, `tool`, `params`,
