@@ -1,7 +1,7 @@
 //! Trajectory budgets and stats over `beaker serve`: a budget refuses the call past it (alone and inside a text,
 //! where the model reads the refusal), stats count what ran, close frees, bad messages are refused.
 
-use crate::support::{ensure, Outcome, Server};
+use crate::support::{ensure, root, Outcome, Server};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -10,6 +10,7 @@ pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("trajectories::budgets_stats_and_close", budgets),
         Trial::test("trajectories::bad_messages_are_refused", bad_messages),
+        Trial::test("trajectories::the_protocol_docs_example_runs", docs_example),
     ]
 }
 
@@ -152,4 +153,35 @@ fn bad_messages() -> Outcome {
     ensure(a["99"]["result"]["value"] == "2", || {
         "the server stopped serving".into()
     })
+}
+
+/// PROTOCOL.md's "Trajectories: budgets and stats" example: its first request answers what the page shows, and
+/// the other two are answered.
+fn docs_example() -> Outcome {
+    let doc =
+        std::fs::read_to_string(root().join("docs/PROTOCOL.md")).map_err(|e| e.to_string())?;
+    let at = doc
+        .find("## Trajectories: budgets and stats")
+        .ok_or("the section is missing")?;
+    let block = doc[at..].split("```json\n").nth(1).unwrap_or("");
+    let lines: Vec<&str> = block.lines().take_while(|l| *l != "```").collect();
+    let parse = |l: &str| {
+        serde_json::from_str::<Value>(l.trim_start_matches("→ ")).map_err(|e| e.to_string())
+    };
+    let (request, shown) = (parse(lines[0])?, parse(lines[1])?);
+    let mut server = Server::start(&["--no-python"]);
+    let a = exchange(&mut server, &[request]);
+    ensure(a["1"] == shown, || {
+        format!("got {}\nthe page shows {shown}", a["1"])
+    })?;
+    for l in &lines[2..] {
+        let req = parse(l)?;
+        let a = exchange(&mut server, &[req.clone()]);
+        let answer = &a[&req["id"].to_string()];
+        ensure(
+            answer["success"] == true && answer["stats"]["trajectory"] == "r1",
+            || answer.to_string(),
+        )?;
+    }
+    Ok(())
 }
