@@ -48,7 +48,10 @@ fn text_mode() -> Outcome {
         // Text mode knows no earlier turns, so a conversation's second round is checked in messages mode.
         let e = &c["expected"];
         // The template's own refusals (Llama's single call) have no output to continue.
-        if !READABLE.contains(&name) || c["conversation"] == "second_round" || e.get("error").is_some() {
+        if !READABLE.contains(&name)
+            || c["conversation"] == "second_round"
+            || e.get("error").is_some()
+        {
             continue;
         }
         for (output, want) in [

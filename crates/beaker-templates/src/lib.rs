@@ -550,8 +550,14 @@ fn longest_suffix(text: &str, find: impl Fn(&str) -> Option<usize>) -> Option<(u
     found(lo).map(|at| (at, text.len() - starts[lo]))
 }
 
+/// The length in bytes of the longest common prefix of `a` and `b`, at a char boundary of both (`é` and `è`
+/// share their first byte; slicing between would panic).
 fn common_prefix(a: &str, b: &str) -> usize {
-    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !(a.is_char_boundary(n) && b.is_char_boundary(n)) {
+        n -= 1;
+    }
+    n
 }
 
 /// A message for the template, with `reasoning_content`, `thinking` and `reasoning` filled from whichever the

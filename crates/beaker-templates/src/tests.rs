@@ -257,3 +257,31 @@ fn templates_with_trailers_generation_blocks_and_null_content() {
     let qwen3 = ChatTemplate::builtin("qwen3").expect("built in");
     assert!(qwen3.observation(&turn(None)).is_ok());
 }
+
+#[test]
+fn renderings_that_part_inside_a_character_split_before_it() {
+    assert_eq!(common_prefix("aé", "aè"), 1);
+    assert_eq!(common_prefix("｜x", "｜y"), "｜".len());
+    // A template whose last message is followed by a trailer that differs inside a multi-byte character.
+    let t = ChatTemplate::from_source(
+        "{% for m in messages %}{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}é{% else %}è{% endif %}",
+        "",
+        "",
+    )
+    .expect("compiles");
+    let history = [json!({"role": "user", "content": "q"})];
+    let assistant = json!({"role": "assistant", "content": "a", "tool_calls": []});
+    let tools = [json!({"role": "tool", "content": "r"})];
+    let kwargs = Map::new();
+    let o = t
+        .observation(&Turn {
+            history: &history,
+            assistant: &assistant,
+            tool_messages: &tools,
+            tools: &[],
+            model_output: Some("a"),
+            kwargs: &kwargs,
+        })
+        .expect("renders");
+    assert_eq!(o.text, "<|end|>r<|end|>é");
+}
