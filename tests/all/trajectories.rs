@@ -176,7 +176,7 @@ fn docs_example() -> Outcome {
     })?;
     for l in &lines[2..] {
         let req = parse(l)?;
-        let a = exchange(&mut server, &[req.clone()]);
+        let a = exchange(&mut server, std::slice::from_ref(&req));
         let answer = &a[&req["id"].to_string()];
         ensure(
             answer["success"] == true && answer["stats"]["trajectory"] == "r1",

@@ -188,8 +188,17 @@ impl Server {
         {
             let tail = stderr_tail.clone();
             server.threads.push(std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { return };
+                // Bytes, not lines of UTF-8: a server that writes invalid UTF-8 must not stop the draining (its
+                // stderr pipe would fill and block it).
+                let mut reader = BufReader::new(stderr);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {}
+                    }
+                    let line = String::from_utf8_lossy(&buf).trim_end().to_string();
                     let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
                     if t.addr.is_none() {
                         t.addr = listening_at(&line);
@@ -723,18 +732,25 @@ fn http_connection(
     loop {
         let job = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
         let Ok((_, body)) = job else { return };
-        // A kept-alive connection the server closed is opened again once.
+        // A kept-alive connection the server closed before answering is opened again once; a request that may
+        // have been answered is never sent twice (the tool would run twice).
+        let reused = conn.is_some();
         let mut answer = post(&mut conn, addr, &body);
-        if answer.is_err() {
-            conn = None;
-            answer = post(&mut conn, addr, &body);
+        if let Err(Failed {
+            unanswered: true, ..
+        }) = &answer
+        {
+            if reused {
+                conn = None;
+                answer = post(&mut conn, addr, &body);
+            }
         }
         match answer {
             Ok(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(v) => on_answer(shared, v, &text),
                 Err(e) => violation(shared, format!("an answer is not JSON ({e}): {text}")),
             },
-            Err(e) => {
+            Err(Failed { error: e, .. }) => {
                 let (m, cv) = &**shared;
                 let mut g = lock(m);
                 g.broken.get_or_insert(format!("HTTP: {e}"));
@@ -746,11 +762,30 @@ fn http_connection(
     }
 }
 
+/// A failed exchange: why, and whether the server can have seen no request (nothing of an answer was read).
+struct Failed {
+    error: std::io::Error,
+    unanswered: bool,
+}
+
 /// `POST /v1/call` on a kept-alive HTTP/1.1 connection; the response body.
 fn post(
     conn: &mut Option<BufReader<TcpStream>>,
     addr: SocketAddr,
     body: &str,
+) -> Result<String, Failed> {
+    let mut read_any = false;
+    exchange(conn, addr, body, &mut read_any).map_err(|error| Failed {
+        error,
+        unanswered: !read_any,
+    })
+}
+
+fn exchange(
+    conn: &mut Option<BufReader<TcpStream>>,
+    addr: SocketAddr,
+    body: &str,
+    read_any: &mut bool,
 ) -> std::io::Result<String> {
     if conn.is_none() {
         let s = TcpStream::connect(addr)?;
@@ -778,6 +813,7 @@ fn post(
                 "the server closed the connection",
             ));
         }
+        *read_any = true;
         let l = line.trim_end();
         if first {
             first = false;

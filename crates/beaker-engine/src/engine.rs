@@ -369,7 +369,7 @@ impl Engine {
             inner.trajectories.admit(call.tag.as_deref()),
             call.tag.clone(),
         ) {
-            (Admission::Run { max_ms }, Some(tag)) => {
+            (Admission::Run { max_ms, generation }, Some(tag)) => {
                 if let Some(ms) = max_ms {
                     limits.timeout_ms = limits.timeout_ms.min(ms);
                 }
@@ -377,7 +377,7 @@ impl Engine {
                 (
                     None,
                     Box::new(move |env: Envelope| {
-                        engine.trajectories.record(&tag, true, &env);
+                        engine.trajectories.record(&tag, Some(generation), &env);
                         on_done(env);
                     }),
                 )
@@ -387,7 +387,7 @@ impl Engine {
                 (
                     Some(e),
                     Box::new(move |env: Envelope| {
-                        engine.trajectories.record(&tag, false, &env);
+                        engine.trajectories.record(&tag, None, &env);
                         on_done(env);
                     }),
                 )

@@ -44,6 +44,9 @@ pub struct ToolUse {
 
 #[derive(Debug, Default)]
 struct Trajectory {
+    /// Which opening of the tag this is: a call admitted before a `close` is not counted in the trajectory
+    /// opened after it.
+    generation: u64,
     limits: TrajectoryLimits,
     /// Calls admitted and not yet answered.
     in_flight: u64,
@@ -140,14 +143,22 @@ pub(crate) struct Trajectories {
     max: usize,
     /// When the map was last swept for idle trajectories.
     swept: Mutex<Instant>,
+    /// The last generation given to a trajectory.
+    generations: std::sync::atomic::AtomicU64,
 }
 
 /// What admitting a call decided.
 pub(crate) enum Admission {
     /// The call has no tag: nothing is counted.
     Untracked,
-    /// The call may run, with at most this many milliseconds when a time budget is set.
-    Run { max_ms: Option<u64> },
+    /// The call may run, with at most this many milliseconds when a time budget is set; `generation` is the
+    /// trajectory's, to hand back to [`Trajectories::record`].
+    Run {
+        /// The time budget left, when one is set.
+        max_ms: Option<u64>,
+        /// Which opening of the trajectory admitted the call.
+        generation: u64,
+    },
     /// A budget is spent: the call is answered with this error.
     Refused(ToolError),
 }
@@ -159,6 +170,7 @@ impl Trajectories {
             idle,
             max: max.max(1),
             swept: Mutex::new(Instant::now()),
+            generations: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -170,6 +182,17 @@ impl Trajectories {
     fn entry<'a>(&self, map: &'a mut HashMap<String, Trajectory>, tag: &str) -> &'a mut Trajectory {
         if !map.contains_key(tag) {
             self.make_room(map);
+            let generation = self
+                .generations
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1;
+            map.insert(
+                tag.to_string(),
+                Trajectory {
+                    generation,
+                    ..Trajectory::default()
+                },
+            );
         }
         let t = map.entry(tag.to_string()).or_default();
         t.last_used = Some(Instant::now());
@@ -232,14 +255,27 @@ impl Trajectories {
             .limits
             .max_total_ms
             .map(|m| m.saturating_sub(t.time_us / 1000).max(1));
-        Admission::Run { max_ms }
+        Admission::Run {
+            max_ms,
+            generation: t.generation,
+        }
     }
 
-    /// Counts an answered call of `tag` (`admitted`: it ran, rather than being refused by a budget).
-    pub(crate) fn record(&self, tag: &str, admitted: bool, env: &Envelope) {
+    /// Counts an answered call of `tag`: `admitted` in `generation` (it was let run), or refused by a budget
+    /// (`None`). A call refused before it could run (unknown tool, invalid params, an overloaded queue) frees its
+    /// place without counting against `max_calls`.
+    pub(crate) fn record(&self, tag: &str, admitted: Option<u64>, env: &Envelope) {
         let mut map = self.lock();
-        // Closed or evicted while the call ran: nothing to count it in.
+        // Closed or evicted while the call ran (and perhaps opened again since): nothing to count it in.
         let Some(t) = map.get_mut(tag) else { return };
+        if admitted.is_some_and(|g| g != t.generation) {
+            return;
+        }
+        let never_ran = !env.success
+            && (matches!(
+                env.error_kind,
+                Some(ErrorKind::UnknownTool | ErrorKind::InvalidParams | ErrorKind::ParseError)
+            ) || (env.error_kind == Some(ErrorKind::Internal) && env.retryable == Some(true)));
         t.last_used = Some(Instant::now());
         let time_us = env.elapsed_us;
         let fuel = env.usage.as_ref().map_or(0, |u| u.fuel);
@@ -248,8 +284,10 @@ impl Trajectories {
             (None, Some(e)) => e.len(),
             (None, None) => 0,
         } as u64;
-        if admitted {
+        if admitted.is_some() {
             t.in_flight = t.in_flight.saturating_sub(1);
+        }
+        if admitted.is_some() && !never_ran {
             t.ran += 1;
             t.time_us += time_us;
             t.fuel += fuel;
@@ -302,14 +340,14 @@ mod tests {
 
     fn run(t: &Trajectories, tag: &str, env: &Envelope) -> bool {
         match t.admit(Some(tag)) {
-            Admission::Run { .. } => {
-                t.record(tag, true, env);
+            Admission::Run { generation, .. } => {
+                t.record(tag, Some(generation), env);
                 true
             }
             Admission::Refused(e) => {
                 let mut refused = Envelope::failure(None, env.tool.clone().unwrap_or_default(), e);
                 refused.elapsed_us = 0;
-                t.record(tag, false, &refused);
+                t.record(tag, None, &refused);
                 false
             }
             Admission::Untracked => unreachable!("a tag was given"),
@@ -346,11 +384,14 @@ mod tests {
                 ..Default::default()
             },
         );
-        match t.admit(Some("r2")) {
-            Admission::Run { max_ms } => assert_eq!(max_ms, Some(5)),
+        let generation = match t.admit(Some("r2")) {
+            Admission::Run { max_ms, generation } => {
+                assert_eq!(max_ms, Some(5));
+                generation
+            }
             _ => panic!("the first call runs"),
-        }
-        t.record("r2", true, &ok("numerical", 6_000));
+        };
+        t.record("r2", Some(generation), &ok("numerical", 6_000));
         assert!(!run(&t, "r2", &ok("numerical", 1)));
         let s = t.stats("r2").expect("open");
         assert_eq!(s["errors_by_kind"]["limit_exceeded"], 1);
@@ -368,6 +409,59 @@ mod tests {
         assert!(run(&t, "r3", &ok("calculator", 1)));
         assert!(!run(&t, "r3", &ok("calculator", 1)));
         assert_eq!(t.stats("r3").expect("open")["output_bytes"], 28);
+    }
+
+    #[test]
+    fn a_call_from_before_a_close_is_not_counted_after_it_and_unrun_calls_free_their_place() {
+        let t = Trajectories::new(Duration::from_secs(60), 100);
+        let Admission::Run {
+            generation: old, ..
+        } = t.admit(Some("r"))
+        else {
+            panic!("runs")
+        };
+        assert!(t.close("r").is_some());
+        t.set_limits(
+            "r",
+            TrajectoryLimits {
+                max_calls: Some(1),
+                ..Default::default()
+            },
+        );
+        let Admission::Run {
+            generation: new, ..
+        } = t.admit(Some("r"))
+        else {
+            panic!("runs")
+        };
+        t.record("r", Some(old), &ok("calculator", 1));
+        let s = t.stats("r").expect("open");
+        assert_eq!(
+            (s["calls"].clone(), s["in_flight"].clone()),
+            (json!(0), json!(1))
+        );
+        t.record("r", Some(new), &ok("calculator", 1));
+        // An invalid call frees its place and does not use up max_calls.
+        t.set_limits(
+            "q",
+            TrajectoryLimits {
+                max_calls: Some(1),
+                ..Default::default()
+            },
+        );
+        let Admission::Run { generation, .. } = t.admit(Some("q")) else {
+            panic!("runs")
+        };
+        let bad = Envelope::failure(
+            None,
+            "calculator",
+            ToolError::new(ErrorKind::InvalidParams, "params: expression is required"),
+        );
+        t.record("q", Some(generation), &bad);
+        assert!(
+            run(&t, "q", &ok("calculator", 1)),
+            "the budget is still there"
+        );
     }
 
     #[test]

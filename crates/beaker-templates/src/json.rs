@@ -26,12 +26,26 @@ pub(crate) fn to_jinja(v: &Value) -> Mj {
 
 /// A template value as JSON (what `tojson` serialises); undefined is `null`, as Jinja2's `None`.
 pub(crate) fn from_jinja(v: &Mj) -> Result<Value, minijinja::Error> {
+    from_jinja_at(v, 0)
+}
+
+/// How deep a value `tojson` serialises may nest (a template can build a list in a list a million deep).
+const MAX_DEPTH: usize = 128;
+
+fn from_jinja_at(v: &Mj, depth: usize) -> Result<Value, minijinja::Error> {
+    if depth > MAX_DEPTH {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!("tojson: the value nests deeper than {MAX_DEPTH} levels"),
+        ));
+    }
     Ok(match v.kind() {
         ValueKind::Undefined | ValueKind::None => Value::Null,
         ValueKind::Bool => Value::Bool(v.is_true()),
         ValueKind::Number => {
-            if let Ok(i) = i64::try_from(v.clone()) {
-                if v.as_i64().is_some() || !is_float(v) {
+            // An integral float stays a float (`2.0`, `-0.0`), as Python writes it.
+            if !is_float(v) {
+                if let Ok(i) = i64::try_from(v.clone()) {
                     return Ok(Value::from(i));
                 }
             }
@@ -41,7 +55,7 @@ pub(crate) fn from_jinja(v: &Mj) -> Result<Value, minijinja::Error> {
         ValueKind::String => Value::String(v.as_str().unwrap_or_default().to_string()),
         ValueKind::Seq | ValueKind::Iterable => Value::Array(
             v.try_iter()?
-                .map(|x| from_jinja(&x))
+                .map(|x| from_jinja_at(&x, depth + 1))
                 .collect::<Result<_, _>>()?,
         ),
         ValueKind::Map => {
@@ -52,7 +66,7 @@ pub(crate) fn from_jinja(v: &Mj) -> Result<Value, minijinja::Error> {
                     Some(s) => s.to_string(),
                     None => k.to_string(),
                 };
-                m.insert(key, from_jinja(&item)?);
+                m.insert(key, from_jinja_at(&item, depth + 1)?);
             }
             Value::Object(m)
         }

@@ -136,6 +136,34 @@ fn builtin_names() -> String {
         .join(", ")
 }
 
+/// MiniJinja instructions one rendering may run: the built-in templates need a few thousand per conversation.
+pub const FUEL: u64 = 5_000_000;
+
+/// The longest rendering accepted: a conversation's prompt is far smaller; a template writing more is refused.
+pub const MAX_RENDER_BYTES: usize = 16 << 20;
+
+/// A `Write` that keeps up to [`MAX_RENDER_BYTES`] and then fails, stopping the render.
+#[derive(Default)]
+struct CappedWriter {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for CappedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_RENDER_BYTES {
+            self.over = true;
+            return Err(std::io::Error::other("the rendering is too long"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The longest template source accepted (the largest Hub templates are about 20 KB).
 pub const MAX_SOURCE_BYTES: usize = 256 * 1024;
 
@@ -147,7 +175,12 @@ pub struct ChatTemplate {
     eos_token: String,
     /// The model's end-of-turn tokens besides `eos_token` (a built-in's, from its generation config).
     stop_tokens: Vec<String>,
+    /// Given as source by a caller, not built in: rendered on a thread of its own (see [`ChatTemplate::render`]).
+    untrusted: bool,
 }
+
+/// The stack of a thread rendering a template given as source: room for the deepest values its fuel can build.
+const UNTRUSTED_STACK_BYTES: usize = 1 << 30;
 
 impl std::fmt::Debug for ChatTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -305,7 +338,7 @@ impl ChatTemplate {
         env.add_function("raise_exception", raise_exception);
         env.add_function("strftime_now", strftime_now);
         // Rendering is bounded: a template is code from a model repository.
-        env.set_fuel(Some(50_000_000));
+        env.set_fuel(Some(FUEL));
         env.set_recursion_limit(100);
         env.add_template_owned("chat", without_generation_tags(source))
             .map_err(|e| TemplateError::Compile(describe(&e)))?;
@@ -315,6 +348,7 @@ impl ChatTemplate {
             bos_token: bos_token.to_string(),
             eos_token: eos_token.to_string(),
             stop_tokens: stop_tokens.iter().map(|s| s.to_string()).collect(),
+            untrusted: name == "chat_template",
         })
     }
 
@@ -326,6 +360,36 @@ impl ChatTemplate {
     /// Renders `messages` as `apply_chat_template(messages, tools=tools or None, add_generation_prompt=...,
     /// **kwargs)` does.
     pub fn render(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        add_generation_prompt: bool,
+        kwargs: &Map<String, Value>,
+    ) -> Result<String, TemplateError> {
+        if !self.untrusted {
+            return self.render_here(messages, tools, add_generation_prompt, kwargs);
+        }
+        // A template given as source can build values nested as deep as its fuel allows, and rendering and
+        // dropping them recurses: it runs on a thread of its own with a stack that cannot overflow first (the
+        // space is reserved, not used), so a hostile template fails alone instead of aborting the process.
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("chat-template".into())
+                .stack_size(UNTRUSTED_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    self.render_here(messages, tools, add_generation_prompt, kwargs)
+                })
+                .map_err(|e| {
+                    TemplateError::Render(format!("cannot start a rendering thread: {e}"))
+                })?
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(TemplateError::Render("the template engine panicked".into()))
+                })
+        })
+    }
+
+    fn render_here(
         &self,
         messages: &[Value],
         tools: &[Value],
@@ -359,17 +423,31 @@ impl ChatTemplate {
             Mj::from(add_generation_prompt),
         ));
         let ctx: Mj = ctx.into_iter().collect();
-        t.render(ctx).map_err(|e| match e.kind() {
-            ErrorKind::InvalidOperation if e.detail().is_some_and(|d| d.starts_with(RAISED)) => {
-                TemplateError::Raised(
-                    e.detail()
-                        .unwrap_or_default()
-                        .trim_start_matches(RAISED)
-                        .to_string(),
-                )
-            }
-            _ => TemplateError::Render(describe(&e)),
-        })
+        let mut out = CappedWriter::default();
+        let rendered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            t.render_captured_to(ctx, &mut out).map(|_| ())
+        }))
+        .map_err(|_| TemplateError::Render("the template engine panicked".into()))?;
+        if out.over {
+            return Err(TemplateError::Render(format!(
+                "the rendering is over {MAX_RENDER_BYTES} bytes"
+            )));
+        }
+        rendered
+            .map(|()| String::from_utf8_lossy(&out.bytes).into_owned())
+            .map_err(|e| match e.kind() {
+                ErrorKind::InvalidOperation
+                    if e.detail().is_some_and(|d| d.starts_with(RAISED)) =>
+                {
+                    TemplateError::Raised(
+                        e.detail()
+                            .unwrap_or_default()
+                            .trim_start_matches(RAISED)
+                            .to_string(),
+                    )
+                }
+                _ => TemplateError::Render(describe(&e)),
+            })
     }
 
     /// The text to append after the assistant turn of `turn` so the whole reads as the template renders the
@@ -592,7 +670,8 @@ fn without_generation_tags(source: &str) -> String {
     while let Some(at) = rest.find("{%") {
         out.push_str(&rest[..at]);
         let tag = &rest[at..];
-        let Some(close) = tag.find("%}") else {
+        // Searched after `{%`, so `{%}` is not read as an opening and a closing at once.
+        let Some(close) = tag[2..].find("%}").map(|i| i + 2) else {
             out.push_str(tag);
             return out;
         };
@@ -714,7 +793,8 @@ fn tojson(value: Mj, kwargs: Kwargs) -> Result<Mj, minijinja::Error> {
                         "indent must be an integer or a string",
                     )
                 })?)
-                .unwrap_or(0),
+                .unwrap_or(0)
+                .min(64),
             ),
         }),
     };

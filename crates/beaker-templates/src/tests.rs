@@ -285,3 +285,37 @@ fn renderings_that_part_inside_a_character_split_before_it() {
         .expect("renders");
     assert_eq!(o.text, "<|end|>r<|end|>é");
 }
+
+/// From a review: hostile sources and values are refused with an error, never a panic, an abort or a hang.
+#[test]
+fn hostile_templates_are_bounded() {
+    assert!(matches!(
+        ChatTemplate::from_source("{%}", "", ""),
+        Err(TemplateError::Compile(_))
+    ));
+    let render = |src: &str| {
+        ChatTemplate::from_source(src, "", "")
+            .expect("compiles")
+            .render(&[], &[], false, &Map::new())
+    };
+    // Output past the cap, a value nested past the depth limit, an absurd indent.
+    assert!(matches!(
+        render("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"),
+        Err(TemplateError::Render(m)) if m.contains("bytes")
+    ));
+    assert!(matches!(
+        render("{% set ns = namespace(x=[]) %}{% for i in range(500) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | tojson }}"),
+        Err(TemplateError::Render(m)) if m.contains("deeper")
+    ));
+    assert_eq!(
+        render("{{ [1] | tojson(indent=1000000000000) }}")
+            .expect("renders")
+            .len(),
+        2 + 64 + 3
+    );
+    // Python's json.dumps keeps integral floats floats.
+    assert_eq!(
+        render("{{ [2.0, -0.0, 3] | tojson }}").expect("renders"),
+        "[2.0, -0.0, 3]"
+    );
+}
