@@ -208,10 +208,7 @@ impl Drop for CancelPlan {
 /// `POST /v1/trajectory`: sets a trajectory's budgets (the stdio `{"trajectory", "limits"}` message).
 pub(crate) async fn set_trajectory(Shared(state): Shared<State>, body: Bytes) -> Response {
     match Request::parse(&body) {
-        Ok(Some(Request::Trajectory { id, tag, limits })) => {
-            let stats = state.engine.set_trajectory_limits(&tag, limits);
-            Json(json!({"id": id, "success": true, "stats": stats})).into_response()
-        }
+        Ok(Some(r @ Request::Trajectory { .. })) => trajectory_response(&state, &r),
         Ok(_) => bad_request(
             ErrorKind::ParseError,
             "this route sets a trajectory's budgets: {\"trajectory\": TAG, \"limits\": {...}}"
@@ -226,7 +223,7 @@ pub(crate) async fn trajectory_stats(
     Shared(state): Shared<State>,
     Path(tag): Path<String>,
 ) -> Response {
-    trajectory_answer(&tag, state.engine.trajectory_stats(&tag))
+    trajectory_response(&state, &Request::Stats { id: None, tag })
 }
 
 /// `DELETE /v1/trajectory/{tag}`: closes a trajectory, answering its final figures.
@@ -234,23 +231,15 @@ pub(crate) async fn close_trajectory(
     Shared(state): Shared<State>,
     Path(tag): Path<String>,
 ) -> Response {
-    trajectory_answer(&tag, state.engine.close_trajectory(&tag))
+    trajectory_response(&state, &Request::Close { id: None, tag })
 }
 
-fn trajectory_answer(tag: &str, stats: Option<Value>) -> Response {
-    match stats {
-        Some(stats) => Json(json!({"success": true, "stats": stats})).into_response(),
-        None => {
-            let env = Envelope::failure(
-                None,
-                String::new(),
-                ToolError::new(
-                    ErrorKind::InvalidParams,
-                    format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
-                ),
-            );
-            (StatusCode::NOT_FOUND, Json(env)).into_response()
-        }
+/// The protocol's answer to a trajectory request; 404 when the trajectory is not open.
+fn trajectory_response(state: &State, request: &Request) -> Response {
+    match beaker_protocol::trajectory_answer(&state.engine, request) {
+        Some(Ok(answer)) => Json(answer).into_response(),
+        Some(Err(failed)) => (StatusCode::NOT_FOUND, Json(failed)).into_response(),
+        None => bad_request(ErrorKind::ParseError, "not a trajectory request".into()),
     }
 }
 

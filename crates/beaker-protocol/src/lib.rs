@@ -39,8 +39,8 @@ mod scan;
 mod session;
 
 pub use request::{
-    id_key, parse_dialect, reply, template_option, Refusal, Request, TextOptions,
-    MAX_CALLS_CEILING, TEXT_KEYS,
+    id_key, parse_dialect, reply, template_option, trajectory_answer, Refusal, Request,
+    TextOptions, MAX_CALLS_CEILING, TEXT_KEYS,
 };
 pub use session::{Pending, Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};
 

@@ -4,7 +4,7 @@ use crate::scan::scan;
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_engine::dialects::{Dialect, ParseOptions};
 use beaker_engine::templates::ChatTemplate;
-use beaker_engine::{PlanRequest, TemplateRequest, TextRequest, TrajectoryLimits};
+use beaker_engine::{Engine, PlanRequest, TemplateRequest, TextRequest, TrajectoryLimits};
 use serde_json::{Map, Value};
 
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
@@ -344,6 +344,35 @@ fn plan_request(id: Option<Value>, mut obj: Map<String, Value>) -> Result<Reques
         id,
         plan,
         meta: obj.remove("meta"),
+    })
+}
+
+/// The answer to a trajectory request on every front end: `Ok({"id", "success": true, "stats"})` (after setting
+/// the budgets, for `trajectory`), or `Err` with the `invalid_params` envelope when `stats` or `close` names a
+/// trajectory that is not open; `None` for any other request.
+pub fn trajectory_answer(engine: &Engine, request: &Request) -> Option<Result<Value, Value>> {
+    let (id, tag, stats) = match request {
+        Request::Trajectory { id, tag, limits } => {
+            (id, tag, Some(engine.set_trajectory_limits(tag, *limits)))
+        }
+        Request::Stats { id, tag } => (id, tag, engine.trajectory_stats(tag)),
+        Request::Close { id, tag } => (id, tag, engine.close_trajectory(tag)),
+        _ => return None,
+    };
+    Some(match stats {
+        Some(stats) => Ok(serde_json::json!({"id": id, "success": true, "stats": stats})),
+        None => {
+            let e = ToolError::new(
+                ErrorKind::InvalidParams,
+                format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
+            );
+            let mut v =
+                serde_json::to_value(Envelope::failure(id.clone(), "", e)).unwrap_or_default();
+            if let Some(m) = v.as_object_mut() {
+                m.remove("tool");
+            }
+            Err(v)
+        }
     })
 }
 

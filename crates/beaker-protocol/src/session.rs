@@ -1,7 +1,7 @@
 //! One client's requests in flight: ids and tags, handles for cancellation, exactly one answer each.
 
 use crate::request::{Refusal, Request};
-use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
+use beaker_core::{ErrorKind, ToolCall, ToolError};
 use beaker_engine::dialects::Dialect;
 use beaker_engine::{CallHandle, Engine, PlanRequest, TextReply, TextRequest};
 use serde_json::{json, Map, Value};
@@ -233,12 +233,11 @@ impl Session {
             Request::Cancel { id, target } => self.cancel(id, target),
             Request::CancelTag { id, tag } => self.cancel_tag(id, &tag),
             Request::Hello { id } => self.hello(id),
-            Request::Trajectory { id, tag, limits } => {
-                let stats = self.engine.set_trajectory_limits(&tag, limits);
-                self.send(&json!({"id": id, "success": true, "stats": stats}), false);
+            r @ (Request::Trajectory { .. } | Request::Stats { .. } | Request::Close { .. }) => {
+                if let Some(answer) = crate::request::trajectory_answer(&self.engine, &r) {
+                    self.send(&answer.unwrap_or_else(|failed| failed), false);
+                }
             }
-            Request::Stats { id, tag } => self.trajectory_answer(id, &tag, false),
-            Request::Close { id, tag } => self.trajectory_answer(id, &tag, true),
             Request::Text { id, request, meta } => self.text(id, request, None, meta, bytes),
             Request::Messages {
                 id,
@@ -463,30 +462,6 @@ impl Session {
             &json!({"id": id, "success": true, "cancel_tag": tag, "cancelled": n}),
             false,
         );
-    }
-
-    /// Answers `stats` or `close`: the trajectory's figures, or `invalid_params` when it is not open.
-    fn trajectory_answer(&self, id: Option<Value>, tag: &str, close: bool) {
-        let found = if close {
-            self.engine.close_trajectory(tag)
-        } else {
-            self.engine.trajectory_stats(tag)
-        };
-        let answer = match found {
-            Some(stats) => json!({"id": id, "success": true, "stats": stats}),
-            None => {
-                let e = ToolError::new(
-                    ErrorKind::InvalidParams,
-                    format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
-                );
-                let mut v = serde_json::to_value(Envelope::failure(id, "", e)).unwrap_or_default();
-                if let Some(m) = v.as_object_mut() {
-                    m.remove("tool");
-                }
-                v
-            }
-        };
-        self.send(&answer, false);
     }
 
     fn hello(&self, id: Option<Value>) {

@@ -191,37 +191,22 @@ impl NativeEngine {
     /// Answers a trajectory control message (`{"trajectory", "limits"}`, `{"stats"}` or `{"close"}`, as JSON)
     /// with its JSON answer: `{"success": true, "stats"}`, or a failed envelope.
     fn trajectory(&self, request_json: &str) -> String {
-        let not_open = |tag: &str| {
-            Envelope::failure(
-                None,
-                "",
-                ToolError::new(
-                    ErrorKind::InvalidParams,
-                    format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
-                ),
-            )
-        };
-        let answer = |stats: Option<serde_json::Value>, tag: &str| match stats {
-            Some(stats) => serde_json::json!({"success": true, "stats": stats}).to_string(),
-            None => text(&not_open(tag)),
-        };
         match Request::parse(request_json.as_bytes()) {
-            Ok(Some(Request::Trajectory { tag, limits, .. })) => {
-                answer(Some(self.engine.set_trajectory_limits(&tag, limits)), &tag)
-            }
-            Ok(Some(Request::Stats { tag, .. })) => {
-                answer(self.engine.trajectory_stats(&tag), &tag)
-            }
-            Ok(Some(Request::Close { tag, .. })) => {
-                answer(self.engine.close_trajectory(&tag), &tag)
-            }
-            Ok(_) => text(&Envelope::failure(
+            Ok(Some(r)) => match beaker_protocol::trajectory_answer(&self.engine, &r) {
+                Some(answer) => answer.unwrap_or_else(|failed| failed).to_string(),
+                None => text(&Envelope::failure(
+                    None,
+                    "",
+                    ToolError::new(
+                        ErrorKind::ParseError,
+                        "a trajectory request has `trajectory` and `limits`, `stats` or `close`",
+                    ),
+                )),
+            },
+            Ok(None) => text(&Envelope::failure(
                 None,
                 "",
-                ToolError::new(
-                    ErrorKind::ParseError,
-                    "a trajectory request has `trajectory` and `limits`, `stats` or `close`",
-                ),
+                ToolError::new(ErrorKind::ParseError, "the request is empty"),
             )),
             Err(refusal) => text(&refusal.envelope()),
         }
