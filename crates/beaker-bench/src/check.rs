@@ -4,25 +4,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// How close two answers' numbers must be.
-#[derive(Debug, Clone, Copy)]
-pub struct Tolerance {
-    /// Relative tolerance (of the larger magnitude).
-    pub rel: f64,
-    /// Absolute tolerance, for values near zero.
-    pub abs: f64,
-}
-
-impl Default for Tolerance {
-    fn default() -> Self {
-        // Two libraries computing the same double rarely agree to the last bit (SciPy's t distribution and
-        // ours differ in the 15th digit); 1e-9 still catches any wrong formula or off-by-one.
-        Tolerance {
-            rel: 1e-9,
-            abs: 1e-12,
-        }
-    }
-}
+/// How close two answers' numbers must be: the tolerance `beaker verify` compares traces with (1e-9 relative by
+/// default: two libraries computing the same double rarely agree to the last bit, SciPy's t distribution and ours
+/// differ in the 15th digit, and 1e-9 still catches any wrong formula or off-by-one).
+pub use beaker_traces::compare::Tolerance;
 
 /// Where two answers to one request differ.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -210,6 +210,39 @@ impl Samples {
     }
 }
 
+/// Rows of cells as a padded text table (the first column left-aligned to its width, the others right-aligned)
+/// or as a Markdown table: the one layout both formats of a report share.
+fn table(header: &[&str], widths: &[usize], rows: &[Vec<String>], markdown: bool) -> String {
+    let line = |cells: &[String]| -> String {
+        if markdown {
+            format!("| {} |\n", cells.join(" | "))
+        } else {
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if i == 0 {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect();
+            format!("{}\n", padded.join(" "))
+        }
+    };
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let mut s = line(&header);
+    if markdown {
+        s.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+    }
+    for r in rows {
+        s.push_str(&line(r));
+    }
+    s
+}
+
 fn ms(us: u64) -> String {
     format!("{:.3}", us as f64 / 1000.0)
 }
@@ -239,6 +272,30 @@ impl Report {
         }
     }
 
+    const HEADER: [&'static str; 8] = [
+        "label", "calls", "failed", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+    ];
+
+    /// The table's cells, a row per label and `all`.
+    fn cells(&self) -> Vec<Vec<String>> {
+        self.rows()
+            .into_iter()
+            .map(|(name, r)| {
+                let l = &r.latency_us;
+                vec![
+                    name,
+                    r.calls.to_string(),
+                    r.failures.to_string(),
+                    ms(l.p50),
+                    ms(l.p90),
+                    ms(l.p99),
+                    ms(l.p999),
+                    ms(l.max),
+                ]
+            })
+            .collect()
+    }
+
     /// A plain-text table.
     pub fn to_text(&self) -> String {
         let mut s = format!(
@@ -253,24 +310,12 @@ impl Report {
             self.server_cpu_seconds,
             self.first_answer_ms
         );
-        s.push_str(&format!(
-            "{:<18} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-            "label", "calls", "failed", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"
+        s.push_str(&table(
+            &Self::HEADER,
+            &[18, 8, 8, 9, 9, 9, 9, 9],
+            &self.cells(),
+            false,
         ));
-        for (name, r) in self.rows() {
-            let l = &r.latency_us;
-            s.push_str(&format!(
-                "{:<18} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
-                name,
-                r.calls,
-                r.failures,
-                ms(l.p50),
-                ms(l.p90),
-                ms(l.p99),
-                ms(l.p999),
-                ms(l.max)
-            ));
-        }
         if !self.errors_by_kind.is_empty() {
             let kinds: Vec<String> = self
                 .errors_by_kind
@@ -308,20 +353,7 @@ impl Report {
             self.server_cpu_seconds,
             self.first_answer_ms
         );
-        s.push_str("| label | calls | failed | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n|---|---|---|---|---|---|---|---|\n");
-        for (name, r) in self.rows() {
-            let l = &r.latency_us;
-            s.push_str(&format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | {} |\n",
-                r.calls,
-                r.failures,
-                ms(l.p50),
-                ms(l.p90),
-                ms(l.p99),
-                ms(l.p999),
-                ms(l.max)
-            ));
-        }
+        s.push_str(&table(&Self::HEADER, &[], &self.cells(), true));
         for w in &self.warnings {
             s.push_str(&format!("\nWarning: {w}\n"));
         }
@@ -354,6 +386,36 @@ impl Comparison {
             .collect();
         rows.push(("all".into(), &self.a.overall, Some(&self.b.overall)));
         rows
+    }
+
+    const HEADER: [&'static str; 10] = [
+        "label", "calls", "A p50 ms", "B p50 ms", "p50 B/A", "A p99 ms", "B p99 ms", "p99 B/A",
+        "A failed", "B failed",
+    ];
+
+    /// The table's cells: per label, both servers' p50 and p99, their ratios, and failures.
+    fn cells(&self) -> Vec<Vec<String>> {
+        self.rows()
+            .into_iter()
+            .map(|(name, a, b)| {
+                let (la, lb) = (
+                    &a.latency_us,
+                    b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
+                );
+                vec![
+                    name,
+                    a.calls.to_string(),
+                    ms(la.p50),
+                    ms(lb.p50),
+                    ratio(la.p50 as f64, lb.p50 as f64),
+                    ms(la.p99),
+                    ms(lb.p99),
+                    ratio(la.p99 as f64, lb.p99 as f64),
+                    a.failures.to_string(),
+                    b.map_or(0, |b| b.failures).to_string(),
+                ]
+            })
+            .collect()
     }
 
     fn summary(&self, md: bool) -> String {
@@ -406,38 +468,12 @@ impl Comparison {
         let mut s = self.servers(false);
         s.push_str(&self.summary(false));
         s.push('\n');
-        s.push_str(&format!(
-            "{:<18} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8} {:>8}\n",
-            "label",
-            "calls",
-            "A p50 ms",
-            "B p50 ms",
-            "p50 B/A",
-            "A p99 ms",
-            "B p99 ms",
-            "p99 B/A",
-            "A failed",
-            "B failed"
+        s.push_str(&table(
+            &Self::HEADER,
+            &[18, 7, 9, 9, 7, 9, 9, 7, 8, 8],
+            &self.cells(),
+            false,
         ));
-        for (name, a, b) in self.rows() {
-            let (la, lb) = (
-                &a.latency_us,
-                b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
-            );
-            s.push_str(&format!(
-                "{:<18} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8} {:>8}\n",
-                name,
-                a.calls,
-                ms(la.p50),
-                ms(lb.p50),
-                ratio(la.p50 as f64, lb.p50 as f64),
-                ms(la.p99),
-                ms(lb.p99),
-                ratio(la.p99 as f64, lb.p99 as f64),
-                a.failures,
-                b.map_or(0, |b| b.failures)
-            ));
-        }
         for (side, r) in [("A", &self.a), ("B", &self.b)] {
             for w in &r.warnings {
                 s.push_str(&format!("warning ({side}): {w}\n"));
@@ -452,25 +488,8 @@ impl Comparison {
         let mut s = self.servers(true);
         s.push('\n');
         s.push_str(&self.summary(true));
-        s.push_str("\n\n| label | calls | A p50 ms | B p50 ms | p50 B/A | A p99 ms | B p99 ms | p99 B/A | A failed | B failed |\n|---|---|---|---|---|---|---|---|---|---|\n");
-        for (name, a, b) in self.rows() {
-            let (la, lb) = (
-                &a.latency_us,
-                b.map(|b| &b.latency_us).cloned().unwrap_or_default(),
-            );
-            s.push_str(&format!(
-                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                a.calls,
-                ms(la.p50),
-                ms(lb.p50),
-                ratio(la.p50 as f64, lb.p50 as f64),
-                ms(la.p99),
-                ms(lb.p99),
-                ratio(la.p99 as f64, lb.p99 as f64),
-                a.failures,
-                b.map_or(0, |b| b.failures)
-            ));
-        }
+        s.push_str("\n\n");
+        s.push_str(&table(&Self::HEADER, &[], &self.cells(), true));
         s.push('\n');
         for (side, r) in [("A", &self.a), ("B", &self.b)] {
             for w in &r.warnings {

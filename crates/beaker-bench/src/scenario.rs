@@ -75,29 +75,13 @@ pub struct Scenario {
     cumulative: Vec<f64>,
 }
 
-/// The kinds of JSON entry, by the key that marks them, and the keys each may hold (Beaker's protocol; `id` is
-/// the harness's to give).
+/// The kinds of JSON entry, by the key that marks them, and the keys each may hold (Beaker's protocol; `id`, in
+/// the protocol's text keys too, is the harness's to give and refused in every entry).
 const KINDS: [(&str, &[&str]); 4] = [
     ("tool", &["tool", "params", "limits", "meta", "tag", "seed"]),
-    ("text", TEXT),
-    ("messages", TEXT),
+    ("text", beaker_protocol::TEXT_KEYS),
+    ("messages", beaker_protocol::TEXT_KEYS),
     ("plan", &["plan", "limits", "meta", "tag", "seed"]),
-];
-
-const TEXT: &[&str] = &[
-    "text",
-    "messages",
-    "dialect",
-    "lenient",
-    "include_think",
-    "max_calls",
-    "limits",
-    "tag",
-    "seed",
-    "meta",
-    "template",
-    "chat_template",
-    "template_kwargs",
 ];
 
 impl Scenario {
@@ -162,10 +146,11 @@ impl Scenario {
                 (label.unwrap_or_else(|| "raw".into()), Body::Raw(raw))
             } else if let Some((kind, keys)) = KINDS.iter().find(|(k, _)| m.contains_key(*k)) {
                 // A misspelt key would make every call fail at the server and the run look like a result.
-                if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
+                let allowed: Vec<&str> = keys.iter().copied().filter(|k| *k != "id").collect();
+                if let Some(k) = m.keys().find(|k| !allowed.contains(&k.as_str())) {
                     return Err(invalid(format!(
                         "unknown key `{k}` in a `{kind}` entry (allowed: {}, weight, label)",
-                        keys.join(", ")
+                        allowed.join(", ")
                     )));
                 }
                 let label = match (*kind, m.get("tool").and_then(Value::as_str)) {
@@ -257,6 +242,7 @@ mod tests {
             "{\"tool\": \"x\", \"wieght\": 3}",
             "{\"tool\": \"x\", \"text\": \"y\"}",
             "{\"tool\": \"x\", \"id\": 3}",
+            "{\"text\": \"x\", \"id\": 3}",
             "{\"tool\": 3}",
         ] {
             assert!(Scenario::parse("s", "s", bad).is_err(), "{bad}");
