@@ -95,6 +95,8 @@ struct Tail {
     lines: std::collections::VecDeque<String>,
     /// For HTTP: where the server said it listens.
     addr: Option<SocketAddr>,
+    /// The stream ended: every line the server wrote is here.
+    ended: bool,
 }
 
 impl Tail {
@@ -195,7 +197,10 @@ impl Server {
                 loop {
                     buf.clear();
                     match reader.read_until(b'\n', &mut buf) {
-                        Ok(0) | Err(_) => return,
+                        Ok(0) | Err(_) => {
+                            tail.lock().unwrap_or_else(|p| p.into_inner()).ended = true;
+                            return;
+                        }
                         Ok(_) => {}
                     }
                     let line = String::from_utf8_lossy(&buf).trim_end().to_string();
@@ -291,6 +296,21 @@ impl Server {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        // Once it has exited, its last words may still be on their way through the pipe: wait for the reader to
+        // see the end (it comes at once, unless a child of the server keeps the pipe open).
+        if status.is_some() {
+            for _ in 0..50 {
+                if self
+                    .stderr_tail
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .ended
+                {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let tail: Vec<String> = self
             .stderr_tail
             .lock()
@@ -340,7 +360,7 @@ impl Server {
         let (m, cv) = &*self.shared;
         let deadline = Instant::now() + wait;
         let mut g = lock(m);
-        while !g.ready && !g.closed && Instant::now() < deadline {
+        while !g.ready && !g.closed && g.violation.is_none() && Instant::now() < deadline {
             g = cv
                 .wait_timeout(g, deadline.saturating_duration_since(Instant::now()))
                 .unwrap_or_else(|p| p.into_inner())
