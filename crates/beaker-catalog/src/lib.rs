@@ -87,6 +87,9 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("physics", || {
         vec![Arc::new(beaker_tools::physics::Physics::new())]
     }),
+    Entry::native("grading", || {
+        vec![Arc::new(beaker_tools::grade::Grade::new())]
+    }),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].

@@ -31,7 +31,8 @@ pub const TEXT_KEYS: &[&str] = &[
 /// One request of the protocol.
 #[derive(Debug, Clone)]
 pub enum Request {
-    /// `{"id"?, "tool", "params", "limits"?, "meta"?, "tag"?, "seed"?}`: run one call.
+    /// `{"id"?, "tool", "params", "limits"?, "meta"?, "tag"?, "seed"?}`: run one call. `{"id"?, "grade": {...}}` is
+    /// read as a call of the `grade` tool with those params.
     Call(ToolCall),
     /// `{"id"?, "cancel": ID}`: cancel the request in flight with that id.
     Cancel {
@@ -205,6 +206,15 @@ impl Request {
             }
             if obj.contains_key("plan") {
                 return plan_request(id, obj);
+            }
+            // `{"grade": {...}}` is a call of the `grade` tool with those params (limits, tag and meta as any call).
+            if let Some(params) = obj.remove("grade") {
+                if obj.contains_key("params") {
+                    let msg = "`grade` holds the grade tool's params; give no `params` with it";
+                    return Err(Refusal::parse(id, "grade", msg));
+                }
+                obj.insert("tool".into(), Value::String("grade".into()));
+                obj.insert("params".into(), params);
             }
         }
         let tool = obj
@@ -718,6 +728,16 @@ mod tests {
             assert_eq!(kind(bad), "refused", "{bad}");
         }
         assert_eq!(kind(r#"{"hello": true}"#), "hello");
+        assert_eq!(kind(r#"{"grade": {"answer": "1", "reference": "1"}, "tag": "t"}"#), "call");
+        assert_eq!(kind(r#"{"grade": {}, "params": {}}"#), "refused");
+        assert_eq!(kind(r#"{"grade": {}, "bogus": 1}"#), "refused");
+        match Request::parse(br#"{"id": 1, "grade": {"answer": "2"}, "limits": {"timeout_ms": 50}}"#) {
+            Ok(Some(Request::Call(c))) => {
+                assert_eq!((c.tool.as_str(), &c.params), ("grade", &json!({"answer": "2"})));
+                assert_eq!(c.limits.timeout_ms, Some(50));
+            }
+            other => panic!("a grade request is a call of `grade`: {other:?}"),
+        }
         assert_eq!(kind(r#"{"text": "x"}"#), "text");
         assert_eq!(kind(r#"{"messages": []}"#), "messages");
         assert_eq!(kind(r#"{"messages": 3}"#), "refused");

@@ -14,6 +14,7 @@
 
 pub mod calculator;
 pub mod chemistry;
+pub mod grade;
 mod operations;
 pub mod physics;
 pub mod plotter;

@@ -44,7 +44,8 @@ def pairs():
         frac = f"\\frac{{{num}}}{{{den}}}" if num > 0 else f"-\\frac{{{-num}}}{{{den}}}"
         add("fraction", f"\\boxed{{{frac}}}", f"{num}/{den}")
         add("fraction", f"{num}/{den}", frac)
-        add("fraction", f"\\dfrac{{{abs(num)}}}{{{den}}}" if num > 0 else f"-\\dfrac{{{-num}}}{{{den}}}", frac)
+        add("fraction", f"\\dfrac{{{abs(num)}}}{{{den}}}" if num > 0 else f"-\\dfrac{{{-num}}}{{{den}}}", frac, True,
+            "\\dfrac is \\frac in display style: the same number")
         if den in (2, 4, 5, 8, 10, 20):
             add("fraction", f"{val:g}", frac)
             add("fraction", f"\\boxed{{{val:g}}}", f"{num}/{den}")
@@ -55,15 +56,15 @@ def pairs():
     # Percentages against their decimal and fraction forms.
     for p in ["25", "50", "12.5", "80", "3"]:
         v = float(p) / 100
-        add("percent", f"{p}\\%", f"{v:g}")
+        add("percent", f"{p}\\%", f"{v:g}", True, "p% is p/100")
         add("percent", f"{p}%", f"{p}\\%")
-        add("percent", f"\\boxed{{{p}\\%}}", f"{p}")
+        add("percent", f"\\boxed{{{p}\\%}}", f"{p}", True, "a reference may give the number of percent")
         add("percent", f"{v:g}", f"{p}\\%")
     # Scientific notation.
     for m, e in [(1.5, 3), (6.02, 23), (3, -4), (2.5, -7), (9.81, 0)]:
         v = m * 10 ** e
-        add("scientific", f"{m} \\times 10^{{{e}}}", f"{v:.6g}")
-        add("scientific", f"{m}e{e}", f"{m} \\times 10^{{{e}}}")
+        add("scientific", f"{m} \\times 10^{{{e}}}", f"{v:.6g}", True, "scientific notation for the same number")
+        add("scientific", f"{m}e{e}", f"{m} \\times 10^{{{e}}}", True, "E notation for the same number")
         add("scientific", f"{m * 1.01:.4g} \\times 10^{{{e}}}", f"{m} \\times 10^{{{e}}}", False, "1% off")
     # Irrational and symbolic numbers.
     for a, b, t in [
@@ -108,10 +109,10 @@ def pairs():
     for a, b, t in [
         ("1 km", "1000 m", True), ("2.5 kg", "2500 g", True), ("60 km/h", "16.6667 m/s", True), ("1 h", "3600 s", True),
         ("3 m", "3 cm", False), ("100 \\text{ J}", "0.1 kJ", True), ("5 N", "5 kg", False), ("9.81 m/s^2", "9.81 \\text{ m/s}^2", True),
-        ("1 atm", "101.325 kPa", True), ("500 mL", "0.5 L", True), ("2 kg", "2000 m", False), ("273.15 K", "0 \\degree C", None),
+        ("1 atm", "101.325 kPa", True), ("500 mL", "0.5 L", True), ("2 kg", "2000 m", False), ("273.15 K", "0 \\degree C", True),
     ]:
         add("units", a, b, t,
-            "the same quantity in other units" if t else ("an affine temperature unit" if t is None else "a different quantity"))
+            "the same quantity in other units" if t else "a different quantity")
     # Text answers.
     for a, b, t in [("Yes", "yes", True), ("No.", "no", True), ("yes", "no", False), ("\\text{even}", "even", True)]:
         add("text", a, b, t)

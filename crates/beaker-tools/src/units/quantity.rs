@@ -36,7 +36,7 @@ impl Kind {
 }
 
 /// Splits `"20 m/s"` into its number and unit; a string that is only a number has an empty unit.
-fn split_number(s: &str) -> (&str, &str) {
+pub(crate) fn split_number(s: &str) -> (&str, &str) {
     let b = s.as_bytes();
     let mut i = 0;
     if i < b.len() && (b[i] == b'+' || b[i] == b'-') {

@@ -1,0 +1,453 @@
+//! Deciding whether two read answers are equal: exact rationals, high-precision floats, roundings, numeric
+//! identity testing of expressions at seeded points, equations up to a constant factor, and structures.
+
+use super::read::{self, Shape};
+use beaker_core::{CallContext, ToolError};
+use beaker_expr::{eval_exact, parse, ExactOptions, Expr, ExprError, Num, ParseLimits};
+use rug::{Float, Rational};
+
+/// Working precision of closed values, in bits: two irrational forms of one number (`2\sqrt{2}`, `\sqrt{8}`)
+/// agree far beyond what any answer writes.
+const BITS: u32 = 256;
+/// Closed values that agree to this relative difference are the same number (`equal`).
+const SAME_BELOW: f64 = 1e-60;
+/// Points at which expressions in variables are compared, and the fewest that must be defined.
+const POINTS: usize = 12;
+const MIN_DEFINED: usize = 6;
+/// Relative difference under which two doubles at a sample point agree.
+const POINT_TOLERANCE: f64 = 1e-9;
+
+/// What a comparison may accept beyond exact equality.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Settings {
+    /// Relative tolerance (0: off).
+    pub rel_tol: f64,
+    /// Absolute tolerance (0: off).
+    pub abs_tol: f64,
+    /// A decimal written with at least this many significant digits is accepted as a rounding (0: off).
+    pub rounded_digits: u32,
+}
+
+/// A comparison's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Verdict {
+    pub equal: bool,
+    pub method: &'static str,
+    pub why: Option<String>,
+}
+
+impl Verdict {
+    fn yes(method: &'static str) -> Verdict {
+        Verdict {
+            equal: true,
+            method,
+            why: None,
+        }
+    }
+    fn no(method: &'static str, why: impl Into<String>) -> Verdict {
+        Verdict {
+            equal: false,
+            method,
+            why: Some(why.into()),
+        }
+    }
+}
+
+/// One scalar, read.
+enum Scalar {
+    Infinity(bool),
+    Expr(Expr, String),
+}
+
+/// The comparer: the call's context for its limits and deadline.
+pub(super) struct Comparer<'a> {
+    pub ctx: &'a CallContext,
+    pub settings: Settings,
+}
+
+impl Comparer<'_> {
+    fn scalar(&self, text: &str) -> Result<Scalar, String> {
+        if let Some(neg) = read::infinity(text) {
+            return Ok(Scalar::Infinity(neg));
+        }
+        let infix = read::to_expression(text)?;
+        let limits = ParseLimits {
+            max_len: self.ctx.limits.max_expression_len,
+            max_depth: self.ctx.limits.max_depth,
+        };
+        let e = parse(&infix, limits).map_err(|e| e.to_string())?;
+        Ok(Scalar::Expr(e, text.trim().to_string()))
+    }
+
+    /// Two shapes, as the grade tool compares them.
+    pub(super) fn shapes(&self, a: &Shape, b: &Shape) -> Result<Verdict, ToolError> {
+        self.ctx.checkpoint()?;
+        use Shape::*;
+        Ok(match (a, b) {
+            (Scalar(x), Scalar(y)) => self.scalars(x, y)?,
+            (Percent(p), Scalar(r)) | (Scalar(r), Percent(p)) => {
+                let hundredth = format!("({p})/100");
+                let v = self.scalars(&hundredth, r)?;
+                if v.equal {
+                    return Ok(Verdict::yes("percent"));
+                }
+                // A reference may give the number of percent (`25` for 25%).
+                let v = self.scalars(p, r)?;
+                if v.equal {
+                    Verdict::yes("percent")
+                } else {
+                    Verdict::no("percent", v.why.unwrap_or_else(|| "a different percentage".into()))
+                }
+            }
+            (Percent(p), Percent(q)) => {
+                let v = self.scalars(p, q)?;
+                Verdict { method: "percent", ..v }
+            }
+            (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if read::is_name(l) => {
+                let v = self.scalars(r, s)?;
+                Verdict { method: "assignment", ..v }
+            }
+            (Equation(l1, r1), Equation(l2, r2)) => {
+                if read::is_name(l1) && read::is_name(l2) && l1.trim() == l2.trim() {
+                    let v = self.scalars(r1, r2)?;
+                    Verdict { method: "assignment", ..v }
+                } else {
+                    self.equations((l1, r1), (l2, r2))?
+                }
+            }
+            (Set(x), Set(y)) | (Set(x), List(y)) | (List(x), Set(y)) | (List(x), List(y)) => {
+                self.as_sets(x, y)?
+            }
+            (Seq(o1, c1, x), Seq(o2, c2, y)) => {
+                let method = if *o1 == '(' && *c1 == ')' { "tuple" } else { "interval" };
+                if (o1, c1) != (o2, c2) {
+                    return Ok(Verdict::no(method, format!("the brackets differ: {o1}…{c1} against {o2}…{c2}")));
+                }
+                self.in_order(x, y, method)?
+            }
+            (List(x), Seq('(', ')', y)) | (Seq('(', ')', x), List(y)) => self.in_order(x, y, "tuple")?,
+            _ => Verdict::no("structure", format!("{} against {}", what(a), what(b))),
+        })
+    }
+
+    fn in_order(&self, x: &[Shape], y: &[Shape], method: &'static str) -> Result<Verdict, ToolError> {
+        if x.len() != y.len() {
+            return Ok(Verdict::no(method, format!("{} items against {}", x.len(), y.len())));
+        }
+        for (i, (a, b)) in x.iter().zip(y).enumerate() {
+            let v = self.shapes(a, b)?;
+            if !v.equal {
+                return Ok(Verdict::no(method, format!("item {} differs", i + 1)));
+            }
+        }
+        Ok(Verdict::yes(method))
+    }
+
+    fn as_sets(&self, x: &[Shape], y: &[Shape]) -> Result<Verdict, ToolError> {
+        for (from, to, side) in [(x, y, "answer"), (y, x, "reference")] {
+            for (i, a) in from.iter().enumerate() {
+                let mut found = false;
+                for b in to {
+                    if self.shapes(a, b)?.equal {
+                        found = true;
+                        break;
+                    }
+                }
+                if !found {
+                    return Ok(Verdict::no("set", format!("item {} of the {side} is not in the other", i + 1)));
+                }
+            }
+        }
+        Ok(Verdict::yes("set"))
+    }
+
+    /// Two scalars: closed values numerically, expressions in variables by identity testing.
+    pub(super) fn scalars(&self, x: &str, y: &str) -> Result<Verdict, ToolError> {
+        let (a, b) = match (self.scalar(x), self.scalar(y)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) => return Ok(Verdict::no("none", format!("the answer does not read as mathematics: {e}"))),
+            (_, Err(e)) => return Ok(Verdict::no("none", format!("the reference does not read as mathematics: {e}"))),
+        };
+        match (a, b) {
+            (Scalar::Infinity(p), Scalar::Infinity(q)) => Ok(if p == q {
+                Verdict::yes("exact")
+            } else {
+                Verdict::no("exact", "infinities of opposite sign")
+            }),
+            (Scalar::Infinity(_), _) | (_, Scalar::Infinity(_)) => Ok(Verdict::no("exact", "infinity against a finite value")),
+            (Scalar::Expr(a, at), Scalar::Expr(b, bt)) => {
+                if a.variables().is_empty() && b.variables().is_empty() {
+                    self.closed(&a, &at, &b, &bt)
+                } else {
+                    self.identity(&a, &b)
+                }
+            }
+        }
+    }
+
+    fn value(&self, e: &Expr) -> Result<Result<Num, String>, ToolError> {
+        let opts = ExactOptions {
+            prec_bits: BITS,
+            max_digits: self.ctx.limits.max_digits.min(100_000),
+        };
+        match eval_exact(e, opts, Some(self.ctx)) {
+            Ok(n) => Ok(Ok(n)),
+            Err(ExprError::Interrupted(t)) => Err(t),
+            Err(other) => Ok(Err(other.to_string())),
+        }
+    }
+
+    fn closed(&self, a: &Expr, at: &str, b: &Expr, bt: &str) -> Result<Verdict, ToolError> {
+        let x = match self.value(a)? {
+            Ok(x) => x,
+            Err(e) => return Ok(Verdict::no("none", format!("the answer has no value: {e}"))),
+        };
+        let y = match self.value(b)? {
+            Ok(y) => y,
+            Err(e) => return Ok(Verdict::no("none", format!("the reference has no value: {e}"))),
+        };
+        Ok(self.numbers(&x, literal(at), &y, literal(bt)))
+    }
+
+    /// Two values, each with the decimal it was written as (if it was one).
+    pub(super) fn numbers(&self, x: &Num, x_lit: Option<Literal>, y: &Num, y_lit: Option<Literal>) -> Verdict {
+        if let (Num::Exact(p), Num::Exact(q)) = (x, y) {
+            if p == q {
+                return Verdict::yes("exact");
+            }
+        }
+        let (fx, fy) = (as_float(x), as_float(y));
+        if !fx.is_finite() || !fy.is_finite() {
+            return Verdict::no("none", "a value is not finite");
+        }
+        let diff = Float::with_val(BITS, &fx - &fy).abs();
+        let scale = Float::with_val(BITS, fx.clone().abs()).max(&Float::with_val(BITS, fy.clone().abs()));
+        let both_exact = matches!((x, y), (Num::Exact(_), Num::Exact(_)));
+        if !both_exact && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW)) {
+            return Verdict::yes("equal");
+        }
+        let n = self.settings.rounded_digits;
+        if n > 0 {
+            for (lit, other) in [(&x_lit, &fy), (&y_lit, &fx)] {
+                if let Some(l) = lit {
+                    if l.significant >= n && rounds_to(other, l) {
+                        return Verdict::yes("rounded");
+                    }
+                }
+            }
+        }
+        let s = self.settings;
+        if s.rel_tol > 0.0 || s.abs_tol > 0.0 {
+            let allowed = Float::with_val(BITS, &scale * s.rel_tol).max(&Float::with_val(BITS, s.abs_tol));
+            if diff <= allowed {
+                return Verdict::yes("tolerance");
+            }
+        }
+        Verdict::no(
+            if both_exact { "exact" } else { "equal" },
+            format!("{} against {}", shown(&fx), shown(&fy)),
+        )
+    }
+
+    /// Expressions in variables: equal at every one of [`POINTS`] seeded points where both are defined.
+    fn identity(&self, a: &Expr, b: &Expr) -> Result<Verdict, ToolError> {
+        let (fa, fb, n) = match compile_pair(a, b) {
+            Ok(t) => t,
+            Err(e) => return Ok(Verdict::no("identity", e)),
+        };
+        let mut rng = SplitMix(0x5eed_0bea_4e12_9a3d);
+        let mut defined = 0;
+        let mut point = vec![0.0; n];
+        for attempt in 0..POINTS * 8 {
+            if attempt % 16 == 0 {
+                self.ctx.checkpoint()?;
+            }
+            for v in point.iter_mut() {
+                *v = rng.sample(attempt);
+            }
+            let (x, y) = (fa.eval(&point), fb.eval(&point));
+            if !x.is_finite() || !y.is_finite() {
+                continue;
+            }
+            if (x - y).abs() > POINT_TOLERANCE * x.abs().max(y.abs()).max(1.0) {
+                return Ok(Verdict::no("identity", format!("they differ at {}", show_point(a, b, &point))));
+            }
+            defined += 1;
+            if defined == POINTS {
+                break;
+            }
+        }
+        Ok(if defined >= MIN_DEFINED {
+            Verdict::yes("identity")
+        } else {
+            Verdict::no("identity", "they are defined at too few sample points to compare")
+        })
+    }
+
+    /// Two equations: the same when `lhs - rhs` of one is a nonzero constant multiple of the other's.
+    fn equations(&self, (l1, r1): (&String, &String), (l2, r2): (&String, &String)) -> Result<Verdict, ToolError> {
+        let f = |l: &str, r: &str| -> Result<Expr, String> {
+            let e = format!("({})-({})", read::to_expression(l)?, read::to_expression(r)?);
+            let limits = ParseLimits {
+                max_len: self.ctx.limits.max_expression_len,
+                max_depth: self.ctx.limits.max_depth,
+            };
+            parse(&e, limits).map_err(|e| e.to_string())
+        };
+        let (a, b) = match (f(l1, r1), f(l2, r2)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => return Ok(Verdict::no("equation", format!("an equation does not read: {e}"))),
+        };
+        let (fa, fb, n) = match compile_pair(&a, &b) {
+            Ok(t) => t,
+            Err(e) => return Ok(Verdict::no("equation", e)),
+        };
+        if n == 0 {
+            return Ok(Verdict::no("equation", "equations without unknowns"));
+        }
+        let mut rng = SplitMix(0x0e9a_7104_5eed_1234);
+        let mut ratio: Option<f64> = None;
+        let mut defined = 0;
+        let mut point = vec![0.0; n];
+        for attempt in 0..POINTS * 8 {
+            if attempt % 16 == 0 {
+                self.ctx.checkpoint()?;
+            }
+            for v in point.iter_mut() {
+                *v = rng.sample(attempt);
+            }
+            let (x, y) = (fa.eval(&point), fb.eval(&point));
+            if !x.is_finite() || !y.is_finite() {
+                continue;
+            }
+            let tiny = 1e-12;
+            if x.abs() < tiny || y.abs() < tiny {
+                if x.abs() < tiny && y.abs() < tiny {
+                    continue;
+                }
+                return Ok(Verdict::no("equation", "one equation holds where the other does not"));
+            }
+            let c = x / y;
+            match ratio {
+                None => ratio = Some(c),
+                Some(r) if (r - c).abs() <= POINT_TOLERANCE * r.abs().max(c.abs()) => {}
+                Some(_) => return Ok(Verdict::no("equation", "the equations are not multiples of each other")),
+            }
+            defined += 1;
+            if defined == POINTS {
+                break;
+            }
+        }
+        Ok(if defined >= MIN_DEFINED {
+            Verdict::yes("equation")
+        } else {
+            Verdict::no("equation", "they are defined at too few sample points to compare")
+        })
+    }
+}
+
+/// Both expressions compiled over the union of their variables.
+fn compile_pair(a: &Expr, b: &Expr) -> Result<(beaker_expr::CompiledF64, beaker_expr::CompiledF64, usize), String> {
+    let mut names: Vec<&str> = a.variables().iter().chain(b.variables()).map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let fa = a.compile_f64(&names).map_err(|e| e.to_string())?;
+    let fb = b.compile_f64(&names).map_err(|e| e.to_string())?;
+    Ok((fa, fb, names.len()))
+}
+
+fn show_point(a: &Expr, b: &Expr, point: &[f64]) -> String {
+    let mut names: Vec<&str> = a.variables().iter().chain(b.variables()).map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .iter()
+        .zip(point)
+        .map(|(n, v)| format!("{n} = {v:.4}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A decimal as written: its places after the point and its significant digits.
+#[derive(Debug, Clone)]
+pub(super) struct Literal {
+    places: u32,
+    significant: u32,
+    value: Rational,
+}
+
+/// `0.333333`, `-16.6667`: a plain decimal with a fractional part.
+pub(super) fn literal(text: &str) -> Option<Literal> {
+    let t = text.trim();
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let (int, frac) = body.split_once('.')?;
+    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) || frac.is_empty() {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    let significant = digits.trim_start_matches('0').len() as u32;
+    Some(Literal {
+        places: u32::try_from(frac.len()).ok()?,
+        significant,
+        value: crate::units::expr::decimal(t, 0)?,
+    })
+}
+
+/// Whether `value` rounded to the literal's places could be written as the literal: within half a unit in
+/// its last place (ties either way, since the writer's rounding rule is unknown).
+fn rounds_to(value: &Float, lit: &Literal) -> bool {
+    let half_ulp = Rational::from((1, 2)) / beaker_expr::pow10(i64::from(lit.places));
+    let diff = Float::with_val(BITS, value - &lit.value).abs();
+    // A hair over half a unit, so a tie computed in binary (0.125 → 0.13 or 0.12) is still a tie.
+    let allowed = Float::with_val(BITS, &half_ulp) * (1.0 + 1e-30);
+    diff <= allowed
+}
+
+fn as_float(n: &Num) -> Float {
+    match n {
+        Num::Exact(q) => Float::with_val(BITS, q),
+        Num::Approx(f) => Float::with_val(BITS, f),
+    }
+}
+
+fn shown(f: &Float) -> String {
+    let d = f.to_f64();
+    format!("{d}")
+}
+
+fn what(s: &Shape) -> &'static str {
+    match s {
+        Shape::Scalar(_) => "a value",
+        Shape::Percent(_) => "a percentage",
+        Shape::Equation(..) => "an equation",
+        Shape::Set(_) => "a set",
+        Shape::Seq('(', ')', _) => "a tuple",
+        Shape::Seq(..) => "an interval",
+        Shape::List(_) => "a list",
+    }
+}
+
+/// SplitMix64: a fixed, portable sequence, so a verdict never depends on the machine or the call.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A sample coordinate: magnitudes in [0.25, 3.25), positive on even attempts (where square roots and
+    /// logarithms are defined), either sign on odd ones (so `|x|` is not taken for `x`).
+    fn sample(&mut self, attempt: usize) -> f64 {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let m = 0.25 + 3.0 * u;
+        if attempt % 2 == 1 && self.next() & 1 == 1 {
+            -m
+        } else {
+            m
+        }
+    }
+}

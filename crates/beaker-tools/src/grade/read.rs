@@ -1,0 +1,833 @@
+//! Reading an answer: LaTeX and plain text cleaned, split into its shape (a set, a tuple or interval, a
+//! list, an equation, a percentage, a scalar), and each scalar translated to the expression language
+//! (`\frac{1}{2}` → `(1)/(2)`, `2\sqrt{2}` → `2*sqrt(2)`, `\sin^2 x` → `sin(x)^2`, implicit products made
+//! explicit).
+
+/// Deepest nesting of groups the translator follows; answers are shallow, and this keeps its recursion small.
+pub(super) const MAX_NESTING: usize = 64;
+/// Most items in one set, tuple or list.
+pub(super) const MAX_ITEMS: usize = 1000;
+
+/// An answer's structure.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Shape {
+    /// One value (an expression, or ±∞), as cleaned text.
+    Scalar(String),
+    /// `25\%`: the number of percent.
+    Percent(String),
+    /// `lhs = rhs`.
+    Equation(String, String),
+    /// `\{1, 2\}`: order and repetition do not matter.
+    Set(Vec<Shape>),
+    /// `(1, 2]`, `[0, 1]`, `(2, 3)`: a tuple or an interval, with its brackets.
+    Seq(char, char, Vec<Shape>),
+    /// `1, 2, 3` without brackets.
+    List(Vec<Shape>),
+}
+
+/// LaTeX markup that carries no value, removed before reading.
+const NOISE: &[&str] = &[
+    "\\displaystyle",
+    "\\left.",
+    "\\right.",
+    "\\left",
+    "\\right",
+    "\\bigl",
+    "\\bigr",
+    "\\Bigl",
+    "\\Bigr",
+    "\\big",
+    "\\Big",
+    "\\,",
+    "\\;",
+    "\\:",
+    "\\!",
+    "\\ ",
+    "\\quad",
+    "\\qquad",
+    "~",
+];
+
+/// Text commands whose argument is read as plain text.
+const TEXT_COMMANDS: &[&str] = &[
+    "\\text", "\\textbf", "\\textit", "\\textrm", "\\mathrm", "\\mathbf", "\\mathit", "\\mbox", "\\operatorname",
+];
+
+/// Strips math delimiters, layout commands and text wrappers, and a sentence's closing full stop.
+pub(super) fn clean(s: &str) -> String {
+    let mut t = s.trim().to_string();
+    for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            t = inner.trim().to_string();
+        }
+    }
+    t = t.replace("{,}", "").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
+    t = t.replace("\\cfrac", "\\frac").replace("\\dbinom", "\\binom").replace("\\tbinom", "\\binom");
+    for n in NOISE {
+        t = t.replace(n, if *n == "~" || n.starts_with("\\q") { " " } else { "" });
+    }
+    t = unwrap_text_commands(&t);
+    t = t.replace("^\\circ", "°").replace("^{\\circ}", "°").replace("\\degree", "°").replace("\\circ", "°");
+    let t = t.trim();
+    t.strip_suffix('.').unwrap_or(t).trim().to_string()
+}
+
+/// `\text{ m/s}` → ` m/s`: text commands replaced by their argument.
+fn unwrap_text_commands(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        for cmd in TEXT_COMMANDS {
+            if let Some(after) = rest.strip_prefix(cmd) {
+                let skip = after.len() - after.trim_start().len();
+                if after.trim_start().starts_with('{') {
+                    let open = cmd.len() + skip;
+                    if let Some(close) = super::extract::matching_brace(rest, open) {
+                        out.push(' ');
+                        out.push_str(&rest[open + 1..close]);
+                        out.push(' ');
+                        rest = &rest[close + 1..];
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// `1,000,000` and `1,234.5`: a number with thousands separators.
+fn thousands(s: &str) -> Option<String> {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let groups: Vec<&str> = int.split(',').collect();
+    let ok = groups.len() > 1
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && groups.iter().all(|g| g.bytes().all(|c| c.is_ascii_digit()))
+        && frac.bytes().all(|c| c.is_ascii_digit());
+    ok.then(|| s.replace(',', ""))
+}
+
+/// Splits at top-level occurrences of `sep` (outside brackets and braces).
+fn split_top(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i64;
+    let mut start = 0;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Whether the bracket opening `s` is closed by its last character (any of `([` against any of `)]`).
+fn wraps(s: &str) -> bool {
+    let mut depth = 0i64;
+    let n = s.chars().count();
+    for (k, c) in s.chars().enumerate() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1 == n;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Reads a cleaned answer's shape.
+pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
+    if depth > MAX_NESTING {
+        return Err(format!("nested more than {MAX_NESTING} deep"));
+    }
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("the answer is empty".into());
+    }
+    if let Some(t) = thousands(s) {
+        return Ok(Shape::Scalar(t));
+    }
+    // `x ∈ [0, 1]` is the set it names.
+    for sign in ["∈", "\\in"] {
+        if let Some((var, set)) = s.split_once(sign) {
+            if is_name(var.trim()) && !set.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                return shape(set, depth + 1);
+            }
+        }
+    }
+    let items = |inner: &str| -> Result<Vec<Shape>, String> {
+        let parts = split_top(inner, ',');
+        if parts.len() > MAX_ITEMS {
+            return Err(format!("more than {MAX_ITEMS} items"));
+        }
+        parts.into_iter().map(|p| shape(p, depth + 1)).collect()
+    };
+    if let Some(inner) = s.strip_prefix("\\{").and_then(|r| r.strip_suffix("\\}")) {
+        return Ok(Shape::Set(items(inner)?));
+    }
+    if s.starts_with('{') && super::extract::matching_brace(s, 0) == Some(s.len() - 1) && split_top(&s[1..s.len() - 1], ',').len() > 1 {
+        return Ok(Shape::Set(items(&s[1..s.len() - 1])?));
+    }
+    let first = s.chars().next().unwrap_or(' ');
+    let last = s.chars().last().unwrap_or(' ');
+    if matches!(first, '(' | '[') && matches!(last, ')' | ']') && wraps(s) {
+        let inner = &s[1..s.len() - 1];
+        if split_top(inner, ',').len() > 1 {
+            return Ok(Shape::Seq(first, last, items(inner)?));
+        }
+    }
+    if split_top(s, ',').len() > 1 {
+        return Ok(Shape::List(items(s)?));
+    }
+    let sides = split_top(s, '=');
+    if sides.len() > 1 {
+        let (l, r) = (sides[0].trim(), sides[sides.len() - 1].trim());
+        if l.is_empty() || r.is_empty() {
+            return Err("an equation needs both sides".into());
+        }
+        return Ok(Shape::Equation(l.to_string(), r.to_string()));
+    }
+    if let Some(p) = s.strip_suffix("\\%").or_else(|| s.strip_suffix('%')) {
+        return Ok(Shape::Percent(p.trim().to_string()));
+    }
+    Ok(Shape::Scalar(s.to_string()))
+}
+
+/// A single variable name: `x`, `y_1`, `\theta`.
+pub(super) fn is_name(s: &str) -> bool {
+    let s = s.strip_prefix('\\').unwrap_or(s);
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic())
+        && (s.chars().count() == 1 || GREEK.contains(&s) || s.split_once('_').is_some_and(|(a, b)| a.chars().count() == 1 && !b.is_empty() && b.chars().all(|c| c.is_alphanumeric() || "{}".contains(c))))
+}
+
+/// Infinity as answers write it.
+pub(super) fn infinity(s: &str) -> Option<bool> {
+    match s.trim() {
+        "\\infty" | "+\\infty" | "∞" | "+∞" | "oo" | "inf" | "infinity" | "\\infinity" => Some(false),
+        "-\\infty" | "-∞" | "-oo" | "-inf" | "-infinity" => Some(true),
+        _ => None,
+    }
+}
+
+/// Greek letters read as variable names.
+const GREEK: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "rho", "sigma", "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta",
+    "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega",
+];
+
+/// Functions known by name in plain text and as LaTeX commands, and the expression language's name for each.
+const FUNCTIONS: &[(&str, &str)] = &[
+    ("arcsin", "asin"),
+    ("arccos", "acos"),
+    ("arctan", "atan"),
+    ("asin", "asin"),
+    ("acos", "acos"),
+    ("atan", "atan"),
+    ("sinh", "sinh"),
+    ("cosh", "cosh"),
+    ("tanh", "tanh"),
+    ("sqrt", "sqrt"),
+    ("cbrt", "cbrt"),
+    ("sin", "sin"),
+    ("cos", "cos"),
+    ("tan", "tan"),
+    ("sec", "sec"),
+    ("csc", "csc"),
+    ("cot", "cot"),
+    ("exp", "exp"),
+    ("log", "log"),
+    ("ln", "ln"),
+    ("abs", "abs"),
+    ("floor", "floor"),
+    ("ceil", "ceil"),
+];
+
+/// One piece of the translated expression.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Num(String),
+    Name(String),
+    /// A function name; an opening bracket always follows.
+    Func(String),
+    Op(&'static str),
+    Open,
+    Close,
+    Comma,
+    Bang,
+}
+
+impl Piece {
+    fn ends_operand(&self) -> bool {
+        matches!(self, Piece::Num(_) | Piece::Name(_) | Piece::Close | Piece::Bang)
+    }
+    fn starts_operand(&self) -> bool {
+        matches!(self, Piece::Num(_) | Piece::Name(_) | Piece::Func(_) | Piece::Open)
+    }
+}
+
+/// Translates one scalar (LaTeX or plain text) to the expression language.
+pub(super) fn to_expression(s: &str) -> Result<String, String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut t = Translator { c: &chars, i: 0 };
+    let pieces = t.sequence(0, None)?;
+    if t.i < chars.len() {
+        return Err(format!("unexpected `{}`", chars[t.i]));
+    }
+    let mut out = String::with_capacity(s.len() * 2);
+    let mut prev: Option<&Piece> = None;
+    for p in &pieces {
+        if prev.is_some_and(Piece::ends_operand) && p.starts_operand() {
+            out.push('*');
+        }
+        match p {
+            Piece::Num(n) | Piece::Name(n) | Piece::Func(n) => out.push_str(n),
+            Piece::Op(o) => out.push_str(o),
+            Piece::Open => out.push('('),
+            Piece::Close => out.push(')'),
+            Piece::Comma => out.push(','),
+            Piece::Bang => out.push('!'),
+        }
+        prev = Some(p);
+    }
+    Ok(out)
+}
+
+struct Translator<'a> {
+    c: &'a [char],
+    i: usize,
+}
+
+impl Translator<'_> {
+    fn peek(&self) -> Option<char> {
+        self.c.get(self.i).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.i += 1;
+        }
+    }
+
+    /// The command name after a backslash at `i` (letters, or one other character).
+    fn command(&mut self) -> String {
+        self.i += 1;
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+            self.i += 1;
+        }
+        if self.i == start && self.i < self.c.len() {
+            self.i += 1;
+        }
+        self.c[start..self.i].iter().collect()
+    }
+
+    /// Operands and operators until `close` (or the end).
+    fn sequence(&mut self, depth: usize, close: Option<char>) -> Result<Vec<Piece>, String> {
+        if depth > MAX_NESTING {
+            return Err(format!("nested more than {MAX_NESTING} deep"));
+        }
+        let mut out = Vec::new();
+        let mut abs_open = 0usize;
+        loop {
+            self.skip_ws();
+            let Some(c) = self.peek() else { break };
+            if Some(c) == close || (close.is_some() && matches!(c, ')' | ']' | '}')) {
+                break;
+            }
+            match c {
+                '+' | '-' | '−' => {
+                    self.i += 1;
+                    out.push(Piece::Op(if c == '+' { "+" } else { "-" }));
+                }
+                '*' | '×' | '·' | '⋅' => {
+                    self.i += 1;
+                    out.push(Piece::Op("*"));
+                }
+                '/' | '÷' => {
+                    self.i += 1;
+                    out.push(Piece::Op("/"));
+                }
+                ',' => {
+                    self.i += 1;
+                    out.push(Piece::Comma);
+                }
+                '|' => {
+                    self.i += 1;
+                    let expecting = out.last().is_none_or(|p: &Piece| !p.ends_operand());
+                    if expecting {
+                        abs_open += 1;
+                        out.push(Piece::Func("abs".into()));
+                        out.push(Piece::Open);
+                    } else if abs_open > 0 {
+                        abs_open -= 1;
+                        out.push(Piece::Close);
+                        self.postfix(&mut out, depth)?;
+                    } else {
+                        return Err("unbalanced `|`".into());
+                    }
+                }
+                '\\' if matches!(self.c.get(self.i + 1), Some('|')) => {
+                    return Err("`\\|` (a norm) is not read".into());
+                }
+                '\\' => {
+                    let save = self.i;
+                    let name = self.command();
+                    match name.as_str() {
+                        "cdot" | "times" | "ast" => out.push(Piece::Op("*")),
+                        "div" => out.push(Piece::Op("/")),
+                        "lvert" | "rvert" | "vert" | "mid" => {
+                            // Re-read as `|`.
+                            let expecting = out.last().is_none_or(|p: &Piece| !p.ends_operand());
+                            if expecting {
+                                abs_open += 1;
+                                out.push(Piece::Func("abs".into()));
+                                out.push(Piece::Open);
+                            } else if abs_open > 0 {
+                                abs_open -= 1;
+                                out.push(Piece::Close);
+                            } else {
+                                return Err("unbalanced `|`".into());
+                            }
+                        }
+                        _ => {
+                            self.i = save;
+                            self.atom(&mut out, depth)?;
+                        }
+                    }
+                }
+                _ => self.atom(&mut out, depth)?,
+            }
+        }
+        if abs_open > 0 {
+            return Err("unbalanced `|`".into());
+        }
+        Ok(out)
+    }
+
+    /// A brace group `{…}`, or else one character or number, as the argument of `\frac12`, `^2`, `_1`.
+    fn argument(&mut self, depth: usize) -> Result<Vec<Piece>, String> {
+        self.skip_ws();
+        match self.peek() {
+            Some('{') => {
+                self.i += 1;
+                let inner = self.sequence(depth + 1, Some('}'))?;
+                if self.peek() != Some('}') {
+                    return Err("a `{` is not closed".into());
+                }
+                self.i += 1;
+                Ok(wrap(inner))
+            }
+            Some(c) if c.is_ascii_digit() => {
+                self.i += 1;
+                Ok(vec![Piece::Num(c.to_string())])
+            }
+            Some(_) => {
+                let mut out = Vec::new();
+                self.atom_only(&mut out, depth)?;
+                Ok(out)
+            }
+            None => Err("an argument is missing at the end".into()),
+        }
+    }
+
+    /// One operand with its postfix `^`, `!` and subscripts.
+    fn atom(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
+        self.atom_only(out, depth)?;
+        self.postfix(out, depth)
+    }
+
+    fn postfix(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some('^') => {
+                    self.i += 1;
+                    self.skip_ws();
+                    let exp = if self.peek() == Some('{') {
+                        self.argument(depth + 1)?
+                    } else {
+                        // Plain text `x^23` and `x^-1`: a signed run of digits; otherwise one atom.
+                        let mut e = Vec::new();
+                        if matches!(self.peek(), Some('-' | '+')) {
+                            e.push(Piece::Op(if self.peek() == Some('-') { "-" } else { "+" }));
+                            self.i += 1;
+                        }
+                        if self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                            e.push(Piece::Num(self.number()));
+                        } else {
+                            self.atom_only(&mut e, depth + 1)?;
+                        }
+                        wrap(e)
+                    };
+                    out.push(Piece::Op("^"));
+                    out.extend(exp);
+                }
+                Some('*') if self.c.get(self.i + 1) == Some(&'*') => {
+                    self.i += 2;
+                    out.push(Piece::Op("^"));
+                    let mut e = Vec::new();
+                    if matches!(self.peek(), Some('-' | '+')) {
+                        e.push(Piece::Op(if self.peek() == Some('-') { "-" } else { "+" }));
+                        self.i += 1;
+                    }
+                    self.atom_only(&mut e, depth + 1)?;
+                    out.extend(wrap(e));
+                }
+                Some('!') => {
+                    self.i += 1;
+                    out.push(Piece::Bang);
+                }
+                Some('\'') => return Err("a prime (`'`) is not read".into()),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn number(&mut self) -> String {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        if self.peek() == Some('.') && self.c.get(self.i + 1).is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.i += 1;
+            }
+        }
+        // `1.5e3`, `2e-7`: an exponent only when digits follow (`2e` is 2·e).
+        if matches!(self.peek(), Some('e' | 'E')) {
+            let mut j = self.i + 1;
+            if matches!(self.c.get(j), Some('+' | '-')) {
+                j += 1;
+            }
+            if self.c.get(j).is_some_and(|c| c.is_ascii_digit()) {
+                self.i = j;
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.i += 1;
+                }
+            }
+        }
+        self.c[start..self.i].iter().collect()
+    }
+
+    fn atom_only(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
+        if depth > MAX_NESTING {
+            return Err(format!("nested more than {MAX_NESTING} deep"));
+        }
+        self.skip_ws();
+        let Some(c) = self.peek() else {
+            return Err("an operand is missing at the end".into());
+        };
+        match c {
+            c if c.is_ascii_digit() || (c == '.' && self.c.get(self.i + 1).is_some_and(|d| d.is_ascii_digit())) => {
+                let n = self.number();
+                out.push(Piece::Num(n));
+            }
+            '(' | '[' | '{' => {
+                self.i += 1;
+                let close = match c {
+                    '(' => ')',
+                    '[' => ']',
+                    _ => '}',
+                };
+                let inner = self.sequence(depth + 1, Some(close))?;
+                match self.peek() {
+                    Some(x) if matches!(x, ')' | ']' | '}') => self.i += 1,
+                    _ => return Err(format!("a `{c}` is not closed")),
+                }
+                if inner.is_empty() {
+                    return Err("empty brackets".into());
+                }
+                out.extend(wrap(inner));
+            }
+            'π' => {
+                self.i += 1;
+                out.push(Piece::Name("pi".into()));
+            }
+            '√' => {
+                self.i += 1;
+                let arg = self.argument(depth + 1)?;
+                call(out, "sqrt", arg);
+            }
+            '°' => {
+                // Degrees are read as the plain number written (`30°` is 30).
+                self.i += 1;
+                if out.is_empty() {
+                    return Err("a `°` without a number".into());
+                }
+            }
+            c if c.is_alphabetic() => self.word(out, depth)?,
+            '\\' => self.latex(out, depth)?,
+            other => return Err(format!("unexpected `{other}`")),
+        }
+        Ok(())
+    }
+
+    /// A run of letters: known function and constant names whole, other letters one variable each (`ab` is
+    /// a·b, as in LaTeX), with subscripts (`x_1`).
+    fn word(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+            self.i += 1;
+        }
+        if self.i == start {
+            // A non-ASCII letter (θ): one variable.
+            let c = self.c[self.i];
+            self.i += 1;
+            out.push(Piece::Name(format!("v{}", u32::from(c))));
+            return Ok(());
+        }
+        let word: String = self.c[start..self.i].iter().collect();
+        let mut rest = word.as_str();
+        while !rest.is_empty() {
+            if let Some((name, beaker)) = FUNCTIONS.iter().find(|(n, _)| rest.starts_with(n)) {
+                rest = &rest[name.len()..];
+                if rest.is_empty() {
+                    return self.function(out, beaker, depth);
+                }
+                // A function name inside a longer word applies to what follows in that word.
+                out.push(Piece::Func((*beaker).to_string()));
+                out.push(Piece::Open);
+                continue_letters(out, rest);
+                out.push(Piece::Close);
+                return Ok(());
+            }
+            if let Some(r) = rest.strip_prefix("pi") {
+                out.push(Piece::Name("pi".into()));
+                rest = r;
+                continue;
+            }
+            let c = &rest[..1];
+            rest = &rest[1..];
+            out.push(Piece::Name(c.to_string()));
+        }
+        self.subscript(out, depth)
+    }
+
+    /// `x_1`, `x_{12}`: the last name gets the subscript.
+    fn subscript(&mut self, out: &mut [Piece], depth: usize) -> Result<(), String> {
+        if self.peek() != Some('_') {
+            return Ok(());
+        }
+        self.i += 1;
+        let arg = self.argument(depth + 1)?;
+        let mut sub = String::new();
+        for p in arg {
+            match p {
+                Piece::Num(n) | Piece::Name(n) => sub.push_str(&n.replace('.', "_")),
+                Piece::Open | Piece::Close => {}
+                _ => return Err("a subscript that is not a name or number".into()),
+            }
+        }
+        match out.last_mut() {
+            Some(Piece::Name(n)) => {
+                n.push('_');
+                n.push_str(&sub);
+                Ok(())
+            }
+            _ => Err("a subscript on something that is not a name".into()),
+        }
+    }
+
+    /// A function applied: `sin(x)`, `\sin x`, `\sin^2 x` (= sin(x)²), `\sin^{-1} x` (= asin x), `\log_2 8`.
+    fn function(&mut self, out: &mut Vec<Piece>, name: &str, depth: usize) -> Result<(), String> {
+        let mut name = name.to_string();
+        let mut power: Option<Vec<Piece>> = None;
+        let mut base: Option<Vec<Piece>> = None;
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some('^') => {
+                    self.i += 1;
+                    let p = self.argument(depth + 1)?;
+                    if p == wrap(vec![Piece::Op("-"), Piece::Num("1".into())]) && ["sin", "cos", "tan"].contains(&name.as_str()) {
+                        name = format!("a{name}");
+                    } else {
+                        power = Some(p);
+                    }
+                }
+                Some('_') if name == "log" => {
+                    self.i += 1;
+                    base = Some(self.argument(depth + 1)?);
+                }
+                _ => break,
+            }
+        }
+        self.skip_ws();
+        let arg = if self.peek() == Some('(') {
+            let mut a = Vec::new();
+            self.atom_only(&mut a, depth + 1)?;
+            a
+        } else {
+            // A bare argument: the operands that follow without an operator (`\sin 2x` is sin(2x)).
+            let mut a = Vec::new();
+            loop {
+                self.skip_ws();
+                match self.peek() {
+                    Some(c) if c.is_ascii_digit() || c.is_alphabetic() || c == '{' || c == 'π' => self.atom(&mut a, depth + 1)?,
+                    Some('\\') => {
+                        let save = self.i;
+                        let cmd = self.command();
+                        self.i = save;
+                        if ["cdot", "times", "div", "ast"].contains(&cmd.as_str()) || FUNCTIONS.iter().any(|(n, _)| *n == cmd) {
+                            break;
+                        }
+                        self.atom(&mut a, depth + 1)?;
+                    }
+                    _ => break,
+                }
+                if !a.is_empty() && FUNCTIONS.iter().any(|(n, _)| self.c[self.i..].starts_with(&n.chars().collect::<Vec<_>>())) {
+                    break;
+                }
+            }
+            if a.is_empty() {
+                return Err(format!("`{name}` without an argument"));
+            }
+            wrap(a)
+        };
+        let (name, extra) = match name.as_str() {
+            "sec" => ("1/cos".to_string(), None),
+            "csc" => ("1/sin".to_string(), None),
+            "cot" => ("1/tan".to_string(), None),
+            _ => (name, base),
+        };
+        out.push(Piece::Open);
+        if let Some(rest) = name.strip_prefix("1/") {
+            out.push(Piece::Num("1".into()));
+            out.push(Piece::Op("/"));
+            out.push(Piece::Func(rest.into()));
+        } else {
+            out.push(Piece::Func(name));
+        }
+        out.push(Piece::Open);
+        out.extend(arg);
+        if let Some(b) = extra {
+            out.push(Piece::Comma);
+            out.extend(b);
+        }
+        out.push(Piece::Close);
+        out.push(Piece::Close);
+        if let Some(p) = power {
+            out.push(Piece::Op("^"));
+            out.extend(p);
+        }
+        Ok(())
+    }
+
+    fn latex(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
+        let name = self.command();
+        match name.as_str() {
+            "frac" => {
+                let a = self.argument(depth + 1)?;
+                let b = self.argument(depth + 1)?;
+                let mut f = wrap(a);
+                f.push(Piece::Op("/"));
+                f.extend(wrap(b));
+                out.extend(wrap(f));
+            }
+            "sqrt" => {
+                self.skip_ws();
+                let index = if self.peek() == Some('[') {
+                    self.i += 1;
+                    let n = self.sequence(depth + 1, Some(']'))?;
+                    if self.peek() != Some(']') {
+                        return Err("a `\\sqrt[` is not closed".into());
+                    }
+                    self.i += 1;
+                    Some(n)
+                } else {
+                    None
+                };
+                let arg = self.argument(depth + 1)?;
+                match index {
+                    None => call(out, "sqrt", arg),
+                    Some(n) => {
+                        let mut p = wrap(arg);
+                        p.push(Piece::Op("^"));
+                        let mut e = vec![Piece::Num("1".into()), Piece::Op("/")];
+                        e.extend(wrap(n));
+                        p.extend(wrap(e));
+                        out.extend(wrap(p));
+                    }
+                }
+            }
+            "binom" => {
+                let n = self.argument(depth + 1)?;
+                let k = self.argument(depth + 1)?;
+                out.push(Piece::Func("comb".into()));
+                out.push(Piece::Open);
+                out.extend(n);
+                out.push(Piece::Comma);
+                out.extend(k);
+                out.push(Piece::Close);
+            }
+            "pi" => out.push(Piece::Name("pi".into())),
+            "e" => out.push(Piece::Name("e".into())),
+            "infty" => return Err("infinity is not a number".into()),
+            "{" | "}" => return Err("a set inside an expression".into()),
+            "%" => return Err("a percent sign inside an expression".into()),
+            n if GREEK.contains(&n) => {
+                out.push(Piece::Name(format!("g_{n}")));
+                self.subscript(out, depth)?;
+            }
+            n => {
+                if let Some((_, beaker)) = FUNCTIONS.iter().find(|(f, _)| *f == n) {
+                    return self.function(out, beaker, depth);
+                }
+                return Err(format!("the LaTeX command `\\{n}` is not read"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Letters that follow a function name inside one word (`sinx`): one variable each.
+fn continue_letters(out: &mut Vec<Piece>, rest: &str) {
+    for c in rest.chars() {
+        out.push(Piece::Name(c.to_string()));
+    }
+}
+
+/// `name(arg)`: a call's brackets are always written, even around one piece.
+fn call(out: &mut Vec<Piece>, name: &str, arg: Vec<Piece>) {
+    out.push(Piece::Func(name.into()));
+    out.push(Piece::Open);
+    out.extend(arg);
+    out.push(Piece::Close);
+}
+
+/// Brackets around pieces, so that `\frac{a+b}{c}` keeps its grouping.
+fn wrap(inner: Vec<Piece>) -> Vec<Piece> {
+    if inner.len() == 1 {
+        return inner;
+    }
+    let mut out = Vec::with_capacity(inner.len() + 2);
+    out.push(Piece::Open);
+    out.extend(inner);
+    out.push(Piece::Close);
+    out
+}

@@ -1,0 +1,267 @@
+use super::Grade;
+use beaker_core::{CallContext, Limits, Tool};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn grade(params: Value) -> Value {
+    Grade::new()
+        .call(&params, &CallContext::new(Limits::default()))
+        .expect("grade answers")
+}
+
+/// (correct, method) for an answer against a reference with default settings.
+fn verdict(answer: &str, reference: &str) -> (bool, String) {
+    let out = grade(json!({"answer": answer, "reference": reference}));
+    (
+        out["correct"].as_bool().expect("correct is a boolean"),
+        out["method"].as_str().expect("method is a string").to_string(),
+    )
+}
+
+#[track_caller]
+fn yes(answer: &str, reference: &str, method: &str) {
+    assert_eq!(verdict(answer, reference), (true, method.to_string()), "{answer} against {reference}");
+}
+
+#[track_caller]
+fn no(answer: &str, reference: &str) {
+    let out = grade(json!({"answer": answer, "reference": reference}));
+    assert_eq!(out["correct"], false, "{answer} against {reference}: {out}");
+    assert!(out["why"].is_string(), "an incorrect grade says why: {out}");
+}
+
+#[test]
+fn extraction_prefers_box_then_phrase_then_math_then_whole_then_last_number() {
+    let from = |a: &str| grade(json!({"answer": a, "reference": "7"}));
+    let out = from("First $x = 3$, so \\boxed{7}. Then 9.");
+    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("boxed")));
+    let out = from("We get 3 and then 5. The final answer is 7.");
+    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("phrase")));
+    let out = from("So she has $7$ apples.");
+    assert_eq!(out["extracted_from"], "math");
+    let out = from("\\frac{14}{2}");
+    assert_eq!((out["correct"].as_bool(), out["extracted_from"].as_str()), (Some(true), Some("whole")));
+    let out = from("Adding 3 and 4 gives 7 apples in total");
+    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("last_number")));
+    // The outermost of nested boxes, and the last box when there are several.
+    yes("\\boxed{\\boxed{7}}", "7", "exact");
+    yes("\\boxed{3} no wait \\fbox{7}", "7", "exact");
+    // A box whose braces never close is no box.
+    no("\\boxed{7", "8");
+}
+
+#[test]
+fn numbers_are_exact_across_forms() {
+    yes("\\frac{1}{2}", "0.5", "exact");
+    yes("\\dfrac12", "1/2", "exact");
+    yes("1,000,000", "1000000", "exact");
+    yes("1{,}000", "1000", "exact");
+    yes("-3.0", "-3", "exact");
+    yes("1.5 \\times 10^{3}", "1500", "exact");
+    yes("2.5e-7", "2.5 \\cdot 10^{-7}", "exact");
+    yes("\\binom{5}{2}", "10", "exact");
+    yes("5!", "120", "exact");
+    no("0.33", "1/3");
+    no("2/4", "1/4");
+}
+
+#[test]
+fn irrational_values_agree_to_sixty_digits() {
+    yes("2\\sqrt{2}", "\\sqrt{8}", "equal");
+    yes("\\ln(e^{2})", "2", "equal");
+    yes("\\frac{\\pi}{4}", "0.25\\pi", "equal");
+    yes("\\sqrt[3]{27}", "3", "exact");
+    yes("\\sqrt[3]{2}^3", "2", "equal");
+    yes("\\sin^2 x + \\cos^2 x", "1", "identity");
+    no("\\sqrt{3}", "\\sqrt{2}");
+    // 1e-20 apart is not the same number.
+    no("\\pi + 10^{-20}", "\\pi");
+}
+
+#[test]
+fn roundings_need_enough_digits_and_can_be_turned_off() {
+    yes("0.333333", "1/3", "rounded");
+    yes("0.666667", "\\frac{2}{3}", "rounded");
+    yes("1.41421", "\\sqrt{2}", "rounded");
+    no("1.4142", "\\sqrt{2}");
+    no("3.14", "\\pi");
+    // The rounding must be right in its last place.
+    no("0.333334", "1/3");
+    let off = grade(json!({"answer": "0.333333", "reference": "1/3", "rounded_digits": 0}));
+    assert_eq!(off["correct"], false);
+    let fewer = grade(json!({"answer": "3.14", "reference": "\\pi", "rounded_digits": 3}));
+    assert_eq!((fewer["correct"].as_bool(), fewer["method"].as_str()), (Some(true), Some("rounded")));
+}
+
+#[test]
+fn tolerances_are_honoured() {
+    let g = |tol: Value| grade(json!({"answer": "9.9", "reference": "9.81", "rel_tol": tol}))["correct"].clone();
+    assert_eq!(g(json!(0.01)), true);
+    assert_eq!(g(json!(0.001)), false);
+    let abs = grade(json!({"answer": "1.04", "reference": "1", "abs_tol": 0.05}));
+    assert_eq!((abs["correct"].as_bool(), abs["method"].as_str()), (Some(true), Some("tolerance")));
+    let abs = grade(json!({"answer": "1.06", "reference": "1", "abs_tol": 0.05}));
+    assert_eq!(abs["correct"], false);
+}
+
+#[test]
+fn expressions_by_identity_at_seeded_points() {
+    yes("x^2-1", "(x-1)(x+1)", "identity");
+    yes("\\frac{1}{x}+\\frac{1}{y}", "\\frac{x+y}{xy}", "identity");
+    yes("(a+b)^2", "a^2+2ab+b^2", "identity");
+    yes("\\sin 2x", "2\\sin x \\cos x", "identity");
+    yes("\\sqrt{x^2}", "|x|", "identity");
+    yes("e^{\\ln x}", "x", "identity");
+    yes("\\log_2 x", "\\frac{\\ln x}{\\ln 2}", "identity");
+    yes("x_1 + x_2", "x_2 + x_1", "identity");
+    yes("\\alpha\\beta", "\\beta \\cdot \\alpha", "identity");
+    // Negative points are sampled: |x| is not x, sqrt(x^2) is not x.
+    no("|x|", "x");
+    no("\\sqrt{x^2}", "x");
+    no("x^2+1", "(x+1)^2");
+    no("x", "y");
+    // Defined nowhere real: nothing to compare.
+    no("\\sqrt{-1-x^2}", "\\sqrt{-1-x^2}");
+}
+
+#[test]
+fn equations_assignments_percentages_and_structures() {
+    yes("x = 2", "2", "assignment");
+    yes("2", "x=2", "assignment");
+    yes("y = 2x + 1", "2x - y + 1 = 0", "equation");
+    yes("2y = 4x + 2", "y = 2x + 1", "equation");
+    no("x + y = 1", "x + y = 2");
+    no("x = 4", "3");
+    yes("25\\%", "0.25", "percent");
+    yes("25%", "25", "percent");
+    yes("0.25", "25\\%", "percent");
+    no("30%", "0.25");
+    yes("\\{1, 2, 3\\}", "\\{3, 2, 1\\}", "set");
+    yes("1, 2, 3", "\\{3,2,1\\}", "set");
+    yes("x = -1, 2", "2, -1", "set");
+    no("\\{1, 2\\}", "\\{1, 2, 3\\}");
+    yes("(2, 3)", "(2,3)", "tuple");
+    no("(3, 2)", "(2, 3)");
+    yes("x=1, y=2", "(1, 2)", "tuple");
+    yes("[0, 1)", "[0,1)", "interval");
+    yes("(-\\infty, 2]", "(-\\infty,2]", "interval");
+    yes("x \\in [1, \\infty)", "[1, \\infty)", "interval");
+    no("(0, 1]", "[0, 1]");
+    no("(-\\infty, 2)", "(\\infty, 2)");
+    no("\\{1, 2\\}", "(1, 2)");
+}
+
+#[test]
+fn quantities_convert_through_the_unit_engine() {
+    yes("1 km", "1000 m", "units");
+    yes("60 km/h", "16.6667 m/s", "units");
+    yes("100 \\text{ J}", "0.1 kJ", "units");
+    yes("The speed is 9.81 \\text{ m/s}^2", "9.81 m/s^2", "units");
+    yes("273.15 K", "0 \\degree C", "units");
+    yes("1 atm", "101.325 kPa", "units");
+    no("5 N", "5 kg");
+    no("3 m", "3 cm");
+    // A bare number is read in the reference's unit.
+    yes("1000", "1000 m", "number_in_reference_unit");
+    no("1", "1000 m");
+    // A letter joined to a number is a product, not a unit: 2e is 2·e.
+    yes("2e", "e + e", "equal");
+}
+
+#[test]
+fn choices_and_words() {
+    for a in ["(B)", "B", "b)", "The answer is (B).", "\\boxed{B}", "Answer: B", "\\boxed{\\text{(B)}}", "so (B)"] {
+        yes(a, "B", "choice");
+    }
+    yes("(C)", "\\text{C}", "choice");
+    no("(A)", "B");
+    no("a", "A"); // the article, not a choice
+    no("I am not sure", "B");
+    yes("Yes", "yes", "text");
+    yes("No.", "no", "text");
+    yes("\\text{even}", "even", "text");
+    yes("\\boxed{\\text{Paris}}", "Paris", "text");
+    no("yes", "no");
+    let forced = grade(json!({"answer": "ab", "reference": "ab", "kind": "text"}));
+    assert_eq!(forced["method"], "text");
+}
+
+#[test]
+fn params_are_checked() {
+    let call = |p: Value| Grade::new().call(&p, &CallContext::new(Limits::default()));
+    for bad in [
+        json!({"answer": "1"}),
+        json!({"reference": "1"}),
+        json!({"answer": ["1"], "reference": "1"}),
+        json!({"answer": "1", "reference": "1", "kind": "fuzzy"}),
+        json!({"answer": "1", "reference": "1", "rel_tol": -1}),
+        json!({"answer": "1", "reference": "1", "rounded_digits": 51}),
+        json!({"answer": "1", "reference": "2 + 3", "kind": "choice"}),
+        json!({"answer": "1", "reference": "2", "kind": "units"}),
+    ] {
+        let e = call(bad.clone()).expect_err("refused");
+        assert_eq!(e.kind, beaker_core::ErrorKind::InvalidParams, "{bad}: {e:?}");
+    }
+    // Numbers are read as the text they were written as.
+    let out = grade(json!({"answer": "\\boxed{42}", "reference": 42}));
+    assert_eq!(out["correct"], true);
+}
+
+#[test]
+fn degenerate_answers_are_graded_false_never_errors() {
+    let long = "x".repeat(5000);
+    let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+    let braces = format!("\\boxed{{{}", "{".repeat(100_000));
+    let boxes = "\\boxed{".repeat(50_000);
+    for a in [
+        "", "\\boxed{", "\\frac{1}{0}", "10^{10^{10}}", &long, "\\sqrt{-1}", "}}}}", "NaN", "inf", "1/0", &deep, &braces,
+        &boxes, "\\frac", "x^", "|x", "\u{0}", "\\boxed{}", "$$", "((", "\\left(\\right)", "1e999999999", "0^{-1}",
+    ] {
+        let out = grade(json!({"answer": a, "reference": "3"}));
+        assert_eq!(out["correct"], false, "{}: {out}", &a[..a.len().min(40)]);
+    }
+    yes("((((((((((3))))))))))", "3", "exact");
+}
+
+#[test]
+fn the_time_limit_applies() {
+    let set: Vec<String> = (0..400).map(|i| format!("x+{i}")).collect();
+    let answer = format!("\\{{{}\\}}", set.join(", "));
+    let ctx = CallContext::new(Limits::default());
+    // The watchdog's work: the deadline has passed.
+    ctx.cancel.cancel(beaker_core::CancelReason::Timeout);
+    let e = Grade::new()
+        .call(&json!({"answer": answer, "reference": answer}), &ctx)
+        .expect_err("stops at its deadline");
+    assert_eq!(e.kind, beaker_core::ErrorKind::Timeout);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Any text, graded against any reference: an answer, never a panic.
+    #[test]
+    fn any_text_is_graded(answer in "[ -~\\\\{}$]{0,80}", reference in "[0-9a-zA-Z\\\\{}()\\[\\],.=%^ +-/]{1,30}") {
+        let out = Grade::new().call(&json!({"answer": answer, "reference": reference}), &CallContext::new(Limits::default()));
+        if let Ok(v) = out {
+            prop_assert!(v["correct"].is_boolean());
+        }
+    }
+
+    /// LaTeX-shaped fragments: a verdict, never a panic, and an answer always equals itself unless it is
+    /// unreadable.
+    #[test]
+    fn latex_fragments_equal_themselves(parts in proptest::collection::vec(prop_oneof![
+        Just("\\frac{"), Just("}{"), Just("}"), Just("\\sqrt{"), Just("x"), Just("2"), Just("^"), Just("+"),
+        Just("\\pi"), Just("("), Just(")"), Just("\\cdot "), Just("\\sin "), Just("|"), Just("!"), Just("\\{"),
+        Just(","), Just("="), Just("\\%"), Just("_1"), Just("\\left("), Just("\\right)"), Just("e"), Just("."),
+    ], 0..24)) {
+        let a: String = parts.concat();
+        let v = grade(json!({"answer": format!("\\boxed{{{a}}}"), "reference": "3"}));
+        prop_assert!(v["correct"].is_boolean());
+        let same = grade(json!({"answer": format!("\\boxed{{{a}}}"), "reference": format!("\\boxed{{{a}}}")}));
+        if same["correct"] == false {
+            prop_assert!(same["why"].is_string());
+        }
+    }
+}
