@@ -10,6 +10,7 @@ mod bench;
 mod calculator;
 mod conformance;
 mod dialects;
+mod grading;
 mod domain;
 mod http;
 mod logic;
@@ -53,6 +54,7 @@ fn main() {
     trials.extend(traces::trials());
     trials.extend(templates::trials());
     trials.extend(trajectories::trials());
+    trials.extend(grading::trials());
     trials.extend(plans::trials());
     trials.extend(bench::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -191,7 +191,7 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     }
     let ref_qty = quantity(reference);
     let units_wanted = kind == Kind::Units || (kind == Kind::Auto && ref_qty.is_some());
-    let (mut got, mut from) = extract::answer(answer, |s| reads_as_math(s) || (units_wanted && quantity(s).is_some()));
+    let (mut got, from) = extract::answer(answer, |s| reads_as_math(s) || (units_wanted && quantity(s).is_some()));
     if units_wanted && from == From::LastNumber {
         if let Some(q) = quantity_at_end(answer) {
             got = q;

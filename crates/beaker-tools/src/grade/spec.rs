@@ -45,7 +45,7 @@ pub(super) fn spec() -> ToolSpec {
         examples: vec![
             Example {
                 params: json!({"answer": "so the probability is \\boxed{\\frac{1}{2}}", "reference": "0.5"}),
-                result: json!({"correct": true, "method": "exact", "extracted": "\\frac{1}{2}", "extracted_from": "boxed", "normalized": {"answer": "((1)/(2))", "reference": "0.5"}}),
+                result: json!({"correct": true, "method": "exact", "extracted": "\\frac{1}{2}", "extracted_from": "boxed", "normalized": {"answer": "(1/2)", "reference": "0.5"}}),
                 elided: Vec::new(),
             },
             Example {
