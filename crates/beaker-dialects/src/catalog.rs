@@ -40,6 +40,8 @@ fn how_to_call(d: Dialect) -> &'static str {
         Dialect::Hermes => "For each function call, return a JSON object with the function name and arguments within <tool_call></tool_call> tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\nThe result comes back within <tool_response></tool_response> tags.",
         Dialect::Fenced => "When a question needs a tool, respond with a tool call in this format:\n```json\n{\"tool\": \"NAME\", \"params\": {JSON arguments}}\n```\nand stop. The result comes back as a ```json block with \"success\" and \"result\" (or \"error\").",
         Dialect::Openai => "Call tools with the `tools` of the chat API.",
+        Dialect::Mistral => "To call tools, write\n[TOOL_CALLS][{\"name\": \"NAME\", \"arguments\": {JSON arguments}}]\nand stop (several calls go in the one list). Each result comes back as [TOOL_RESULTS]{\"content\": ...}[/TOOL_RESULTS]; an error's content is {\"error\": ..., \"error_kind\": ...}.",
+        Dialect::Deepseek => "To call a tool, write\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{JSON arguments}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\nand stop (several calls go between the one pair of outer markers). Each result comes back as <｜tool▁output▁begin｜>...<｜tool▁output▁end｜>; an error as {\"error\": ..., \"error_kind\": ...}.",
     }
 }
 

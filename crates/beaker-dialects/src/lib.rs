@@ -1,7 +1,7 @@
 //! Tool calls inside model-written text: find them, in batch or while tokens stream, and render results back.
 //!
 //! Models write calls in several dialects ([`Dialect`]): Svend tokens, tagged JSON, Hermes/Qwen tags,
-//! markdown fences, OpenAI `tool_calls`. [`parse`] reads a whole text into [`Item`]s (text, calls, bad
+//! markdown fences, OpenAI `tool_calls`, Mistral's `[TOOL_CALLS]` and DeepSeek's call tokens. [`parse`] reads a whole text into [`Item`]s (text, calls, bad
 //! calls); [`StreamParser`] does the same chunk by chunk and reports a call as soon as its name is known.
 //! [`render`] writes results (and calls) back in a dialect; [`catalog`] renders the tool list for a prompt.
 //! The contract (what is a call, what is text, what a bad call becomes) is `docs/DIALECTS.md`.
@@ -47,16 +47,24 @@ pub enum Dialect {
     Fenced,
     /// Seed 004: an assistant message's `tool_calls`, answered by `tool` messages.
     Openai,
+    /// Mistral: `[TOOL_CALLS][{"name": NAME, "arguments": {…}, "id": …}]` (v3 tokenizers) or
+    /// `[TOOL_CALLS]NAME[ARGS]{…}` (v11); results as `[TOOL_RESULTS]…[/TOOL_RESULTS]`.
+    Mistral,
+    /// DeepSeek V3 and R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>[function<｜tool▁sep｜>]NAME…{…}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`;
+    /// results as `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`.
+    Deepseek,
 }
 
 impl Dialect {
     /// Every dialect, in documentation order.
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::Svend,
         Dialect::Tagged,
         Dialect::Hermes,
         Dialect::Fenced,
         Dialect::Openai,
+        Dialect::Mistral,
+        Dialect::Deepseek,
     ];
 
     /// The dialect's name as written in requests (`"svend"`).
@@ -67,6 +75,8 @@ impl Dialect {
             Dialect::Hermes => "hermes",
             Dialect::Fenced => "fenced",
             Dialect::Openai => "openai",
+            Dialect::Mistral => "mistral",
+            Dialect::Deepseek => "deepseek",
         }
     }
 

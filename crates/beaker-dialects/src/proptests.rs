@@ -64,6 +64,17 @@ const FRAGMENTS: &[&str] = &[
     "<think>",
     "</think>",
     "</thi",
+    "[TOOL_CALLS][{\"name\": \"calculator\", \"arguments\": {\"expression\": \"7 * 8\"}, \"id\": \"abc123def\"}]",
+    "[TOOL_CALLS]calculator[ARGS]{\"expression\": \"1/0\"}",
+    "[TOOL_CALLS][{\"name\": \"cut\", \"arguments\": {",
+    "[TOOL_CALLS] not a call ",
+    "[",
+    "[TOOL_",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>calculator<｜tool▁sep｜>{\"expression\": \"2\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calculator\n```json\n{\"expression\": \"3\"}\n```<｜tool▁call▁end｜>",
+    "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁",
 ];
 
 fn document() -> impl Strategy<Value = String> {

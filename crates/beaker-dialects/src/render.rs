@@ -141,7 +141,33 @@ pub fn result(dialect: Dialect, tool: &str, env: &Envelope) -> String {
         ),
         Dialect::Fenced => format!("```json\n{}\n```", pretty(&result_object(tool, env))),
         Dialect::Openai => compact(&openai_tool_message("", env)),
+        Dialect::Mistral => format!(
+            "[TOOL_RESULTS]{}[/TOOL_RESULTS]",
+            no_mistral_markers(inert_python_json(&json!({"content": content(env)})))
+        ),
+        Dialect::Deepseek => format!(
+            "<｜tool▁output▁begin｜>{}<｜tool▁output▁end｜>",
+            compact(&content(env))
+        ),
     }
+}
+
+/// Outside strings a `[` in JSON is never followed by an upper-case letter or `/`, so this escapes exactly the
+/// `[TOOL_…]`, `[/TOOL_RESULTS]` and `[INST]` spellings inside strings: a result cannot end its block early.
+fn no_mistral_markers(json: String) -> String {
+    if !json.contains('[') {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len());
+    let mut chars = json.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '[' && chars.peek().is_some_and(|n| n.is_ascii_uppercase() || *n == '/') {
+            out.push_str("\\u005b");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A `{"role": "tool", "tool_call_id", "content"}` message answering one OpenAI tool call.
@@ -177,6 +203,17 @@ pub fn call(dialect: Dialect, tool: &str, params: &Value, id: Option<&str>) -> S
                 "function": {"name": tool, "arguments": compact(params)},
             }],
         })),
+        Dialect::Mistral => {
+            let mut c = json!({"name": tool, "arguments": params});
+            if let Some(id) = id {
+                c["id"] = json!(id);
+            }
+            format!("[TOOL_CALLS][{}]", python_json(&c))
+        }
+        Dialect::Deepseek => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{tool}\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            python_json(params)
+        ),
     }
 }
 

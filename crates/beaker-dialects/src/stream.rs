@@ -9,7 +9,7 @@
 use crate::extract::{self, Fields};
 use crate::scan::{Scan, Scanner};
 use crate::{lenient, BadCall, Call, Dialect, Event, ParseOptions, Problem};
-use memchr::{memchr2, memmem};
+use memchr::{memchr3, memmem};
 use serde_json::{Map, Value};
 
 const OPEN_SVEND: &[u8] = b"<|tool_call|>";
@@ -18,6 +18,13 @@ const ARGS_SVEND: &[u8] = b"<|tool_args|>";
 const CLOSE_SVEND: &[u8] = b"<|/tool_call|>";
 const END_DEPRECATED: &[u8] = b"<|tool_end|>";
 const OPEN_TAG: &[u8] = b"<tool_call>";
+const OPEN_MISTRAL: &[u8] = b"[TOOL_CALLS]";
+const ARGS_MISTRAL: &[u8] = b"[ARGS]";
+const OPEN_DEEPSEEK: &[u8] = "<｜tool▁calls▁begin｜>".as_bytes();
+const CLOSE_DEEPSEEK: &[u8] = "<｜tool▁calls▁end｜>".as_bytes();
+const CALL_DEEPSEEK: &str = "<｜tool▁call▁begin｜>";
+const CALL_END_DEEPSEEK: &str = "<｜tool▁call▁end｜>";
+const SEP_DEEPSEEK: &str = "<｜tool▁sep｜>";
 const CLOSE_TAG: &[u8] = b"</tool_call>";
 const OPEN_FENCE: &[u8] = b"```json";
 /// A reasoning block: calls inside it are text unless `include_think` is set.
@@ -40,6 +47,8 @@ enum Kind {
     Tag,
     Fence,
     Bare,
+    Mistral,
+    Deepseek,
 }
 
 #[derive(Debug)]
@@ -70,6 +79,8 @@ enum Phase {
         args_start: usize,
         close: usize,
     },
+    /// DeepSeek's calls block, read whole once its close marker arrives.
+    Block,
     /// The call went wrong at `at`; looking for its close marker.
     Failed {
         at: usize,
@@ -119,8 +130,9 @@ struct Cursor<'a> {
 /// forward, so each byte is searched at most once per marker however many stray markers the text holds.
 #[derive(Default)]
 struct Closes {
-    /// Per marker (tag, svend, fence line): searched up to this absolute offset; the occurrence found there.
-    state: [(usize, Option<usize>); 3],
+    /// Per marker (tag, svend, fence line, deepseek): searched up to this absolute offset; the occurrence
+    /// found there.
+    state: [(usize, Option<usize>); 4],
 }
 
 impl Closes {
@@ -129,6 +141,7 @@ impl Closes {
         let slot = match m {
             CLOSE_TAG => 0,
             CLOSE_SVEND => 1,
+            CLOSE_DEEPSEEK => 3,
             _ => 2,
         };
         let (searched, found) = &mut self.state[slot];
@@ -237,7 +250,8 @@ impl Pending {
         let phase = match kind {
             Kind::Fence => Phase::FenceLine { inner: false },
             Kind::Bare => Phase::Json,
-            Kind::Svend | Kind::Tag => Phase::AfterOpen,
+            Kind::Deepseek => Phase::Block,
+            Kind::Svend | Kind::Tag | Kind::Mistral => Phase::AfterOpen,
         };
         Pending {
             kind,
@@ -260,14 +274,15 @@ impl Pending {
             Kind::Svend => Some(CLOSE_SVEND),
             Kind::Tag => Some(CLOSE_TAG),
             Kind::Fence => Some(FENCE_LINE),
-            Kind::Bare => None,
+            Kind::Deepseek => Some(CLOSE_DEEPSEEK),
+            Kind::Bare | Kind::Mistral => None,
         }
     }
 
     /// Whether the region is surely a call (a fenced or bare JSON block is one only with both keys).
     fn committed(&self) -> bool {
         match self.kind {
-            Kind::Svend | Kind::Tag => true,
+            Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => true,
             Kind::Fence | Kind::Bare => self.scanner.name.is_some() && self.scanner.saw_args,
         }
     }
@@ -280,12 +295,15 @@ impl Pending {
             }
             Kind::Tag => Dialect::Tagged,
             Kind::Fence | Kind::Bare => Dialect::Fenced,
+            Kind::Mistral => Dialect::Mistral,
+            Kind::Deepseek => Dialect::Deepseek,
         }
     }
 
     fn tool(&self) -> Option<String> {
         match self.kind {
-            Kind::Svend => self.svend_name.clone(),
+            Kind::Svend | Kind::Deepseek => self.svend_name.clone(),
+            Kind::Mistral => self.svend_name.clone().or_else(|| self.scanner.name.clone()),
             _ => self.scanner.name.clone(),
         }
     }
@@ -366,7 +384,19 @@ impl Pending {
                             }
                             _ => return Action::Reject,
                         },
-                        Kind::Bare => return Action::Reject,
+                        Kind::Mistral => match b[p] {
+                            b'{' | b'[' => {
+                                self.json_start = p;
+                                self.phase = Phase::Json;
+                            }
+                            // v11's `[TOOL_CALLS]NAME[ARGS]`: the name follows the marker at once, so prose
+                            // after a mentioned marker (`[TOOL_CALLS] markers`) stays text.
+                            c if (c.is_ascii_alphabetic() || c == b'_') && p == self.open_len => {
+                                self.phase = Phase::SvendName { start: p };
+                            }
+                            _ => return Action::Reject,
+                        },
+                        Kind::Bare | Kind::Deepseek => return Action::Reject,
                     }
                 }
                 Phase::FenceLine { inner } => {
@@ -431,12 +461,17 @@ impl Pending {
                 }
                 Phase::SvendName { start } => {
                     let start = *start;
+                    let (sep, sep_name) = if self.kind == Kind::Mistral {
+                        (ARGS_MISTRAL, "[ARGS]")
+                    } else {
+                        (ARGS_SVEND, "<|tool_args|>")
+                    };
                     let mut q = self.pos;
                     let mut failure = None;
                     while q < b.len() {
                         let c = b[q];
-                        if c == b'<' {
-                            match prefix(b, q, ARGS_SVEND) {
+                        if c == sep[0] {
+                            match prefix(b, q, sep) {
                                 Prefix::Full => break,
                                 Prefix::Partial => {
                                     self.pos = q;
@@ -447,10 +482,8 @@ impl Pending {
                                     };
                                 }
                                 Prefix::No => {
-                                    failure = Some((
-                                        q,
-                                        "expected <|tool_args|> after the tool name".to_string(),
-                                    ));
+                                    failure =
+                                        Some((q, format!("expected {sep_name} after the tool name")));
                                     break;
                                 }
                             }
@@ -493,7 +526,7 @@ impl Pending {
                         self.svend_name = Some(name.clone());
                         self.started = true;
                         self.announce = Some(name);
-                        self.pos = q + ARGS_SVEND.len();
+                        self.pos = q + sep.len();
                         self.phase = Phase::JsonStart;
                     }
                 }
@@ -516,7 +549,7 @@ impl Pending {
                         Scan::Done(e) => {
                             self.json_end = e;
                             self.pos = e;
-                            if self.kind == Kind::Bare {
+                            if matches!(self.kind, Kind::Bare | Kind::Mistral) {
                                 return self.complete(b, e, cx.opts);
                             }
                             self.phase = Phase::AfterJson;
@@ -640,6 +673,32 @@ impl Pending {
                         },
                     );
                 }
+                Phase::Block => {
+                    let max = cx.opts.max_call_bytes;
+                    match cx.closes.find(CLOSE_DEEPSEEK, b, cx.base, self.open_len) {
+                        Some(r) if r - self.open_len <= max => {
+                            let inner = utf8(&b[self.open_len..r]);
+                            let calls = deepseek_calls(&inner, cx.opts.lenient);
+                            if let Some(Ok((name, ..)) | Err((Some(name), ..))) = calls.first() {
+                                self.svend_name = Some(name.clone());
+                            }
+                            let repaired = false;
+                            return Action::Done(r + CLOSE_DEEPSEEK.len(), Resolved::Calls { calls, repaired });
+                        }
+                        _ if b.len() - self.open_len > max => {
+                            let at = cap_at(b, self.open_len + max).unwrap_or(b.len());
+                            return self.bad(
+                                at,
+                                Problem::Malformed(format!("the calls block is longer than {max} bytes")),
+                            );
+                        }
+                        _ if cx.eof => return self.bad(b.len(), Problem::Incomplete),
+                        _ => {
+                            self.pos = b.len();
+                            return Action::Wait;
+                        }
+                    }
+                }
                 Phase::Failed { at, reason, json } => {
                     let (at, json) = (*at, *json);
                     let reason = std::mem::take(reason);
@@ -699,7 +758,7 @@ impl Pending {
             // A fence or leading `{` whose JSON never closed and never looked like a call: plain text.
             return match self.kind {
                 Kind::Fence | Kind::Bare => Action::AsText(b.len()),
-                Kind::Svend | Kind::Tag => Action::Reject,
+                Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => Action::Reject,
             };
         }
         if let (Phase::Json, Some(close)) = (&self.phase, self.close_marker()) {
@@ -732,7 +791,7 @@ impl Pending {
             // A JSON block that broke before it looked like a call is plain text up to where it broke.
             return match self.kind {
                 Kind::Fence | Kind::Bare => Action::AsText(at.max(1)),
-                Kind::Svend | Kind::Tag => Action::Reject,
+                Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => Action::Reject,
             };
         }
         let mut message = None;
@@ -790,6 +849,26 @@ impl Pending {
             }
         };
         let calls = match self.kind {
+            Kind::Mistral => match (&self.svend_name, value) {
+                (Some(tool), value) => match extract::arguments("[ARGS]", &value, opts.lenient) {
+                    Ok((params, fixed)) => vec![Ok((tool.clone(), params, None, Dialect::Mistral, fixed))],
+                    Err(reason) => vec![Err((Some(tool.clone()), Dialect::Mistral, reason))],
+                },
+                (None, Value::Object(obj)) => vec![mistral_call(&obj, opts.lenient)],
+                (None, Value::Array(items)) if !items.is_empty() => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::Object(obj) => mistral_call(obj, opts.lenient),
+                        _ => Err((None, Dialect::Mistral, "each call in the list must be a JSON object".into())),
+                    })
+                    .collect(),
+                (None, _) => vec![Err((
+                    None,
+                    Dialect::Mistral,
+                    "expected a list of calls, each {\"name\": ..., \"arguments\": {...}}".into(),
+                ))],
+            },
+            Kind::Deepseek => Vec::new(),
             Kind::Svend => {
                 let tool = self.svend_name.clone().unwrap_or_default();
                 match extract::arguments("<|tool_args|>", &value, opts.lenient) {
@@ -887,6 +966,77 @@ fn tag_call(obj: &Map<String, Value>, lenient: bool) -> Found {
             };
             Err((tool, dialect, reason))
         }
+    }
+}
+
+fn mistral_call(obj: &Map<String, Value>, lenient: bool) -> Found {
+    tag_call(obj, lenient)
+        .map(|(t, p, id, _, fixed)| (t, p, id, Dialect::Mistral, fixed))
+        .map_err(|(t, _, r)| (t, Dialect::Mistral, r))
+}
+
+/// The calls of a DeepSeek block (between its outer markers): each
+/// `<｜tool▁call▁begin｜>[TYPE<｜tool▁sep｜>]NAME(<｜tool▁sep｜> or a new line)[```json]{…}[```]<｜tool▁call▁end｜>`, as V3
+/// (`NAME<｜tool▁sep｜>{…}`) and R1 (`function<｜tool▁sep｜>NAME` and a fenced JSON block) write them.
+fn deepseek_calls(inner: &str, lenient: bool) -> Vec<Found> {
+    let bad = |tool: Option<String>, reason: String| Err((tool, Dialect::Deepseek, reason));
+    let mut out = Vec::new();
+    let mut rest = inner.trim();
+    if rest.is_empty() {
+        return vec![bad(None, format!("the calls block holds no {CALL_DEEPSEEK}"))];
+    }
+    while !rest.is_empty() {
+        let Some(body) = rest.strip_prefix(CALL_DEEPSEEK) else {
+            out.push(bad(None, format!("expected {CALL_DEEPSEEK} in the calls block")));
+            break;
+        };
+        let Some(end) = body.find(CALL_END_DEEPSEEK) else {
+            out.push(bad(None, format!("a call is not closed by {CALL_END_DEEPSEEK}")));
+            break;
+        };
+        out.push(deepseek_call(&body[..end], lenient));
+        rest = body[end + CALL_END_DEEPSEEK.len()..].trim_start();
+    }
+    out
+}
+
+fn deepseek_call(call: &str, lenient: bool) -> Found {
+    let parts: Vec<&str> = call.split(SEP_DEEPSEEK).collect();
+    let (name, args) = match parts.as_slice() {
+        // R1: `function<｜tool▁sep｜>NAME\n```json\n{…}\n```` (the type, then the name on its own line).
+        [kind, rest] if kind.trim() == "function" && !rest.trim_start().starts_with('{') => {
+            let rest = rest.trim_start();
+            let cut = rest.find(['\n', '`', '{']).unwrap_or(rest.len());
+            (rest[..cut].trim(), &rest[cut..])
+        }
+        // V3: `NAME<｜tool▁sep｜>{…}`.
+        [name, args] => (name.trim(), *args),
+        [_, name, args] => (name.trim(), *args),
+        _ => return Err((None, Dialect::Deepseek, format!("expected NAME{SEP_DEEPSEEK}ARGUMENTS in the call"))),
+    };
+    let tool = Some(name.to_string());
+    if name.is_empty() || name.len() > MAX_NAME || name.bytes().any(|c| is_ws(c) || c == b'<') {
+        return Err((tool, Dialect::Deepseek, "the tool name is empty or not a name".into()));
+    }
+    let mut json = args.trim();
+    if let Some(f) = json.strip_prefix("```") {
+        let f = f.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+        json = f.trim().strip_suffix("```").unwrap_or(f).trim();
+    }
+    let value = match serde_json::from_str::<Value>(json) {
+        Ok(v) => (v, false),
+        Err(e) => match lenient
+            .then(|| lenient::repair(json))
+            .flatten()
+            .and_then(|r| serde_json::from_str::<Value>(&r).ok())
+        {
+            Some(v) => (v, true),
+            None => return Err((tool, Dialect::Deepseek, json_error(&e))),
+        },
+    };
+    match extract::arguments(SEP_DEEPSEEK, &value.0, lenient) {
+        Ok((params, fixed)) => Ok((name.to_string(), params, None, Dialect::Deepseek, fixed || value.1)),
+        Err(reason) => Err((tool, Dialect::Deepseek, reason)),
     }
 }
 
@@ -996,6 +1146,8 @@ impl StreamParser {
             Some(Dialect::Tagged | Dialect::Hermes) => kind == Kind::Tag,
             Some(Dialect::Fenced) => matches!(kind, Kind::Fence | Kind::Bare),
             Some(Dialect::Openai) => kind == Kind::Bare,
+            Some(Dialect::Mistral) => kind == Kind::Mistral,
+            Some(Dialect::Deepseek) => kind == Kind::Deepseek,
         }
     }
 
@@ -1034,10 +1186,12 @@ impl StreamParser {
     }
 
     fn match_marker(&self, rest: &[u8], eof: bool) -> Marker {
-        let candidates: [(Kind, &[u8]); 3] = [
+        let candidates: [(Kind, &[u8]); 5] = [
             (Kind::Svend, OPEN_SVEND),
             (Kind::Tag, OPEN_TAG),
             (Kind::Fence, OPEN_FENCE),
+            (Kind::Mistral, OPEN_MISTRAL),
+            (Kind::Deepseek, OPEN_DEEPSEEK),
         ];
         let mut partial = false;
         if !self.opts.include_think {
@@ -1114,7 +1268,7 @@ impl StreamParser {
         }
         let mut from = 0;
         let found = loop {
-            match memchr2(b'<', b'`', &b[from..]) {
+            match memchr3(b'<', b'`', b'[', &b[from..]) {
                 None => {
                     self.work += (b.len() - from) as u64;
                     break None;
