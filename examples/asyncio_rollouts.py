@@ -44,10 +44,11 @@ class BeakerServer:
     """One `beaker serve` subprocess speaking JSON Lines; requests get ids, answers find their futures."""
 
     async def start(self, binary):
-        # `limit`: asyncio's default 64 KiB line limit is too small for answers carrying plots or long outputs.
+        # `--workers`: more threads than a small machine's cores, so one slow solver call holds up no other
+        # rollout. `limit`: asyncio's default 64 KiB line limit is too small for answers carrying plots.
         self.proc = await asyncio.create_subprocess_exec(
-            binary, "serve", "--no-python", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            limit=1 << 26)
+            binary, "serve", "--no-python", "--workers", "4", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=1 << 26)
         self.ids = itertools.count(1)
         self.pending = {}
         self.reader = asyncio.ensure_future(self._read())

@@ -49,7 +49,7 @@ enum Command {
     /// assistant message's tool calls run and the `tool` messages are printed. Exit 0 when every call
     /// succeeded (or there was none), 1 otherwise, 2 on a usage error.
     RunText {
-        /// The dialect to read and render (auto, svend, tagged, hermes, fenced, openai).
+        /// The dialect to read and render (auto, svend, tagged, hermes, fenced, openai, mistral, deepseek).
         #[arg(long, default_value = "auto")]
         dialect: String,
         /// Repair trailing commas, single quotes, unquoted keys and Python literals in the calls' JSON.
@@ -265,6 +265,10 @@ enum ToolsFormat {
     Hermes,
     /// A system-prompt catalog with markdown ```json examples (seed 002's formatToolsForPrompt).
     Fenced,
+    /// A system-prompt catalog with Mistral `[TOOL_CALLS]` examples.
+    Mistral,
+    /// A system-prompt catalog with DeepSeek call-token examples.
+    Deepseek,
 }
 
 /// Runs the `beaker` command line with the process's arguments.
@@ -563,6 +567,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ToolsFormat::Tagged => write!(out, "{}", listing::prompt(Dialect::Tagged, specs))?,
                 ToolsFormat::Hermes => write!(out, "{}", listing::prompt(Dialect::Hermes, specs))?,
                 ToolsFormat::Fenced => write!(out, "{}", listing::prompt(Dialect::Fenced, specs))?,
+                ToolsFormat::Mistral => write!(out, "{}", listing::prompt(Dialect::Mistral, specs))?,
+                ToolsFormat::Deepseek => {
+                    write!(out, "{}", listing::prompt(Dialect::Deepseek, specs))?
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -481,7 +481,7 @@ pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
         return Ok(None);
     }
     Dialect::from_name(name).map(Some).ok_or_else(|| {
-        format!("unknown dialect `{name}` (auto, svend, tagged, hermes, fenced, openai)")
+        format!("unknown dialect `{name}` (auto, svend, tagged, hermes, fenced, openai, mistral, deepseek)")
     })
 }
 

@@ -240,7 +240,7 @@ impl NativeEngine {
                 Ok(Some(d)) => listing::prompt(d, specs),
                 _ => {
                     return Err(PyValueError::new_err(format!(
-                        "unknown format `{other}` (json, openai, mcp, markdown, svend, tagged, hermes, fenced)"
+                        "unknown format `{other}` (json, openai, mcp, markdown, svend, tagged, hermes, fenced, mistral, deepseek)"
                     )))
                 }
             },
