@@ -19,7 +19,9 @@ fn pairs() -> Outcome {
     ensure(rows.len() >= 300, || format!("only {} pairs", rows.len()))?;
     let mut server = Server::start(&["--no-python"]);
     for r in &rows {
-        server.send(&json!({"id": r["n"], "grade": {"answer": r["answer"], "reference": r["reference"]}}));
+        server.send(
+            &json!({"id": r["n"], "grade": {"answer": r["answer"], "reference": r["reference"]}}),
+        );
     }
     let mut wrong = Vec::new();
     let mut answers = std::collections::HashMap::new();
@@ -31,22 +33,35 @@ fn pairs() -> Outcome {
         let a = &answers[&r["n"].to_string()];
         let want = r.get("truth").unwrap_or(&r["math_verify"]);
         if a["success"] != true || a["result"]["correct"] != *want {
-            let shown: String = r["answer"].as_str().unwrap_or("").chars().take(60).collect();
-            wrong.push(format!("#{} {shown:?} against {}: want {want}, got {a}", r["n"], r["reference"]));
+            let shown: String = r["answer"]
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .take(60)
+                .collect();
+            wrong.push(format!(
+                "#{} {shown:?} against {}: want {want}, got {a}",
+                r["n"], r["reference"]
+            ));
         }
     }
     ensure(wrong.is_empty(), || wrong.join("\n"))
 }
 
 fn docs_example() -> Outcome {
-    let doc = std::fs::read_to_string(root().join("docs/PROTOCOL.md")).map_err(|e| e.to_string())?;
-    let at = doc.find("## Grading: `{\"grade\": …}`").ok_or("the section is missing")?;
+    let doc =
+        std::fs::read_to_string(root().join("docs/PROTOCOL.md")).map_err(|e| e.to_string())?;
+    let at = doc
+        .find("## Grading: `{\"grade\": …}`")
+        .ok_or("the section is missing")?;
     let block = doc[at..].split("```json\n").nth(1).unwrap_or("");
     let lines: Vec<&str> = block.lines().take_while(|l| *l != "```").collect();
     ensure(lines.len() == 6, || format!("{} lines", lines.len()))?;
     let mut server = Server::start(&["--no-python"]);
     for pair in lines.chunks(2) {
-        let parse = |l: &str| serde_json::from_str::<Value>(l.trim_start_matches("→ ")).map_err(|e| e.to_string());
+        let parse = |l: &str| {
+            serde_json::from_str::<Value>(l.trim_start_matches("→ ")).map_err(|e| e.to_string())
+        };
         let (request, shown) = (parse(pair[0])?, parse(pair[1])?);
         server.send(&request);
         let mut got = server.recv();
@@ -54,14 +69,17 @@ fn docs_example() -> Outcome {
             o.remove("elapsed_us");
             o.remove("queued_us");
         }
-        ensure(got == shown, || format!("got {got}\nthe page shows {shown}"))?;
+        ensure(got == shown, || {
+            format!("got {got}\nthe page shows {shown}")
+        })?;
     }
     Ok(())
 }
 
 fn tagged() -> Outcome {
     let mut server = Server::start(&["--no-python"]);
-    server.send(&json!({"id": 1, "grade": {"answer": "\\boxed{4}", "reference": "4"}, "tag": "g1"}));
+    server
+        .send(&json!({"id": 1, "grade": {"answer": "\\boxed{4}", "reference": "4"}, "tag": "g1"}));
     let a = server.recv();
     ensure(a["result"]["correct"] == true, || a.to_string())?;
     server.send(&json!({"id": 2, "grade": {"answer": "4"}, "tag": "g1"}));
@@ -69,5 +87,8 @@ fn tagged() -> Outcome {
     ensure(a["error_kind"] == "invalid_params", || a.to_string())?;
     server.send(&json!({"id": 3, "stats": "g1"}));
     let s = server.recv();
-    ensure(s["stats"]["tools"]["grade"]["calls"] == 2 && s["stats"]["successes"] == 1, || s.to_string())
+    ensure(
+        s["stats"]["tools"]["grade"]["calls"] == 2 && s["stats"]["successes"] == 1,
+        || s.to_string(),
+    )
 }

@@ -322,7 +322,8 @@ fn hello_reports_version_tools_and_limits() -> Outcome {
         || format!("{r}"),
     )?;
     ensure(
-        r["hello"]["dialects"] == json!(["svend", "tagged", "hermes", "fenced", "openai"]),
+        r["hello"]["dialects"]
+            == json!(["svend", "tagged", "hermes", "fenced", "openai", "mistral", "deepseek"]),
         || format!("{r}"),
     )?;
     ensure(

@@ -187,8 +187,10 @@ pub fn clients_python() -> Result<PathBuf, libtest_mimic::Failed> {
 pub fn python_client_passes<S: AsRef<std::ffi::OsStr>>(
     args: impl IntoIterator<Item = S>,
 ) -> Outcome {
+    // The examples' tests (tests/python/test_examples.py) run this build's server.
     let out = Command::new(clients_python()?)
         .args(args)
+        .env("BEAKER_BIN", env!("CARGO_BIN_EXE_beaker"))
         .output()
         .map_err(|e| e.to_string())?;
     ensure(out.status.success(), || {

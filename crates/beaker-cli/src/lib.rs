@@ -567,7 +567,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ToolsFormat::Tagged => write!(out, "{}", listing::prompt(Dialect::Tagged, specs))?,
                 ToolsFormat::Hermes => write!(out, "{}", listing::prompt(Dialect::Hermes, specs))?,
                 ToolsFormat::Fenced => write!(out, "{}", listing::prompt(Dialect::Fenced, specs))?,
-                ToolsFormat::Mistral => write!(out, "{}", listing::prompt(Dialect::Mistral, specs))?,
+                ToolsFormat::Mistral => {
+                    write!(out, "{}", listing::prompt(Dialect::Mistral, specs))?
+                }
                 ToolsFormat::Deepseek => {
                     write!(out, "{}", listing::prompt(Dialect::Deepseek, specs))?
                 }

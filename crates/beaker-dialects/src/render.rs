@@ -161,7 +161,11 @@ fn no_mistral_markers(json: String) -> String {
     let mut out = String::with_capacity(json.len());
     let mut chars = json.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '[' && chars.peek().is_some_and(|n| n.is_ascii_uppercase() || *n == '/') {
+        if c == '['
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_uppercase() || *n == '/')
+        {
             out.push_str("\\u005b");
         } else {
             out.push(c);

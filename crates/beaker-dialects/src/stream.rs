@@ -303,7 +303,10 @@ impl Pending {
     fn tool(&self) -> Option<String> {
         match self.kind {
             Kind::Svend | Kind::Deepseek => self.svend_name.clone(),
-            Kind::Mistral => self.svend_name.clone().or_else(|| self.scanner.name.clone()),
+            Kind::Mistral => self
+                .svend_name
+                .clone()
+                .or_else(|| self.scanner.name.clone()),
             _ => self.scanner.name.clone(),
         }
     }
@@ -482,8 +485,10 @@ impl Pending {
                                     };
                                 }
                                 Prefix::No => {
-                                    failure =
-                                        Some((q, format!("expected {sep_name} after the tool name")));
+                                    failure = Some((
+                                        q,
+                                        format!("expected {sep_name} after the tool name"),
+                                    ));
                                     break;
                                 }
                             }
@@ -683,13 +688,18 @@ impl Pending {
                                 self.svend_name = Some(name.clone());
                             }
                             let repaired = false;
-                            return Action::Done(r + CLOSE_DEEPSEEK.len(), Resolved::Calls { calls, repaired });
+                            return Action::Done(
+                                r + CLOSE_DEEPSEEK.len(),
+                                Resolved::Calls { calls, repaired },
+                            );
                         }
                         _ if b.len() - self.open_len > max => {
                             let at = cap_at(b, self.open_len + max).unwrap_or(b.len());
                             return self.bad(
                                 at,
-                                Problem::Malformed(format!("the calls block is longer than {max} bytes")),
+                                Problem::Malformed(format!(
+                                    "the calls block is longer than {max} bytes"
+                                )),
                             );
                         }
                         _ if cx.eof => return self.bad(b.len(), Problem::Incomplete),
@@ -851,7 +861,9 @@ impl Pending {
         let calls = match self.kind {
             Kind::Mistral => match (&self.svend_name, value) {
                 (Some(tool), value) => match extract::arguments("[ARGS]", &value, opts.lenient) {
-                    Ok((params, fixed)) => vec![Ok((tool.clone(), params, None, Dialect::Mistral, fixed))],
+                    Ok((params, fixed)) => {
+                        vec![Ok((tool.clone(), params, None, Dialect::Mistral, fixed))]
+                    }
                     Err(reason) => vec![Err((Some(tool.clone()), Dialect::Mistral, reason))],
                 },
                 (None, Value::Object(obj)) => vec![mistral_call(&obj, opts.lenient)],
@@ -859,7 +871,11 @@ impl Pending {
                     .iter()
                     .map(|v| match v {
                         Value::Object(obj) => mistral_call(obj, opts.lenient),
-                        _ => Err((None, Dialect::Mistral, "each call in the list must be a JSON object".into())),
+                        _ => Err((
+                            None,
+                            Dialect::Mistral,
+                            "each call in the list must be a JSON object".into(),
+                        )),
                     })
                     .collect(),
                 (None, _) => vec![Err((
@@ -983,15 +999,24 @@ fn deepseek_calls(inner: &str, lenient: bool) -> Vec<Found> {
     let mut out = Vec::new();
     let mut rest = inner.trim();
     if rest.is_empty() {
-        return vec![bad(None, format!("the calls block holds no {CALL_DEEPSEEK}"))];
+        return vec![bad(
+            None,
+            format!("the calls block holds no {CALL_DEEPSEEK}"),
+        )];
     }
     while !rest.is_empty() {
         let Some(body) = rest.strip_prefix(CALL_DEEPSEEK) else {
-            out.push(bad(None, format!("expected {CALL_DEEPSEEK} in the calls block")));
+            out.push(bad(
+                None,
+                format!("expected {CALL_DEEPSEEK} in the calls block"),
+            ));
             break;
         };
         let Some(end) = body.find(CALL_END_DEEPSEEK) else {
-            out.push(bad(None, format!("a call is not closed by {CALL_END_DEEPSEEK}")));
+            out.push(bad(
+                None,
+                format!("a call is not closed by {CALL_END_DEEPSEEK}"),
+            ));
             break;
         };
         out.push(deepseek_call(&body[..end], lenient));
@@ -1012,11 +1037,21 @@ fn deepseek_call(call: &str, lenient: bool) -> Found {
         // V3: `NAME<｜tool▁sep｜>{…}`.
         [name, args] => (name.trim(), *args),
         [_, name, args] => (name.trim(), *args),
-        _ => return Err((None, Dialect::Deepseek, format!("expected NAME{SEP_DEEPSEEK}ARGUMENTS in the call"))),
+        _ => {
+            return Err((
+                None,
+                Dialect::Deepseek,
+                format!("expected NAME{SEP_DEEPSEEK}ARGUMENTS in the call"),
+            ))
+        }
     };
     let tool = Some(name.to_string());
     if name.is_empty() || name.len() > MAX_NAME || name.bytes().any(|c| is_ws(c) || c == b'<') {
-        return Err((tool, Dialect::Deepseek, "the tool name is empty or not a name".into()));
+        return Err((
+            tool,
+            Dialect::Deepseek,
+            "the tool name is empty or not a name".into(),
+        ));
     }
     let mut json = args.trim();
     if let Some(f) = json.strip_prefix("```") {
@@ -1035,7 +1070,13 @@ fn deepseek_call(call: &str, lenient: bool) -> Found {
         },
     };
     match extract::arguments(SEP_DEEPSEEK, &value.0, lenient) {
-        Ok((params, fixed)) => Ok((name.to_string(), params, None, Dialect::Deepseek, fixed || value.1)),
+        Ok((params, fixed)) => Ok((
+            name.to_string(),
+            params,
+            None,
+            Dialect::Deepseek,
+            fixed || value.1,
+        )),
         Err(reason) => Err((tool, Dialect::Deepseek, reason)),
     }
 }

@@ -262,8 +262,8 @@ impl Trajectories {
     }
 
     /// Counts an answered call of `tag`: `admitted` in `generation` (it was let run), or refused by a budget
-    /// (`None`). A call refused before it could run (unknown tool, invalid params, an overloaded queue) frees its
-    /// place without counting against `max_calls`.
+    /// (`None`). A call answered before it reached a worker (unknown tool, params the schema refuses, an
+    /// overloaded queue) frees its place without counting against `max_calls`; every call that ran counts.
     pub(crate) fn record(&self, tag: &str, admitted: Option<u64>, env: &Envelope) {
         let mut map = self.lock();
         // Closed or evicted while the call ran (and perhaps opened again since): nothing to count it in.
@@ -271,11 +271,10 @@ impl Trajectories {
         if admitted.is_some_and(|g| g != t.generation) {
             return;
         }
-        let never_ran = !env.success
-            && (matches!(
-                env.error_kind,
-                Some(ErrorKind::UnknownTool | ErrorKind::InvalidParams | ErrorKind::ParseError)
-            ) || (env.error_kind == Some(ErrorKind::Internal) && env.retryable == Some(true)));
+        // A call that reached a worker has `queued_us`; one answered before (unknown tool, params refused by
+        // the schema, an overloaded queue) has none. A tool's own error (a parse error in an expression, a
+        // unit that does not convert) ran, took time and uses up the budget like a success.
+        let never_ran = env.queued_us.is_none();
         t.last_used = Some(Instant::now());
         let time_us = env.elapsed_us;
         let fuel = env.usage.as_ref().map_or(0, |u| u.fuel);
@@ -335,6 +334,7 @@ mod tests {
     fn ok(tool: &str, us: u64) -> Envelope {
         let mut e = Envelope::success(None, tool, json!({"value": "56"}));
         e.elapsed_us = us;
+        e.queued_us = Some(3);
         e
     }
 
@@ -461,6 +461,29 @@ mod tests {
         assert!(
             run(&t, "q", &ok("calculator", 1)),
             "the budget is still there"
+        );
+        // A tool's own failure ran: it uses up the budget and its time counts.
+        t.set_limits(
+            "f",
+            TrajectoryLimits {
+                max_calls: Some(1),
+                ..Default::default()
+            },
+        );
+        let Admission::Run { generation, .. } = t.admit(Some("f")) else {
+            panic!("runs")
+        };
+        let mut failed = Envelope::failure(
+            None,
+            "calculator",
+            ToolError::new(ErrorKind::ParseError, "unexpected `)` at character 3"),
+        );
+        (failed.elapsed_us, failed.queued_us) = (89, Some(100));
+        t.record("f", Some(generation), &failed);
+        assert!(!run(&t, "f", &ok("calculator", 1)), "the budget is spent");
+        assert_eq!(
+            t.stats("f").map(|s| s["time_ms"].clone()),
+            Some(json!(0.089))
         );
     }
 

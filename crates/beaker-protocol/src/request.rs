@@ -728,12 +728,20 @@ mod tests {
             assert_eq!(kind(bad), "refused", "{bad}");
         }
         assert_eq!(kind(r#"{"hello": true}"#), "hello");
-        assert_eq!(kind(r#"{"grade": {"answer": "1", "reference": "1"}, "tag": "t"}"#), "call");
+        assert_eq!(
+            kind(r#"{"grade": {"answer": "1", "reference": "1"}, "tag": "t"}"#),
+            "call"
+        );
         assert_eq!(kind(r#"{"grade": {}, "params": {}}"#), "refused");
         assert_eq!(kind(r#"{"grade": {}, "bogus": 1}"#), "refused");
-        match Request::parse(br#"{"id": 1, "grade": {"answer": "2"}, "limits": {"timeout_ms": 50}}"#) {
+        match Request::parse(
+            br#"{"id": 1, "grade": {"answer": "2"}, "limits": {"timeout_ms": 50}}"#,
+        ) {
             Ok(Some(Request::Call(c))) => {
-                assert_eq!((c.tool.as_str(), &c.params), ("grade", &json!({"answer": "2"})));
+                assert_eq!(
+                    (c.tool.as_str(), &c.params),
+                    ("grade", &json!({"answer": "2"}))
+                );
                 assert_eq!(c.limits.timeout_ms, Some(50));
             }
             other => panic!("a grade request is a call of `grade`: {other:?}"),

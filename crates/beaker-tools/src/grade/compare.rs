@@ -79,6 +79,11 @@ impl Comparer<'_> {
         Ok(Scalar::Expr(e, text.trim().to_string()))
     }
 
+    /// Whether `text` reads as an expression without variables.
+    fn is_closed(&self, text: &str) -> bool {
+        matches!(self.scalar(text), Ok(Scalar::Expr(e, _)) if e.variables().is_empty())
+    }
+
     /// Two shapes, as the grade tool compares them.
     pub(super) fn shapes(&self, a: &Shape, b: &Shape) -> Result<Verdict, ToolError> {
         self.ctx.checkpoint()?;
@@ -96,21 +101,41 @@ impl Comparer<'_> {
                 if v.equal {
                     Verdict::yes("percent")
                 } else {
-                    Verdict::no("percent", v.why.unwrap_or_else(|| "a different percentage".into()))
+                    Verdict::no(
+                        "percent",
+                        v.why.unwrap_or_else(|| "a different percentage".into()),
+                    )
                 }
             }
             (Percent(p), Percent(q)) => {
                 let v = self.scalars(p, q)?;
-                Verdict { method: "percent", ..v }
+                Verdict {
+                    method: "percent",
+                    ..v
+                }
             }
             (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if read::is_name(l) => {
                 let v = self.scalars(r, s)?;
-                Verdict { method: "assignment", ..v }
+                Verdict {
+                    method: "assignment",
+                    ..v
+                }
+            }
+            // `17 * 23 = 391` against 391: a worked computation, whose value is its right-hand side.
+            (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if self.is_closed(l) => {
+                let v = self.scalars(r, s)?;
+                Verdict {
+                    method: "equation_rhs",
+                    ..v
+                }
             }
             (Equation(l1, r1), Equation(l2, r2)) => {
                 if read::is_name(l1) && read::is_name(l2) && l1.trim() == l2.trim() {
                     let v = self.scalars(r1, r2)?;
-                    Verdict { method: "assignment", ..v }
+                    Verdict {
+                        method: "assignment",
+                        ..v
+                    }
                 } else {
                     self.equations((l1, r1), (l2, r2))?
                 }
@@ -119,20 +144,37 @@ impl Comparer<'_> {
                 self.as_sets(x, y)?
             }
             (Seq(o1, c1, x), Seq(o2, c2, y)) => {
-                let method = if *o1 == '(' && *c1 == ')' { "tuple" } else { "interval" };
+                let method = if *o1 == '(' && *c1 == ')' {
+                    "tuple"
+                } else {
+                    "interval"
+                };
                 if (o1, c1) != (o2, c2) {
-                    return Ok(Verdict::no(method, format!("the brackets differ: {o1}…{c1} against {o2}…{c2}")));
+                    return Ok(Verdict::no(
+                        method,
+                        format!("the brackets differ: {o1}…{c1} against {o2}…{c2}"),
+                    ));
                 }
                 self.in_order(x, y, method)?
             }
-            (List(x), Seq('(', ')', y)) | (Seq('(', ')', x), List(y)) => self.in_order(x, y, "tuple")?,
+            (List(x), Seq('(', ')', y)) | (Seq('(', ')', x), List(y)) => {
+                self.in_order(x, y, "tuple")?
+            }
             _ => Verdict::no("structure", format!("{} against {}", what(a), what(b))),
         })
     }
 
-    fn in_order(&self, x: &[Shape], y: &[Shape], method: &'static str) -> Result<Verdict, ToolError> {
+    fn in_order(
+        &self,
+        x: &[Shape],
+        y: &[Shape],
+        method: &'static str,
+    ) -> Result<Verdict, ToolError> {
         if x.len() != y.len() {
-            return Ok(Verdict::no(method, format!("{} items against {}", x.len(), y.len())));
+            return Ok(Verdict::no(
+                method,
+                format!("{} items against {}", x.len(), y.len()),
+            ));
         }
         for (i, (a, b)) in x.iter().zip(y).enumerate() {
             let v = self.shapes(a, b)?;
@@ -154,7 +196,10 @@ impl Comparer<'_> {
                     }
                 }
                 if !found {
-                    return Ok(Verdict::no("set", format!("item {} of the {side} is not in the other", i + 1)));
+                    return Ok(Verdict::no(
+                        "set",
+                        format!("item {} of the {side} is not in the other", i + 1),
+                    ));
                 }
             }
         }
@@ -165,8 +210,18 @@ impl Comparer<'_> {
     pub(super) fn scalars(&self, x: &str, y: &str) -> Result<Verdict, ToolError> {
         let (a, b) = match (self.scalar(x), self.scalar(y)) {
             (Ok(a), Ok(b)) => (a, b),
-            (Err(e), _) => return Ok(Verdict::no("none", format!("the answer does not read as mathematics: {e}"))),
-            (_, Err(e)) => return Ok(Verdict::no("none", format!("the reference does not read as mathematics: {e}"))),
+            (Err(e), _) => {
+                return Ok(Verdict::no(
+                    "none",
+                    format!("the answer does not read as mathematics: {e}"),
+                ))
+            }
+            (_, Err(e)) => {
+                return Ok(Verdict::no(
+                    "none",
+                    format!("the reference does not read as mathematics: {e}"),
+                ))
+            }
         };
         match (a, b) {
             (Scalar::Infinity(p), Scalar::Infinity(q)) => Ok(if p == q {
@@ -174,7 +229,9 @@ impl Comparer<'_> {
             } else {
                 Verdict::no("exact", "infinities of opposite sign")
             }),
-            (Scalar::Infinity(_), _) | (_, Scalar::Infinity(_)) => Ok(Verdict::no("exact", "infinity against a finite value")),
+            (Scalar::Infinity(_), _) | (_, Scalar::Infinity(_)) => {
+                Ok(Verdict::no("exact", "infinity against a finite value"))
+            }
             (Scalar::Expr(a, at), Scalar::Expr(b, bt)) => {
                 if a.variables().is_empty() && b.variables().is_empty() {
                     self.closed(&a, &at, &b, &bt)
@@ -204,13 +261,24 @@ impl Comparer<'_> {
         };
         let y = match self.value(b)? {
             Ok(y) => y,
-            Err(e) => return Ok(Verdict::no("none", format!("the reference has no value: {e}"))),
+            Err(e) => {
+                return Ok(Verdict::no(
+                    "none",
+                    format!("the reference has no value: {e}"),
+                ))
+            }
         };
         Ok(self.numbers(&x, literal(at), &y, literal(bt)))
     }
 
     /// Two values, each with the decimal it was written as (if it was one).
-    pub(super) fn numbers(&self, x: &Num, x_lit: Option<Literal>, y: &Num, y_lit: Option<Literal>) -> Verdict {
+    pub(super) fn numbers(
+        &self,
+        x: &Num,
+        x_lit: Option<Literal>,
+        y: &Num,
+        y_lit: Option<Literal>,
+    ) -> Verdict {
         if let (Num::Exact(p), Num::Exact(q)) = (x, y) {
             if p == q {
                 return Verdict::yes("exact");
@@ -221,7 +289,8 @@ impl Comparer<'_> {
             return Verdict::no("none", "a value is not finite");
         }
         let diff = Float::with_val(BITS, &fx - &fy).abs();
-        let scale = Float::with_val(BITS, fx.clone().abs()).max(&Float::with_val(BITS, fy.clone().abs()));
+        let scale =
+            Float::with_val(BITS, fx.clone().abs()).max(&Float::with_val(BITS, fy.clone().abs()));
         let both_exact = matches!((x, y), (Num::Exact(_), Num::Exact(_)));
         if !both_exact && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW)) {
             return Verdict::yes("equal");
@@ -238,7 +307,8 @@ impl Comparer<'_> {
         }
         let s = self.settings;
         if s.rel_tol > 0.0 || s.abs_tol > 0.0 {
-            let allowed = Float::with_val(BITS, &scale * s.rel_tol).max(&Float::with_val(BITS, s.abs_tol));
+            let allowed =
+                Float::with_val(BITS, &scale * s.rel_tol).max(&Float::with_val(BITS, s.abs_tol));
             if diff <= allowed {
                 return Verdict::yes("tolerance");
             }
@@ -270,7 +340,10 @@ impl Comparer<'_> {
                 continue;
             }
             if (x - y).abs() > POINT_TOLERANCE * x.abs().max(y.abs()).max(1.0) {
-                return Ok(Verdict::no("identity", format!("they differ at {}", show_point(a, b, &point))));
+                return Ok(Verdict::no(
+                    "identity",
+                    format!("they differ at {}", show_point(a, b, &point)),
+                ));
             }
             defined += 1;
             if defined == POINTS {
@@ -280,14 +353,25 @@ impl Comparer<'_> {
         Ok(if defined >= MIN_DEFINED {
             Verdict::yes("identity")
         } else {
-            Verdict::no("identity", "they are defined at too few sample points to compare")
+            Verdict::no(
+                "identity",
+                "they are defined at too few sample points to compare",
+            )
         })
     }
 
     /// Two equations: the same when `lhs - rhs` of one is a nonzero constant multiple of the other's.
-    fn equations(&self, (l1, r1): (&String, &String), (l2, r2): (&String, &String)) -> Result<Verdict, ToolError> {
+    fn equations(
+        &self,
+        (l1, r1): (&String, &String),
+        (l2, r2): (&String, &String),
+    ) -> Result<Verdict, ToolError> {
         let f = |l: &str, r: &str| -> Result<Expr, String> {
-            let e = format!("({})-({})", read::to_expression(l)?, read::to_expression(r)?);
+            let e = format!(
+                "({})-({})",
+                read::to_expression(l)?,
+                read::to_expression(r)?
+            );
             let limits = ParseLimits {
                 max_len: self.ctx.limits.max_expression_len,
                 max_depth: self.ctx.limits.max_depth,
@@ -296,7 +380,12 @@ impl Comparer<'_> {
         };
         let (a, b) = match (f(l1, r1), f(l2, r2)) {
             (Ok(a), Ok(b)) => (a, b),
-            (Err(e), _) | (_, Err(e)) => return Ok(Verdict::no("equation", format!("an equation does not read: {e}"))),
+            (Err(e), _) | (_, Err(e)) => {
+                return Ok(Verdict::no(
+                    "equation",
+                    format!("an equation does not read: {e}"),
+                ))
+            }
         };
         let (fa, fb, n) = match compile_pair(&a, &b) {
             Ok(t) => t,
@@ -325,13 +414,21 @@ impl Comparer<'_> {
                 if x.abs() < tiny && y.abs() < tiny {
                     continue;
                 }
-                return Ok(Verdict::no("equation", "one equation holds where the other does not"));
+                return Ok(Verdict::no(
+                    "equation",
+                    "one equation holds where the other does not",
+                ));
             }
             let c = x / y;
             match ratio {
                 None => ratio = Some(c),
                 Some(r) if (r - c).abs() <= POINT_TOLERANCE * r.abs().max(c.abs()) => {}
-                Some(_) => return Ok(Verdict::no("equation", "the equations are not multiples of each other")),
+                Some(_) => {
+                    return Ok(Verdict::no(
+                        "equation",
+                        "the equations are not multiples of each other",
+                    ))
+                }
             }
             defined += 1;
             if defined == POINTS {
@@ -341,14 +438,25 @@ impl Comparer<'_> {
         Ok(if defined >= MIN_DEFINED {
             Verdict::yes("equation")
         } else {
-            Verdict::no("equation", "they are defined at too few sample points to compare")
+            Verdict::no(
+                "equation",
+                "they are defined at too few sample points to compare",
+            )
         })
     }
 }
 
 /// Both expressions compiled over the union of their variables.
-fn compile_pair(a: &Expr, b: &Expr) -> Result<(beaker_expr::CompiledF64, beaker_expr::CompiledF64, usize), String> {
-    let mut names: Vec<&str> = a.variables().iter().chain(b.variables()).map(String::as_str).collect();
+fn compile_pair(
+    a: &Expr,
+    b: &Expr,
+) -> Result<(beaker_expr::CompiledF64, beaker_expr::CompiledF64, usize), String> {
+    let mut names: Vec<&str> = a
+        .variables()
+        .iter()
+        .chain(b.variables())
+        .map(String::as_str)
+        .collect();
     names.sort_unstable();
     names.dedup();
     let fa = a.compile_f64(&names).map_err(|e| e.to_string())?;
@@ -357,7 +465,12 @@ fn compile_pair(a: &Expr, b: &Expr) -> Result<(beaker_expr::CompiledF64, beaker_
 }
 
 fn show_point(a: &Expr, b: &Expr, point: &[f64]) -> String {
-    let mut names: Vec<&str> = a.variables().iter().chain(b.variables()).map(String::as_str).collect();
+    let mut names: Vec<&str> = a
+        .variables()
+        .iter()
+        .chain(b.variables())
+        .map(String::as_str)
+        .collect();
     names.sort_unstable();
     names.dedup();
     names
@@ -381,7 +494,10 @@ pub(super) fn literal(text: &str) -> Option<Literal> {
     let t = text.trim();
     let body = t.strip_prefix(['-', '+']).unwrap_or(t);
     let (int, frac) = body.split_once('.')?;
-    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) || frac.is_empty() {
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
+        || frac.is_empty()
+    {
         return None;
     }
     let digits = format!("{int}{frac}");

@@ -71,7 +71,10 @@ pub(super) fn boxed(text: &str) -> Option<&str> {
     let (open, close) = best?;
     let mut inner = text[open + 1..close].trim();
     // `\boxed{\boxed{3}}`: a box that holds only a box.
-    while let Some(rest) = inner.strip_prefix("\\boxed").or_else(|| inner.strip_prefix("\\fbox")) {
+    while let Some(rest) = inner
+        .strip_prefix("\\boxed")
+        .or_else(|| inner.strip_prefix("\\fbox"))
+    {
         let rest = rest.trim_start();
         match rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
             Some(r) if matching_brace(rest, 0) == Some(rest.len() - 1) => inner = r.trim(),
@@ -172,7 +175,8 @@ pub(super) fn last_math<'a>(text: &'a str) -> Option<&'a str> {
     if let Some(&(s, e)) = spans.last() {
         consider(e, &text[s..e]);
     }
-    best.map(|(_, inner)| inner.trim()).filter(|s| !s.is_empty())
+    best.map(|(_, inner)| inner.trim())
+        .filter(|s| !s.is_empty())
 }
 
 /// The last number in the text (`-3`, `1,000`, `2.5`), thousands separators kept for the reader to drop.
@@ -206,7 +210,7 @@ pub(super) fn last_number(text: &str) -> Option<&str> {
 
 /// The answer part of model text and where it was found; `whole_reads` says whether a candidate reads as an
 /// answer on its own (used for the whole text before falling back to its last number).
-pub(super) fn answer<'a>(text: &'a str, whole_reads: impl Fn(&str) -> bool) -> (&'a str, From) {
+pub(super) fn answer(text: &str, whole_reads: impl Fn(&str) -> bool) -> (&str, From) {
     if let Some(b) = boxed(text) {
         return (b, From::Boxed);
     }
@@ -273,7 +277,10 @@ pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
     // The last `(X)` in running text.
     let b = text.as_bytes();
     (0..b.len().saturating_sub(2)).rev().find_map(|i| {
-        (b[i] == b'(' && b[i + 2] == b')' && b[i + 1].is_ascii_alphabetic() && b[i + 1].to_ascii_uppercase() <= b'J')
+        (b[i] == b'('
+            && b[i + 2] == b')'
+            && b[i + 1].is_ascii_alphabetic()
+            && b[i + 1].to_ascii_uppercase() <= b'J')
             .then(|| (char::from(b[i + 1].to_ascii_uppercase()), From::Whole))
     })
 }
@@ -308,6 +315,9 @@ fn leading_letter(s: &str) -> Option<char> {
     let c = chars.next()?;
     let next = chars.next();
     let ends = next.is_none_or(|n| !n.is_ascii_alphanumeric());
-    (c.is_ascii_alphabetic() && c.to_ascii_uppercase() <= 'J' && ends && (c.is_ascii_uppercase() || next == Some(')')))
-        .then(|| c.to_ascii_uppercase())
+    (c.is_ascii_alphabetic()
+        && c.to_ascii_uppercase() <= 'J'
+        && ends
+        && (c.is_ascii_uppercase() || next == Some(')')))
+    .then(|| c.to_ascii_uppercase())
 }

@@ -134,9 +134,12 @@ fn text_param(params: &Value, key: &str) -> Result<String, ToolError> {
 fn tolerance(params: &Value, key: &str, default: f64) -> Result<f64, ToolError> {
     match params.get(key) {
         None | Some(Value::Null) => Ok(default),
-        Some(v) => v.as_f64().filter(|t| t.is_finite() && *t >= 0.0).ok_or_else(|| {
-            ToolError::invalid_params(format!("`{key}` must be a non-negative number, got {v}"))
-        }),
+        Some(v) => v
+            .as_f64()
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                ToolError::invalid_params(format!("`{key}` must be a non-negative number, got {v}"))
+            }),
     }
 }
 
@@ -153,16 +156,28 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         return Ok(match extract::choice_in(answer) {
             Some((got, from)) => Outcome {
                 verdict: if got == want {
-                    Verdict { equal: true, method: "choice", why: None }
+                    Verdict {
+                        equal: true,
+                        method: "choice",
+                        why: None,
+                    }
                 } else {
-                    Verdict { equal: false, method: "choice", why: Some(format!("{got} against {want}")) }
+                    Verdict {
+                        equal: false,
+                        method: "choice",
+                        why: Some(format!("{got} against {want}")),
+                    }
                 },
                 extracted: got.to_string(),
                 from,
                 normalized: Some((got.to_string(), want.to_string())),
             },
             None => Outcome {
-                verdict: Verdict { equal: false, method: "choice", why: Some("the answer names no choice letter".into()) },
+                verdict: Verdict {
+                    equal: false,
+                    method: "choice",
+                    why: Some("the answer names no choice letter".into()),
+                },
                 extracted: String::new(),
                 from: From::Whole,
                 normalized: None,
@@ -180,9 +195,17 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         let (a, r) = (words(got), words(reference));
         return Ok(Outcome {
             verdict: if a == r {
-                Verdict { equal: true, method: "text", why: None }
+                Verdict {
+                    equal: true,
+                    method: "text",
+                    why: None,
+                }
             } else {
-                Verdict { equal: false, method: "text", why: Some("the words differ".into()) }
+                Verdict {
+                    equal: false,
+                    method: "text",
+                    why: Some("the words differ".into()),
+                }
             },
             extracted: got.trim().to_string(),
             from,
@@ -191,7 +214,9 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     }
     let ref_qty = quantity(reference);
     let units_wanted = kind == Kind::Units || (kind == Kind::Auto && ref_qty.is_some());
-    let (mut got, from) = extract::answer(answer, |s| reads_as_math(s) || (units_wanted && quantity(s).is_some()));
+    let (mut got, from) = extract::answer(answer, |s| {
+        reads_as_math(s) || (units_wanted && quantity(s).is_some())
+    });
     if units_wanted && from == From::LastNumber {
         if let Some(q) = quantity_at_end(answer) {
             got = q;
@@ -201,13 +226,25 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     let too_long = |side: &str, n: usize| Verdict {
         equal: false,
         method: "none",
-        why: Some(format!("the {side} is {n} bytes long; the most read is {MAX_ANSWER_LEN}")),
+        why: Some(format!(
+            "the {side} is {n} bytes long; the most read is {MAX_ANSWER_LEN}"
+        )),
     };
     if extracted.len() > MAX_ANSWER_LEN {
-        return Ok(Outcome { verdict: too_long("answer", extracted.len()), extracted: shorten(&extracted), from, normalized: None });
+        return Ok(Outcome {
+            verdict: too_long("answer", extracted.len()),
+            extracted: shorten(&extracted),
+            from,
+            normalized: None,
+        });
     }
     if reference.len() > MAX_ANSWER_LEN {
-        return Ok(Outcome { verdict: too_long("reference", reference.len()), extracted, from, normalized: None });
+        return Ok(Outcome {
+            verdict: too_long("reference", reference.len()),
+            extracted,
+            from,
+            normalized: None,
+        });
     }
     if units_wanted {
         let Some(r) = ref_qty else {
@@ -220,8 +257,15 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
             Some(a) => units(c, &a, &r),
             // A bare number is read in the reference's unit.
             None => match c.scalars(&read::clean(&extracted), &r.number)? {
-                v if v.equal => Verdict { equal: true, method: "number_in_reference_unit", why: None },
-                v => Verdict { method: "units", ..v },
+                v if v.equal => Verdict {
+                    equal: true,
+                    method: "number_in_reference_unit",
+                    why: None,
+                },
+                v => Verdict {
+                    method: "units",
+                    ..v
+                },
             },
         };
         return Ok(Outcome {
@@ -237,7 +281,11 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         (Ok(sa), Ok(sb)) => (sa, sb),
         (Err(e), _) => {
             return Ok(Outcome {
-                verdict: Verdict { equal: false, method: "none", why: Some(format!("the answer does not read: {e}")) },
+                verdict: Verdict {
+                    equal: false,
+                    method: "none",
+                    why: Some(format!("the answer does not read: {e}")),
+                },
                 extracted,
                 from,
                 normalized: None,
@@ -245,7 +293,11 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         }
         (_, Err(e)) => {
             return Ok(Outcome {
-                verdict: Verdict { equal: false, method: "none", why: Some(format!("the reference does not read: {e}")) },
+                verdict: Verdict {
+                    equal: false,
+                    method: "none",
+                    why: Some(format!("the reference does not read: {e}")),
+                },
                 extracted,
                 from,
                 normalized: None,
@@ -253,7 +305,12 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         }
     };
     let verdict = c.shapes(&sa, &sb)?;
-    Ok(Outcome { verdict, normalized: Some((render(&sa), render(&sb))), extracted, from })
+    Ok(Outcome {
+        verdict,
+        normalized: Some((render(&sa), render(&sb))),
+        extracted,
+        from,
+    })
 }
 
 /// A reference's answer: its box if it has one, else all of it.
@@ -274,11 +331,29 @@ fn reads_as_math(s: &str) -> bool {
     }
 }
 
-/// A run of three or more letters that is not a LaTeX command or a known function or constant name.
+/// Short English words that open or join a sentence ("So 17 * 23 = 391."): whole whitespace-separated tokens,
+/// never read as products of one-letter variables.
+const SHORT_WORDS: &[&str] = &[
+    "so", "is", "it", "we", "be", "to", "of", "as", "at", "by", "or", "an", "if", "my", "me",
+];
+
+/// A run of three or more letters that is not a LaTeX command or a known function or constant name, or a short
+/// English word standing alone.
 fn has_words(s: &str) -> bool {
+    let short = s
+        .split(|c: char| c.is_whitespace() || ",.:;!?".contains(c))
+        .any(|t| {
+            let lower = t.to_ascii_lowercase();
+            SHORT_WORDS.contains(&lower.as_str())
+        });
+    short || has_long_words(s)
+}
+
+fn has_long_words(s: &str) -> bool {
     const NAMES: &[&str] = &[
-        "sqrt", "cbrt", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "arcsin", "arccos", "arctan",
-        "sinh", "cosh", "tanh", "exp", "log", "abs", "floor", "ceil", "inf", "infinity",
+        "sqrt", "cbrt", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "arcsin",
+        "arccos", "arctan", "sinh", "cosh", "tanh", "exp", "log", "abs", "floor", "ceil", "inf",
+        "infinity",
     ];
     let b = s.as_bytes();
     let mut i = 0;
@@ -305,7 +380,11 @@ fn has_words(s: &str) -> bool {
 fn is_words(reference: &str) -> bool {
     let t = read::clean(reference);
     let t = t.trim_end_matches(['.', '!']);
-    if t.is_empty() || !t.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\'') {
+    if t.is_empty()
+        || !t
+            .chars()
+            .all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '\'')
+    {
         return false;
     }
     matches!(t.to_lowercase().as_str(), "yes" | "no" | "true" | "false") || has_words(t)
@@ -314,7 +393,10 @@ fn is_words(reference: &str) -> bool {
 /// Text compared as words: lower case, text commands and math delimiters gone, closing punctuation dropped.
 fn words(s: &str) -> String {
     let t = read::clean(s).replace('$', " ");
-    let t = t.trim().trim_end_matches(['.', '!', '?', ';', ',']).to_lowercase();
+    let t = t
+        .trim()
+        .trim_end_matches(['.', '!', '?', ';', ','])
+        .to_lowercase();
     t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -359,7 +441,11 @@ struct Qty {
 /// the number (`2e`, `3x`) is a product, not a unit.
 fn quantity(text: &str) -> Option<Qty> {
     let t = read::clean(text).replace("\\%", "%");
-    let t = t.replace("° C", "°C").replace("° F", "°F").replace("\\mu ", "µ").replace("\\mu", "µ");
+    let t = t
+        .replace("° C", "°C")
+        .replace("° F", "°F")
+        .replace("\\mu ", "µ")
+        .replace("\\mu", "µ");
     let (number, unit) = split_number(t.trim());
     let unit = unit.trim().trim_start_matches(['*', '·']).trim();
     if number.is_empty() || unit.is_empty() || unit == "%" {
@@ -371,7 +457,12 @@ fn quantity(text: &str) -> Option<Qty> {
     }
     let value = decimal(number, 400)?;
     let q = parse_unit(&unit.replace('{', "(").replace('}', ")")).ok()?;
-    Some(Qty { number: number.to_string(), unit: unit.to_string(), value, q })
+    Some(Qty {
+        number: number.to_string(),
+        unit: unit.to_string(),
+        value,
+        q,
+    })
 }
 
 /// `The speed is 9.81 m/s^2.`: the quantity that ends the text, found from the first number in its last 256
@@ -384,7 +475,10 @@ fn quantity_at_end(text: &str) -> Option<&str> {
     }
     let b = text.as_bytes();
     (from..b.len())
-        .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric() && b[i - 1] != b'.'))
+        .filter(|&i| {
+            b[i].is_ascii_digit()
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric() && b[i - 1] != b'.')
+        })
         .map(|i| if i > 0 && b[i - 1] == b'-' { i - 1 } else { i })
         .find(|&i| quantity(&text[i..]).is_some())
         .map(|i| &text[i..])
@@ -397,21 +491,38 @@ fn units(c: &Comparer, a: &Qty, r: &Qty) -> Verdict {
         return Verdict {
             equal: false,
             method: "units",
-            why: Some(format!("{} and {} are different kinds of quantity", a.unit, r.unit)),
+            why: Some(format!(
+                "{} and {} are different kinds of quantity",
+                a.unit, r.unit
+            )),
         };
     }
     let a_in_r = convert(&a.value, &a.q, &r.q);
     let r_value = Num::Exact(r.value.clone());
     let v = c.numbers(&a_in_r, None, &r_value, literal(&r.number));
     if v.equal {
-        return Verdict { method: "units", ..v };
+        return Verdict {
+            method: "units",
+            ..v
+        };
     }
     let r_in_a = convert(&r.value, &r.q, &a.q);
-    let back = c.numbers(&Num::Exact(a.value.clone()), literal(&a.number), &r_in_a, None);
+    let back = c.numbers(
+        &Num::Exact(a.value.clone()),
+        literal(&a.number),
+        &r_in_a,
+        None,
+    );
     if back.equal {
-        return Verdict { method: "units", ..back };
+        return Verdict {
+            method: "units",
+            ..back
+        };
     }
-    Verdict { method: "units", ..v }
+    Verdict {
+        method: "units",
+        ..v
+    }
 }
 
 /// `value` in unit `from`, expressed in unit `to` (affine for °C and °F); exact unless π is involved.

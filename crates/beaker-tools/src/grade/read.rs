@@ -50,7 +50,15 @@ const NOISE: &[&str] = &[
 
 /// Text commands whose argument is read as plain text.
 const TEXT_COMMANDS: &[&str] = &[
-    "\\text", "\\textbf", "\\textit", "\\textrm", "\\mathrm", "\\mathbf", "\\mathit", "\\mbox", "\\operatorname",
+    "\\text",
+    "\\textbf",
+    "\\textit",
+    "\\textrm",
+    "\\mathrm",
+    "\\mathbf",
+    "\\mathit",
+    "\\mbox",
+    "\\operatorname",
 ];
 
 /// Strips math delimiters, layout commands and text wrappers, and a sentence's closing full stop.
@@ -61,13 +69,30 @@ pub(super) fn clean(s: &str) -> String {
             t = inner.trim().to_string();
         }
     }
-    t = t.replace("{,}", "").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
-    t = t.replace("\\cfrac", "\\frac").replace("\\dbinom", "\\binom").replace("\\tbinom", "\\binom");
+    t = t
+        .replace("{,}", "")
+        .replace("\\dfrac", "\\frac")
+        .replace("\\tfrac", "\\frac");
+    t = t
+        .replace("\\cfrac", "\\frac")
+        .replace("\\dbinom", "\\binom")
+        .replace("\\tbinom", "\\binom");
     for n in NOISE {
-        t = t.replace(n, if *n == "~" || n.starts_with("\\q") { " " } else { "" });
+        t = t.replace(
+            n,
+            if *n == "~" || n.starts_with("\\q") {
+                " "
+            } else {
+                ""
+            },
+        );
     }
     t = unwrap_text_commands(&t);
-    t = t.replace("^\\circ", "°").replace("^{\\circ}", "°").replace("\\degree", "°").replace("\\circ", "°");
+    t = t
+        .replace("^\\circ", "°")
+        .replace("^{\\circ}", "°")
+        .replace("\\degree", "°")
+        .replace("\\circ", "°");
     let t = t.trim();
     t.strip_suffix('.').unwrap_or(t).trim().to_string()
 }
@@ -187,7 +212,10 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     if let Some(inner) = s.strip_prefix("\\{").and_then(|r| r.strip_suffix("\\}")) {
         return Ok(Shape::Set(items(inner)?));
     }
-    if s.starts_with('{') && super::extract::matching_brace(s, 0) == Some(s.len() - 1) && split_top(&s[1..s.len() - 1], ',').len() > 1 {
+    if s.starts_with('{')
+        && super::extract::matching_brace(s, 0) == Some(s.len() - 1)
+        && split_top(&s[1..s.len() - 1], ',').len() > 1
+    {
         return Ok(Shape::Set(items(&s[1..s.len() - 1])?));
     }
     let first = s.chars().next().unwrap_or(' ');
@@ -220,13 +248,21 @@ pub(super) fn is_name(s: &str) -> bool {
     let s = s.strip_prefix('\\').unwrap_or(s);
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_alphabetic())
-        && (s.chars().count() == 1 || GREEK.contains(&s) || s.split_once('_').is_some_and(|(a, b)| a.chars().count() == 1 && !b.is_empty() && b.chars().all(|c| c.is_alphanumeric() || "{}".contains(c))))
+        && (s.chars().count() == 1
+            || GREEK.contains(&s)
+            || s.split_once('_').is_some_and(|(a, b)| {
+                a.chars().count() == 1
+                    && !b.is_empty()
+                    && b.chars().all(|c| c.is_alphanumeric() || "{}".contains(c))
+            }))
 }
 
 /// Infinity as answers write it.
 pub(super) fn infinity(s: &str) -> Option<bool> {
     match s.trim() {
-        "\\infty" | "+\\infty" | "∞" | "+∞" | "oo" | "inf" | "infinity" | "\\infinity" => Some(false),
+        "\\infty" | "+\\infty" | "∞" | "+∞" | "oo" | "inf" | "infinity" | "\\infinity" => {
+            Some(false)
+        }
         "-\\infty" | "-∞" | "-oo" | "-inf" | "-infinity" => Some(true),
         _ => None,
     }
@@ -234,9 +270,38 @@ pub(super) fn infinity(s: &str) -> Option<bool> {
 
 /// Greek letters read as variable names.
 const GREEK: &[&str] = &[
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
-    "lambda", "mu", "nu", "xi", "rho", "sigma", "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta",
-    "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
 ];
 
 /// Functions known by name in plain text and as LaTeX commands, and the expression language's name for each.
@@ -282,10 +347,16 @@ enum Piece {
 
 impl Piece {
     fn ends_operand(&self) -> bool {
-        matches!(self, Piece::Num(_) | Piece::Name(_) | Piece::Close | Piece::Bang)
+        matches!(
+            self,
+            Piece::Num(_) | Piece::Name(_) | Piece::Close | Piece::Bang
+        )
     }
     fn starts_operand(&self) -> bool {
-        matches!(self, Piece::Num(_) | Piece::Name(_) | Piece::Func(_) | Piece::Open)
+        matches!(
+            self,
+            Piece::Num(_) | Piece::Name(_) | Piece::Func(_) | Piece::Open
+        )
     }
 }
 
@@ -543,7 +614,9 @@ impl Translator<'_> {
             return Err("an operand is missing at the end".into());
         };
         match c {
-            c if c.is_ascii_digit() || (c == '.' && self.c.get(self.i + 1).is_some_and(|d| d.is_ascii_digit())) => {
+            c if c.is_ascii_digit()
+                || (c == '.' && self.c.get(self.i + 1).is_some_and(|d| d.is_ascii_digit())) =>
+            {
                 let n = self.number();
                 out.push(Piece::Num(n));
             }
@@ -556,7 +629,7 @@ impl Translator<'_> {
                 };
                 let inner = self.sequence(depth + 1, Some(close))?;
                 match self.peek() {
-                    Some(x) if matches!(x, ')' | ']' | '}') => self.i += 1,
+                    Some(')' | ']' | '}') => self.i += 1,
                     _ => return Err(format!("a `{c}` is not closed")),
                 }
                 if inner.is_empty() {
@@ -664,7 +737,9 @@ impl Translator<'_> {
                 Some('^') => {
                     self.i += 1;
                     let p = self.argument(depth + 1)?;
-                    if p == wrap(vec![Piece::Op("-"), Piece::Num("1".into())]) && ["sin", "cos", "tan"].contains(&name.as_str()) {
+                    if p == wrap(vec![Piece::Op("-"), Piece::Num("1".into())])
+                        && ["sin", "cos", "tan"].contains(&name.as_str())
+                    {
                         name = format!("a{name}");
                     } else {
                         power = Some(p);
@@ -688,19 +763,27 @@ impl Translator<'_> {
             loop {
                 self.skip_ws();
                 match self.peek() {
-                    Some(c) if c.is_ascii_digit() || c.is_alphabetic() || c == '{' || c == 'π' => self.atom(&mut a, depth + 1)?,
+                    Some(c) if c.is_ascii_digit() || c.is_alphabetic() || c == '{' || c == 'π' => {
+                        self.atom(&mut a, depth + 1)?
+                    }
                     Some('\\') => {
                         let save = self.i;
                         let cmd = self.command();
                         self.i = save;
-                        if ["cdot", "times", "div", "ast"].contains(&cmd.as_str()) || FUNCTIONS.iter().any(|(n, _)| *n == cmd) {
+                        if ["cdot", "times", "div", "ast"].contains(&cmd.as_str())
+                            || FUNCTIONS.iter().any(|(n, _)| *n == cmd)
+                        {
                             break;
                         }
                         self.atom(&mut a, depth + 1)?;
                     }
                     _ => break,
                 }
-                if !a.is_empty() && FUNCTIONS.iter().any(|(n, _)| self.c[self.i..].starts_with(&n.chars().collect::<Vec<_>>())) {
+                if !a.is_empty()
+                    && FUNCTIONS
+                        .iter()
+                        .any(|(n, _)| self.c[self.i..].starts_with(&n.chars().collect::<Vec<_>>()))
+                {
                     break;
                 }
             }

@@ -33,7 +33,7 @@ pub(super) fn spec() -> ToolSpec {
             "type": "object",
             "properties": {
                 "correct": {"type": "boolean", "description": "Whether the answer equals the reference."},
-                "method": {"type": "string", "description": "How it was decided: exact, equal, rounded, tolerance, identity, equation, assignment, percent, set, tuple, interval, units, number_in_reference_unit, choice, text, structure or none (nothing to compare)."},
+                "method": {"type": "string", "description": "How it was decided: exact, equal, rounded, tolerance, identity, equation, assignment (`x = 2` against 2), equation_rhs (`17 * 23 = 391` against 391), percent, set, tuple, interval, units, number_in_reference_unit, choice, text, structure or none (nothing to compare)."},
                 "extracted": {"type": "string", "description": "The final answer found in `answer`."},
                 "extracted_from": {"type": "string", "enum": ["boxed", "phrase", "math", "whole", "last_number"], "description": "Where it was found."},
                 "normalized": {"type": "object", "description": "Both sides as compared: `answer` and `reference` in the expression language (`(1)/(2)`, `2*sqrt(2)`), a letter, words, or a quantity."},

@@ -14,13 +14,20 @@ fn verdict(answer: &str, reference: &str) -> (bool, String) {
     let out = grade(json!({"answer": answer, "reference": reference}));
     (
         out["correct"].as_bool().expect("correct is a boolean"),
-        out["method"].as_str().expect("method is a string").to_string(),
+        out["method"]
+            .as_str()
+            .expect("method is a string")
+            .to_string(),
     )
 }
 
 #[track_caller]
 fn yes(answer: &str, reference: &str, method: &str) {
-    assert_eq!(verdict(answer, reference), (true, method.to_string()), "{answer} against {reference}");
+    assert_eq!(
+        verdict(answer, reference),
+        (true, method.to_string()),
+        "{answer} against {reference}"
+    );
 }
 
 #[track_caller]
@@ -34,15 +41,27 @@ fn no(answer: &str, reference: &str) {
 fn extraction_prefers_box_then_phrase_then_math_then_whole_then_last_number() {
     let from = |a: &str| grade(json!({"answer": a, "reference": "7"}));
     let out = from("First $x = 3$, so \\boxed{7}. Then 9.");
-    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("boxed")));
+    assert_eq!(
+        (out["extracted"].as_str(), out["extracted_from"].as_str()),
+        (Some("7"), Some("boxed"))
+    );
     let out = from("We get 3 and then 5. The final answer is 7.");
-    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("phrase")));
+    assert_eq!(
+        (out["extracted"].as_str(), out["extracted_from"].as_str()),
+        (Some("7"), Some("phrase"))
+    );
     let out = from("So she has $7$ apples.");
     assert_eq!(out["extracted_from"], "math");
     let out = from("\\frac{14}{2}");
-    assert_eq!((out["correct"].as_bool(), out["extracted_from"].as_str()), (Some(true), Some("whole")));
+    assert_eq!(
+        (out["correct"].as_bool(), out["extracted_from"].as_str()),
+        (Some(true), Some("whole"))
+    );
     let out = from("Adding 3 and 4 gives 7 apples in total");
-    assert_eq!((out["extracted"].as_str(), out["extracted_from"].as_str()), (Some("7"), Some("last_number")));
+    assert_eq!(
+        (out["extracted"].as_str(), out["extracted_from"].as_str()),
+        (Some("7"), Some("last_number"))
+    );
     // The outermost of nested boxes, and the last box when there are several.
     yes("\\boxed{\\boxed{7}}", "7", "exact");
     yes("\\boxed{3} no wait \\fbox{7}", "7", "exact");
@@ -90,16 +109,24 @@ fn roundings_need_enough_digits_and_can_be_turned_off() {
     let off = grade(json!({"answer": "0.333333", "reference": "1/3", "rounded_digits": 0}));
     assert_eq!(off["correct"], false);
     let fewer = grade(json!({"answer": "3.14", "reference": "\\pi", "rounded_digits": 3}));
-    assert_eq!((fewer["correct"].as_bool(), fewer["method"].as_str()), (Some(true), Some("rounded")));
+    assert_eq!(
+        (fewer["correct"].as_bool(), fewer["method"].as_str()),
+        (Some(true), Some("rounded"))
+    );
 }
 
 #[test]
 fn tolerances_are_honoured() {
-    let g = |tol: Value| grade(json!({"answer": "9.9", "reference": "9.81", "rel_tol": tol}))["correct"].clone();
+    let g = |tol: Value| {
+        grade(json!({"answer": "9.9", "reference": "9.81", "rel_tol": tol}))["correct"].clone()
+    };
     assert_eq!(g(json!(0.01)), true);
     assert_eq!(g(json!(0.001)), false);
     let abs = grade(json!({"answer": "1.04", "reference": "1", "abs_tol": 0.05}));
-    assert_eq!((abs["correct"].as_bool(), abs["method"].as_str()), (Some(true), Some("tolerance")));
+    assert_eq!(
+        (abs["correct"].as_bool(), abs["method"].as_str()),
+        (Some(true), Some("tolerance"))
+    );
     let abs = grade(json!({"answer": "1.06", "reference": "1", "abs_tol": 0.05}));
     assert_eq!(abs["correct"], false);
 }
@@ -127,6 +154,15 @@ fn expressions_by_identity_at_seeded_points() {
 #[test]
 fn equations_assignments_percentages_and_structures() {
     yes("x = 2", "2", "assignment");
+    yes("17 * 23 = 391", "391", "equation_rhs");
+    no("17 * 23 = 381", "391");
+    // A sentence is not mathematics: its last number is the answer.
+    let out = grade(json!({"answer": "So 17 * 23 = 391.", "reference": "391"}));
+    assert_eq!(
+        (out["correct"].as_bool(), out["extracted_from"].as_str()),
+        (Some(true), Some("last_number"))
+    );
+    yes("It is 12", "12", "exact");
     yes("2", "x=2", "assignment");
     yes("y = 2x + 1", "2x - y + 1 = 0", "equation");
     yes("2y = 4x + 2", "y = 2x + 1", "equation");
@@ -170,7 +206,16 @@ fn quantities_convert_through_the_unit_engine() {
 
 #[test]
 fn choices_and_words() {
-    for a in ["(B)", "B", "b)", "The answer is (B).", "\\boxed{B}", "Answer: B", "\\boxed{\\text{(B)}}", "so (B)"] {
+    for a in [
+        "(B)",
+        "B",
+        "b)",
+        "The answer is (B).",
+        "\\boxed{B}",
+        "Answer: B",
+        "\\boxed{\\text{(B)}}",
+        "so (B)",
+    ] {
         yes(a, "B", "choice");
     }
     yes("(C)", "\\text{C}", "choice");
@@ -200,7 +245,11 @@ fn params_are_checked() {
         json!({"answer": "1", "reference": "2", "kind": "units"}),
     ] {
         let e = call(bad.clone()).expect_err("refused");
-        assert_eq!(e.kind, beaker_core::ErrorKind::InvalidParams, "{bad}: {e:?}");
+        assert_eq!(
+            e.kind,
+            beaker_core::ErrorKind::InvalidParams,
+            "{bad}: {e:?}"
+        );
     }
     // Numbers are read as the text they were written as.
     let out = grade(json!({"answer": "\\boxed{42}", "reference": 42}));
@@ -214,8 +263,29 @@ fn degenerate_answers_are_graded_false_never_errors() {
     let braces = format!("\\boxed{{{}", "{".repeat(100_000));
     let boxes = "\\boxed{".repeat(50_000);
     for a in [
-        "", "\\boxed{", "\\frac{1}{0}", "10^{10^{10}}", &long, "\\sqrt{-1}", "}}}}", "NaN", "inf", "1/0", &deep, &braces,
-        &boxes, "\\frac", "x^", "|x", "\u{0}", "\\boxed{}", "$$", "((", "\\left(\\right)", "1e999999999", "0^{-1}",
+        "",
+        "\\boxed{",
+        "\\frac{1}{0}",
+        "10^{10^{10}}",
+        &long,
+        "\\sqrt{-1}",
+        "}}}}",
+        "NaN",
+        "inf",
+        "1/0",
+        &deep,
+        &braces,
+        &boxes,
+        "\\frac",
+        "x^",
+        "|x",
+        "\u{0}",
+        "\\boxed{}",
+        "$$",
+        "((",
+        "\\left(\\right)",
+        "1e999999999",
+        "0^{-1}",
     ] {
         let out = grade(json!({"answer": a, "reference": "3"}));
         assert_eq!(out["correct"], false, "{}: {out}", &a[..a.len().min(40)]);
