@@ -213,6 +213,35 @@ fn hostile_texts_cost_linear_work() -> Outcome {
     Ok(())
 }
 
+/// The request/answer pairs of docs/DIALECTS.md's examples, run over `beaker serve` (timings dropped).
+fn docs_examples() -> Outcome {
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/DIALECTS.md"))
+        .map_err(|e| e.to_string())?;
+    let at = doc.find("## Examples").ok_or("the section is missing")?;
+    let block = doc[at..].split("```json\n").nth(1).unwrap_or("");
+    let lines: Vec<&str> = block.lines().take_while(|l| *l != "```").collect();
+    crate::support::ensure(lines.len() == 4, || format!("{} lines", lines.len()))?;
+    let mut server = crate::support::Server::start(&["--no-python"]);
+    for pair in lines.chunks(2) {
+        let parse = |l: &str| {
+            serde_json::from_str::<Value>(l.trim_start_matches("→ ")).map_err(|e| e.to_string())
+        };
+        let (request, shown) = (parse(pair[0])?, parse(pair[1])?);
+        server.send(&request);
+        let mut got = server.recv();
+        for c in got["calls"].as_array_mut().into_iter().flatten() {
+            if let Some(o) = c.as_object_mut() {
+                o.remove("elapsed_us");
+                o.remove("queued_us");
+            }
+        }
+        crate::support::ensure(got == shown, || {
+            format!("got {got}\nthe page shows {shown}")
+        })?;
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     let dir = root().join("tests/data/dialects/corpus");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
@@ -234,6 +263,10 @@ pub fn trials() -> Vec<Trial> {
         .map(|n| Trial::test(format!("dialects::corpus::{n}"), move || check_case(&n)))
         .collect();
     trials.push(Trial::test("dialects::fuzz_regressions", fuzz_regressions));
+    trials.push(Trial::test(
+        "dialects::the_docs_examples_run",
+        docs_examples,
+    ));
     trials.push(Trial::test(
         "dialects::hostile_texts_cost_linear_work",
         hostile_texts_cost_linear_work,

@@ -77,6 +77,37 @@ def test_cancelling_a_task_cancels_its_call():
     assert e.stats()["tools"][0]["tool"] == "calculator"
 
 
+def test_cancelling_an_arun_text_task_cancels_its_calls():
+    # One worker: if the cancelled text's call kept it, the next call would wait ten minutes.
+    e = beaker.Engine(python=False, workers=1, _test_tools=True)
+    text = '<tool_call>{"name": "_block", "arguments": {}}</tool_call>'
+
+    async def main():
+        task = asyncio.ensure_future(e.arun_text(text, limits={"timeout_ms": 600000}))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        out = await asyncio.wait_for(e.arun_text('<tool_call>{"name": "calculator", "arguments": {"expression": "6 * 7"}}</tool_call>'), 60)
+        refused = await e.arun_text("x", dialect="klingon")
+        return out, refused
+
+    out, refused = asyncio.run(main())
+    assert out["calls"][0]["result"]["value"] == "42"
+    assert refused["success"] is False and "klingon" in refused["error"]
+
+
+def test_arun_text_runs_many_texts_at_once(engine):
+    texts = [f'<tool_call>{{"name": "calculator", "arguments": {{"expression": "{i} * 3"}}}}</tool_call>' for i in range(100)]
+
+    async def main():
+        return await asyncio.gather(*(engine.arun_text(t, template="qwen2.5") for t in texts))
+
+    outs = asyncio.run(main())
+    assert [o["calls"][0]["result"]["value"] for o in outs] == [str(i * 3) for i in range(100)]
+    assert all(o["observation"].startswith("<|im_end|>") for o in outs)
+
+
 def test_the_gil_is_released_while_the_engine_works(engine):
     # A call that blocks for 300 ms on an engine worker must not stop this thread counting.
     ticks = []

@@ -58,6 +58,31 @@ impl NativeHandle {
     }
 }
 
+/// The calls of a text submitted with `submit_text`, which can cancel them all.
+#[pyclass(frozen, module = "beaker._beaker")]
+struct NativeTextHandle {
+    handles: Vec<CallHandle>,
+}
+
+#[pymethods]
+impl NativeTextHandle {
+    /// Cancels every call of the text still running; whether any was cancelled.
+    fn cancel(&self) -> bool {
+        // Every handle is cancelled (no short circuit), then whether any of them was.
+        let cancelled: Vec<bool> = self.handles.iter().map(CallHandle::cancel).collect();
+        cancelled.contains(&true)
+    }
+}
+
+/// Calls `on_done(answer)` with the GIL held; an exception in it (a closed event loop) is printed, not lost.
+fn answer(on_done: &Py<PyAny>, answer: String) {
+    Python::attach(|py| {
+        if let Err(e) = on_done.call1(py, (answer,)) {
+            e.print(py);
+        }
+    });
+}
+
 /// The call in a request, or (as JSON text) the envelope refusing it, in the protocol's own words.
 fn parse_call(bytes: &[u8]) -> Result<beaker_core::ToolCall, String> {
     match Request::parse(bytes) {
@@ -188,6 +213,42 @@ impl NativeEngine {
         }
     }
 
+    /// Queues every call of a text request (or an OpenAI conversation); `on_done(reply_json)` is called once, on an
+    /// engine thread, with the GIL held, when the last call is answered. `None` when the request was refused (the
+    /// refusal has been passed to `on_done` already).
+    fn submit_text(&self, request_json: &str, on_done: Py<PyAny>) -> Option<NativeTextHandle> {
+        // Shared: a conversation refused after its closure was built still answers through it.
+        let on_done = std::sync::Arc::new(on_done);
+        let refuse = |env: Envelope| {
+            answer(&on_done, text(&env));
+            None
+        };
+        let reply = {
+            let cb = on_done.clone();
+            move |r: beaker_engine::TextReply| answer(&cb, r.to_json().to_string())
+        };
+        match Request::parse(request_json.as_bytes()) {
+            Ok(Some(Request::Text { request, .. })) => Some(NativeTextHandle {
+                handles: self.engine.submit_text(request, reply),
+            }),
+            Ok(Some(Request::Messages {
+                messages, request, ..
+            })) => match self.engine.submit_messages(&messages, &request, reply) {
+                Ok(handles) => Some(NativeTextHandle { handles }),
+                Err(e) => refuse(Envelope::failure(None, "", e)),
+            },
+            Ok(_) => refuse(Envelope::failure(
+                None,
+                "",
+                ToolError::new(
+                    ErrorKind::ParseError,
+                    "a text request has `text` or `messages`",
+                ),
+            )),
+            Err(refusal) => refuse(refusal.envelope()),
+        }
+    }
+
     /// Answers a trajectory control message (`{"trajectory", "limits"}`, `{"stats"}` or `{"close"}`, as JSON)
     /// with its JSON answer: `{"success": true, "stats"}`, or a failed envelope.
     fn trajectory(&self, request_json: &str) -> String {
@@ -258,6 +319,7 @@ impl NativeEngine {
 fn _beaker(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeEngine>()?;
     m.add_class::<NativeHandle>()?;
+    m.add_class::<NativeTextHandle>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -124,9 +124,27 @@ class Engine:
 
     async def arun_text(self, text: Union[str, List[Dict[str, Any]]], *, dialect: str = "auto",
                         **options: Any) -> Dict[str, Any]:
-        """`run_text` on a worker thread, so the event loop goes on."""
-        return await asyncio.get_running_loop().run_in_executor(
-            None, lambda: self.run_text(text, dialect=dialect, **options))
+        """`run_text` without blocking the event loop (no thread of the loop's executor is held); cancelling the
+        awaiting task cancels every call of the text still running."""
+        request: Dict[str, Any] = dict(options)
+        request["dialect"] = dialect
+        request["messages" if isinstance(text, list) else "text"] = text
+        loop = asyncio.get_running_loop()
+        fut: "asyncio.Future[str]" = loop.create_future()
+
+        def done(answer: str) -> None:
+            try:
+                loop.call_soon_threadsafe(_settle, fut, answer)
+            except RuntimeError:
+                pass  # the loop is closed: nobody waits for this answer any more
+
+        handle = self._native.submit_text(json.dumps(request), done)
+        try:
+            return json.loads(await fut)
+        except asyncio.CancelledError:
+            if handle is not None:
+                handle.cancel()
+            raise
 
     def set_trajectory(self, tag: str, **limits: int) -> Dict[str, Any]:
         """Sets the budgets of trajectory `tag` (`max_calls`, `max_total_ms`, `max_output_bytes`), opening it when
