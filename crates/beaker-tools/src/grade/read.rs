@@ -69,32 +69,51 @@ pub(super) fn clean(s: &str) -> String {
             t = inner.trim().to_string();
         }
     }
-    t = t
-        .replace("{,}", "")
-        .replace("\\dfrac", "\\frac")
-        .replace("\\tfrac", "\\frac");
-    t = t
-        .replace("\\cfrac", "\\frac")
-        .replace("\\dbinom", "\\binom")
-        .replace("\\tbinom", "\\binom");
-    for n in NOISE {
-        t = t.replace(
-            n,
-            if *n == "~" || n.starts_with("\\q") {
-                " "
-            } else {
-                ""
-            },
-        );
+    // Most answers are plain (`18`, `3/4`): only text with a backslash, brace or tilde has anything to rewrite.
+    if t.contains(['\\', '{', '~']) {
+        t = rewrite(t);
     }
-    t = unwrap_text_commands(&t);
-    t = t
-        .replace("^\\circ", "°")
-        .replace("^{\\circ}", "°")
-        .replace("\\degree", "°")
-        .replace("\\circ", "°");
     let t = t.trim();
     t.strip_suffix('.').unwrap_or(t).trim().to_string()
+}
+
+/// The LaTeX rewrites of [`clean`], each done only when its pattern is there.
+fn rewrite(mut t: String) -> String {
+    let swap = |t: &mut String, from: &str, to: &str| {
+        if t.contains(from) {
+            *t = t.replace(from, to);
+        }
+    };
+    for (from, to) in [
+        ("{,}", ""),
+        ("\\dfrac", "\\frac"),
+        ("\\tfrac", "\\frac"),
+        ("\\cfrac", "\\frac"),
+        ("\\dbinom", "\\binom"),
+        ("\\tbinom", "\\binom"),
+    ] {
+        swap(&mut t, from, to);
+    }
+    for n in NOISE {
+        let to = if *n == "~" || n.starts_with("\\q") {
+            " "
+        } else {
+            ""
+        };
+        swap(&mut t, n, to);
+    }
+    if t.contains('\\') {
+        t = unwrap_text_commands(&t);
+    }
+    for (from, to) in [
+        ("^\\circ", "°"),
+        ("^{\\circ}", "°"),
+        ("\\degree", "°"),
+        ("\\circ", "°"),
+    ] {
+        swap(&mut t, from, to);
+    }
+    t
 }
 
 /// `\text{ m/s}` → ` m/s`: text commands replaced by their argument.
