@@ -435,6 +435,14 @@ impl Translator<'_> {
         self.c[start..self.i].iter().collect()
     }
 
+    /// Whether a plain function name (`sin`, `cos`, …) starts here.
+    fn at_function_name(&self) -> bool {
+        let rest = &self.c[self.i..];
+        FUNCTIONS
+            .iter()
+            .any(|(n, _)| n.len() <= rest.len() && rest.iter().zip(n.chars()).all(|(a, b)| *a == b))
+    }
+
     /// Operands and operators until `close` (or the end).
     fn sequence(&mut self, depth: usize, close: Option<char>) -> Result<Vec<Piece>, String> {
         if depth > MAX_NESTING {
@@ -781,6 +789,10 @@ impl Translator<'_> {
             let mut a = Vec::new();
             loop {
                 self.skip_ws();
+                // `\sin x \cos x`, `sin x cos x`: the next function starts a new factor.
+                if !a.is_empty() && self.at_function_name() {
+                    break;
+                }
                 match self.peek() {
                     Some(c) if c.is_ascii_digit() || c.is_alphabetic() || c == '{' || c == 'π' => {
                         self.atom(&mut a, depth + 1)?
@@ -797,13 +809,6 @@ impl Translator<'_> {
                         self.atom(&mut a, depth + 1)?;
                     }
                     _ => break,
-                }
-                if !a.is_empty()
-                    && FUNCTIONS
-                        .iter()
-                        .any(|(n, _)| self.c[self.i..].starts_with(&n.chars().collect::<Vec<_>>()))
-                {
-                    break;
                 }
             }
             if a.is_empty() {

@@ -137,6 +137,7 @@ fn expressions_by_identity_at_seeded_points() {
     yes("\\frac{1}{x}+\\frac{1}{y}", "\\frac{x+y}{xy}", "identity");
     yes("(a+b)^2", "a^2+2ab+b^2", "identity");
     yes("\\sin 2x", "2\\sin x \\cos x", "identity");
+    yes("sin 2x", "2 sin x cos x", "identity");
     yes("\\sqrt{x^2}", "|x|", "identity");
     yes("e^{\\ln x}", "x", "identity");
     yes("\\log_2 x", "\\frac{\\ln x}{\\ln 2}", "identity");
