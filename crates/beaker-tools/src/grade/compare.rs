@@ -6,16 +6,22 @@ use beaker_core::{CallContext, ToolError};
 use beaker_expr::{eval_exact, parse, ExactOptions, Expr, ExprError, Num, ParseLimits};
 use rug::{Float, Rational};
 
-/// Working precision of closed values, in bits: two irrational forms of one number (`2\sqrt{2}`, `\sqrt{8}`)
-/// agree far beyond what any answer writes.
+/// Working precision of closed values, in bits; irrational values are computed again at twice this to tell
+/// a rounding residue (which shrinks with the precision) from a real difference (which does not).
 const BITS: u32 = 256;
-/// Closed values that agree to this relative difference are the same number (`equal`).
-const SAME_BELOW: f64 = 1e-60;
+/// Values converted between units (exact up to powers of π, at [`BITS`]) that agree to this relative
+/// difference are the same quantity.
+const SAME_BELOW: f64 = 1e-70;
 /// Points at which expressions in variables are compared, and the fewest that must be defined.
-const POINTS: usize = 12;
+const POINTS: usize = 16;
 const MIN_DEFINED: usize = 6;
-/// Relative difference under which two doubles at a sample point agree.
-const POINT_TOLERANCE: f64 = 1e-9;
+/// Two doubles at a sample point agree when `|a - b| <= POINT_REL·max(|a|, |b|) + POINT_ABS`.
+const POINT_REL: f64 = 1e-11;
+const POINT_ABS: f64 = 1e-13;
+/// Most scalar comparisons one grade makes (sets are compared item against item): beyond, it is not correct.
+pub(super) const MAX_COMPARISONS: u64 = 100_000;
+/// Most decimal digits of an exact value a grade computes (`10^{10^5}` is no answer anyone checks).
+const MAX_DIGITS: u64 = 5_000;
 
 /// What a comparison may accept beyond exact equality.
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +69,8 @@ enum Scalar {
 pub(super) struct Comparer<'a> {
     pub ctx: &'a CallContext,
     pub settings: Settings,
+    /// Scalar comparisons left (see [`MAX_COMPARISONS`]).
+    pub budget: std::cell::Cell<u64>,
 }
 
 impl Comparer<'_> {
@@ -77,6 +85,17 @@ impl Comparer<'_> {
         };
         let e = parse(&infix, limits).map_err(|e| e.to_string())?;
         Ok(Scalar::Expr(e, text.trim().to_string()))
+    }
+
+    /// Whether `text` is a value of magnitude below 1.
+    fn below_one(&self, text: &str) -> bool {
+        match self.scalar(text) {
+            Ok(Scalar::Expr(e, _)) if e.variables().is_empty() => match self.value(&e, 64) {
+                Ok(Ok(n)) => as_float(&n).abs() < 1,
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Whether `text` reads as an expression without variables.
@@ -96,9 +115,10 @@ impl Comparer<'_> {
                 if v.equal {
                     return Ok(Verdict::yes("percent"));
                 }
-                // A reference may give the number of percent (`25` for 25%).
+                // A reference may give the number of percent (`25` for 25%), but a value below 1 is read as
+                // the fraction it is: 0.5% is not 0.5.
                 let v = self.scalars(p, r)?;
-                if v.equal {
+                if v.equal && !self.below_one(r) {
                     Verdict::yes("percent")
                 } else {
                     Verdict::no(
@@ -114,7 +134,7 @@ impl Comparer<'_> {
                     ..v
                 }
             }
-            (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if read::is_name(l) => {
+            (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if read::is_target(l) => {
                 let v = self.scalars(r, s)?;
                 Verdict {
                     method: "assignment",
@@ -130,7 +150,7 @@ impl Comparer<'_> {
                 }
             }
             (Equation(l1, r1), Equation(l2, r2)) => {
-                if read::is_name(l1) && read::is_name(l2) && l1.trim() == l2.trim() {
+                if read::is_target(l1) && read::is_target(l2) && l1.trim() == l2.trim() {
                     let v = self.scalars(r1, r2)?;
                     Verdict {
                         method: "assignment",
@@ -186,6 +206,16 @@ impl Comparer<'_> {
     }
 
     fn as_sets(&self, x: &[Shape], y: &[Shape]) -> Result<Verdict, ToolError> {
+        // Items written alike are equal: a set against itself reordered never needs pairwise comparisons.
+        let sorted = |items: &[Shape]| {
+            let mut v: Vec<String> = items.iter().map(read::render).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        if sorted(x) == sorted(y) {
+            return Ok(Verdict::yes("set"));
+        }
         for (from, to, side) in [(x, y, "answer"), (y, x, "reference")] {
             for (i, a) in from.iter().enumerate() {
                 let mut found = false;
@@ -208,6 +238,14 @@ impl Comparer<'_> {
 
     /// Two scalars: closed values numerically, expressions in variables by identity testing.
     pub(super) fn scalars(&self, x: &str, y: &str) -> Result<Verdict, ToolError> {
+        let left = self.budget.get();
+        if left == 0 {
+            return Ok(Verdict::no(
+                "none",
+                format!("too large to compare (more than {MAX_COMPARISONS} comparisons)"),
+            ));
+        }
+        self.budget.set(left - 1);
         let (a, b) = match (self.scalar(x), self.scalar(y)) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) => {
@@ -218,7 +256,7 @@ impl Comparer<'_> {
             }
             (_, Err(e)) => {
                 return Ok(Verdict::no(
-                    "none",
+                    "reference_unreadable",
                     format!("the reference does not read as mathematics: {e}"),
                 ))
             }
@@ -242,10 +280,10 @@ impl Comparer<'_> {
         }
     }
 
-    fn value(&self, e: &Expr) -> Result<Result<Num, String>, ToolError> {
+    fn value(&self, e: &Expr, bits: u32) -> Result<Result<Num, String>, ToolError> {
         let opts = ExactOptions {
-            prec_bits: BITS,
-            max_digits: self.ctx.limits.max_digits.min(100_000),
+            prec_bits: bits,
+            max_digits: self.ctx.limits.max_digits.min(MAX_DIGITS),
         };
         match eval_exact(e, opts, Some(self.ctx)) {
             Ok(n) => Ok(Ok(n)),
@@ -255,11 +293,11 @@ impl Comparer<'_> {
     }
 
     fn closed(&self, a: &Expr, at: &str, b: &Expr, bt: &str) -> Result<Verdict, ToolError> {
-        let x = match self.value(a)? {
+        let x = match self.value(a, BITS)? {
             Ok(x) => x,
             Err(e) => return Ok(Verdict::no("none", format!("the answer has no value: {e}"))),
         };
-        let y = match self.value(b)? {
+        let y = match self.value(b, BITS)? {
             Ok(y) => y,
             Err(e) => {
                 return Ok(Verdict::no(
@@ -268,16 +306,43 @@ impl Comparer<'_> {
                 ))
             }
         };
-        Ok(self.numbers(&x, literal(at), &y, literal(bt)))
+        if !matches!((&x, &y), (Num::Exact(_), Num::Exact(_))) {
+            // Ziv's test: the difference of two forms of one number is a rounding residue that shrinks when the
+            // precision doubles; a real difference, however small (`e^{200}` and `e^{200}+1`), stays.
+            let (x2, y2) = match (self.value(a, 2 * BITS)?, self.value(b, 2 * BITS)?) {
+                (Ok(x2), Ok(y2)) => (x2, y2),
+                _ => return Ok(self.numbers_near(&x, literal(at), &y, literal(bt), false)),
+            };
+            let d1 = Float::with_val(2 * BITS, as_float(&x) - as_float(&y)).abs();
+            let (x2, y2) = (at_bits(&x2, 2 * BITS), at_bits(&y2, 2 * BITS));
+            let d2 = Float::with_val(2 * BITS, &x2 - &y2).abs();
+            let scale = Float::with_val(2 * BITS, x2.abs_ref()).max(&Float::with_val(2 * BITS, y2.abs_ref()));
+            let shrank = if d1.is_zero() {
+                d2 <= scale * Float::with_val(2 * BITS, Float::i_exp(1, -490))
+            } else {
+                d2 <= d1 * Float::with_val(2 * BITS, Float::i_exp(1, -200))
+            };
+            if shrank {
+                return Ok(Verdict::yes("equal"));
+            }
+        }
+        Ok(self.numbers_near(&x, literal(at), &y, literal(bt), false))
     }
 
     /// Two values, each with the decimal it was written as (if it was one).
-    pub(super) fn numbers(
+    pub(super) fn numbers(&self, x: &Num, x_lit: Option<Literal>, y: &Num, y_lit: Option<Literal>) -> Verdict {
+        self.numbers_near(x, x_lit, y, y_lit, true)
+    }
+
+    /// [`numbers`](Self::numbers); `near`: values within [`SAME_BELOW`] are the same (when they could not be
+    /// computed again at a higher precision).
+    fn numbers_near(
         &self,
         x: &Num,
         x_lit: Option<Literal>,
         y: &Num,
         y_lit: Option<Literal>,
+        near: bool,
     ) -> Verdict {
         if let (Num::Exact(p), Num::Exact(q)) = (x, y) {
             if p == q {
@@ -292,7 +357,7 @@ impl Comparer<'_> {
         let scale =
             Float::with_val(BITS, fx.clone().abs()).max(&Float::with_val(BITS, fy.clone().abs()));
         let both_exact = matches!((x, y), (Num::Exact(_), Num::Exact(_)));
-        if !both_exact && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW)) {
+        if near && !both_exact && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW)) {
             return Verdict::yes("equal");
         }
         let n = self.settings.rounded_digits;
@@ -339,7 +404,7 @@ impl Comparer<'_> {
             if !x.is_finite() || !y.is_finite() {
                 continue;
             }
-            if (x - y).abs() > POINT_TOLERANCE * x.abs().max(y.abs()).max(1.0) {
+            if (x - y).abs() > POINT_REL * x.abs().max(y.abs()) + POINT_ABS {
                 return Ok(Verdict::no(
                     "identity",
                     format!("they differ at {}", show_point(a, b, &point)),
@@ -422,7 +487,7 @@ impl Comparer<'_> {
             let c = x / y;
             match ratio {
                 None => ratio = Some(c),
-                Some(r) if (r - c).abs() <= POINT_TOLERANCE * r.abs().max(c.abs()) => {}
+                Some(r) if (r - c).abs() <= POINT_REL * r.abs().max(c.abs()) => {}
                 Some(_) => {
                     return Ok(Verdict::no(
                         "equation",
@@ -520,9 +585,13 @@ fn rounds_to(value: &Float, lit: &Literal) -> bool {
 }
 
 fn as_float(n: &Num) -> Float {
+    at_bits(n, BITS)
+}
+
+fn at_bits(n: &Num, bits: u32) -> Float {
     match n {
-        Num::Exact(q) => Float::with_val(BITS, q),
-        Num::Approx(f) => Float::with_val(BITS, f),
+        Num::Exact(q) => Float::with_val(bits, q),
+        Num::Approx(f) => Float::with_val(bits, f),
     }
 }
 
@@ -555,15 +624,18 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    /// A sample coordinate: magnitudes in [0.25, 3.25), positive on even attempts (where square roots and
-    /// logarithms are defined), either sign on odd ones (so `|x|` is not taken for `x`).
+    /// A sample coordinate, by the attempt's scheme (every coordinate of a point shares it): magnitudes in
+    /// [0.25, 3.25) positive (where square roots and logarithms are defined) or of either sign (so `|x|` is not
+    /// taken for `x`), larger values in [3.25, 40) (`\sqrt{x-5}`, and `|x-5|` is not `5-x`), and the integers 1 to 12
+    /// (`n!`, `(-1)^n`, `\binom{n}{2}`).
     fn sample(&mut self, attempt: usize) -> f64 {
         let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        let m = 0.25 + 3.0 * u;
-        if attempt % 2 == 1 && self.next() & 1 == 1 {
-            -m
-        } else {
-            m
+        match attempt % 4 {
+            0 => 0.25 + 3.0 * u,
+            1 if self.next() & 1 == 1 => -(0.25 + 3.0 * u),
+            1 => 0.25 + 3.0 * u,
+            2 => 3.25 + 36.75 * u,
+            _ => (1.0 + (12.0 * u).floor()).min(12.0),
         }
     }
 }

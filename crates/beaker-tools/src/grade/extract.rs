@@ -31,6 +31,7 @@ impl From {
 
 /// Phrases after which the final answer follows, longest first, matched case-insensitively.
 const PHRASES: &[&str] = &[
+    "####",
     "final answer is",
     "final answer:",
     "final answer",
@@ -42,10 +43,48 @@ const PHRASES: &[&str] = &[
 /// The content of the last `\boxed{…}` or `\fbox{…}` to close (so the outermost of nested boxes), nested boxes
 /// unwrapped; `None` when there is none whose braces close. One pass over the text, whatever it holds.
 pub(super) fn boxed(text: &str) -> Option<&str> {
+    let spans = box_spans(text);
+    let &(open, close) = spans.last()?;
+    Some(unbox(&text[open + 1..close]))
+}
+
+/// The final answer's boxes: the last box, or every box on its line when there are several there (`The roots
+/// are \boxed{2} and \boxed{3}.` is the list `2, 3`).
+pub(super) fn boxes(text: &str) -> Option<String> {
+    let spans = box_spans(text);
+    let &(open, close) = spans.last()?;
+    let line_start = text[..open].rfind('\n').map_or(0, |i| i + 1);
+    let on_line: Vec<&str> = spans
+        .iter()
+        .filter(|(o, _)| *o >= line_start)
+        .map(|&(o, c)| unbox(&text[o + 1..c]))
+        .collect();
+    Some(if on_line.len() > 1 {
+        on_line.join(", ")
+    } else {
+        unbox(&text[open + 1..close]).to_string()
+    })
+}
+
+/// `\boxed{\boxed{3}}`: a box that holds only a box is that box.
+fn unbox(inner: &str) -> &str {
+    let mut inner = inner.trim();
+    while let Some(rest) = inner.strip_prefix("\\boxed").or_else(|| inner.strip_prefix("\\fbox")) {
+        let rest = rest.trim_start();
+        match rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            Some(r) if matching_brace(rest, 0) == Some(rest.len() - 1) => inner = r.trim(),
+            _ => break,
+        }
+    }
+    inner
+}
+
+/// The brace spans (`{` to `}`) of the boxes not inside another box, in text order; one pass over the text.
+fn box_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     // For every open brace: whether it opens a box, and where.
     let mut stack: Vec<(bool, usize)> = Vec::new();
-    let mut best: Option<(usize, usize)> = None;
+    let mut spans = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -59,8 +98,8 @@ pub(super) fn boxed(text: &str) -> Option<&str> {
             }
             b'}' => {
                 if let Some((is_box, open)) = stack.pop() {
-                    if is_box {
-                        best = Some((open, i));
+                    if is_box && !stack.iter().any(|(boxed, _)| *boxed) {
+                        spans.push((open, i));
                     }
                 }
             }
@@ -68,20 +107,7 @@ pub(super) fn boxed(text: &str) -> Option<&str> {
         }
         i += 1;
     }
-    let (open, close) = best?;
-    let mut inner = text[open + 1..close].trim();
-    // `\boxed{\boxed{3}}`: a box that holds only a box.
-    while let Some(rest) = inner
-        .strip_prefix("\\boxed")
-        .or_else(|| inner.strip_prefix("\\fbox"))
-    {
-        let rest = rest.trim_start();
-        match rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-            Some(r) if matching_brace(rest, 0) == Some(rest.len() - 1) => inner = r.trim(),
-            _ => break,
-        }
-    }
-    Some(inner)
+    spans
 }
 
 /// The byte index of the `}` that closes the `{` at `open` (a `\{` or `\}` does not count).
@@ -113,10 +139,18 @@ pub(super) fn after_phrase(text: &str) -> Option<&str> {
         .iter()
         .filter_map(|p| lower.rfind(p).map(|i| (i, p.len())))
         .max_by_key(|&(i, len)| (i + len, len))?;
-    let rest = &text[at + len..];
-    let rest = rest.trim_start_matches([':', ' ', '\t']);
+    // `**Final Answer:** 72`, `**Final Answer**` and the answer on a later line.
+    let rest = text[at + len..].trim_start_matches([':', ' ', '\t', '*', '\r', '\n']);
     let line = rest.lines().next().unwrap_or("").trim();
-    let line = strip_sentence_end(line);
+    // `12, since 3*4 = 12`, `1/4 (0.25)`: what follows is the reason or a restatement.
+    let cut = [" because", ", because", " since", ", since", ", which", " which", ", so ", "; ", " ("]
+        .iter()
+        .filter_map(|c| line.find(c))
+        .filter(|&i| i > 0)
+        .min()
+        .unwrap_or(line.len());
+    let line = strip_sentence_end(line[..cut].trim_end_matches([',', ' ']));
+    let line = line.trim_matches('*').trim();
     (!line.is_empty()).then_some(line)
 }
 
@@ -180,7 +214,7 @@ pub(super) fn last_math<'a>(text: &'a str) -> Option<&'a str> {
 }
 
 /// The last number in the text (`-3`, `1,000`, `2.5`), thousands separators kept for the reader to drop.
-pub(super) fn last_number(text: &str) -> Option<&str> {
+pub(super) fn last_number(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut end = b.len();
     while end > 0 && !b[end - 1].is_ascii_digit() {
@@ -202,31 +236,40 @@ pub(super) fn last_number(text: &str) -> Option<&str> {
             break;
         }
     }
-    if start > 0 && b[start - 1] == b'-' && (start < 2 || !b[start - 2].is_ascii_alphanumeric()) {
-        start -= 1;
-    }
-    Some(&text[start..end])
+    // A percent sign, plain or LaTeX, belongs to the number (`0.75%` is not 0.75).
+    let percent = if text[end..].starts_with('%') || text[end..].starts_with("\\%") { "%" } else { "" };
+    // The sign: `-3`, `−5` (a Unicode minus), `-$25` (a dollar amount).
+    let before = text[..start].strip_suffix('$').unwrap_or(&text[..start]);
+    let signed = (before.ends_with('-') || before.ends_with('−')) && {
+        let b2 = before.trim_end_matches(['-', '−']);
+        !b2.ends_with(|c: char| c.is_ascii_alphanumeric())
+    };
+    let sign = if signed { "-" } else { "" };
+    Some(format!("{sign}{}{percent}", &text[start..end]))
 }
 
 /// The answer part of model text and where it was found; `whole_reads` says whether a candidate reads as an
 /// answer on its own (used for the whole text before falling back to its last number).
-pub(super) fn answer(text: &str, whole_reads: impl Fn(&str) -> bool) -> (&str, From) {
-    if let Some(b) = boxed(text) {
+/// The answer part of model text and where it was found. `is_sentence` says whether the text is prose: then
+/// its last number is its answer; otherwise the whole text is (mathematics that does not read is graded as it
+/// is, never by a number picked out of it: `x \geq 2` is not 2).
+pub(super) fn answer(text: &str, is_sentence: impl Fn(&str) -> bool) -> (String, From) {
+    if let Some(b) = boxes(text) {
         return (b, From::Boxed);
     }
     if let Some(p) = after_phrase(text) {
-        return (last_math(p).unwrap_or(p), From::Phrase);
+        return (last_math(p).unwrap_or(p).to_string(), From::Phrase);
     }
     if let Some(m) = last_math(text) {
-        return (m, From::Math);
+        return (m.to_string(), From::Math);
     }
     let whole = strip_sentence_end(text);
-    if whole_reads(whole) {
-        return (whole, From::Whole);
+    if !is_sentence(whole) {
+        return (whole.to_string(), From::Whole);
     }
     match last_number(text) {
         Some(n) => (n, From::LastNumber),
-        None => (whole, From::Whole),
+        None => (whole.to_string(), From::Whole),
     }
 }
 
@@ -260,35 +303,47 @@ fn unwrap_text(s: &str) -> &str {
     s
 }
 
-/// The choice letter a model's text gives: in its last box, after its last answer phrase (`The answer is
-/// (B)`, `Answer: B`), as the whole text (`B`, `(b)`, `b)`), or as its last parenthesised letter.
+/// Phrases after which a choice letter follows, besides the answer phrases.
+const CHOICE_PHRASES: &[&str] = &["correct option is", "option is", "choice is", "i choose", "i pick", "select"];
+
+/// The choice letter a model's text gives: in its last box (`\boxed{B}`, `\boxed{\textbf{(C)}\ 14}`), after its
+/// last answer phrase (`The answer is (B)`, `Answer: **B**`, `The correct option is B.`), or as the whole text
+/// (`B`, `(b)`, `b)`). A letter merely mentioned in running text (`(A) is too small`) is not an answer.
 pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
     if let Some(b) = boxed(text) {
-        return lone_letter(b, true).map(|c| (c, From::Boxed));
+        let b = super::read::clean(b);
+        return lone_letter(&b, true)
+            .or_else(|| leading_letter(&b, true))
+            .map(|c| (c, From::Boxed));
     }
-    if let Some(p) = after_phrase(text) {
-        if let Some(c) = leading_letter(p) {
-            return Some((c, From::Phrase));
-        }
+    let lower = text.to_ascii_lowercase();
+    let choice_phrase = CHOICE_PHRASES
+        .iter()
+        .filter_map(|p| lower.rfind(p).map(|i| i + p.len()))
+        .max();
+    let answer_phrase = after_phrase(text).map(|p| p.as_ptr() as usize - text.as_ptr() as usize);
+    let after = match (answer_phrase, choice_phrase) {
+        (Some(a), Some(c)) if c > a => Some(&text[c..]),
+        (Some(a), _) => Some(&text[a..]),
+        (None, Some(c)) => Some(&text[c..]),
+        (None, None) => None,
+    };
+    if let Some(p) = after {
+        let p = super::read::clean(p.trim_start_matches([':', ' ', '*']));
+        let lower = p.to_ascii_lowercase();
+        let p = ["option ", "choice "]
+            .iter()
+            .find(|w| lower.starts_with(*w))
+            .map_or(p.as_str(), |w| p[w.len()..].trim_start());
+        return leading_letter(p, false).map(|c| (c, From::Phrase));
     }
-    if let Some(c) = lone_letter(strip_sentence_end(text), false) {
-        return Some((c, From::Whole));
-    }
-    // The last `(X)` in running text.
-    let b = text.as_bytes();
-    (0..b.len().saturating_sub(2)).rev().find_map(|i| {
-        (b[i] == b'('
-            && b[i + 2] == b')'
-            && b[i + 1].is_ascii_alphabetic()
-            && b[i + 1].to_ascii_uppercase() <= b'J')
-            .then(|| (char::from(b[i + 1].to_ascii_uppercase()), From::Whole))
-    })
+    lone_letter(strip_sentence_end(text), false).map(|c| (c, From::Whole))
 }
 
 /// `B`, `(B)`, `B)`, `\text{B}`; a lowercase letter only with a bracket (`b)`, `(b)`), or anywhere when
 /// `any_case` (inside a box, where no article can stand).
 fn lone_letter(s: &str, any_case: bool) -> Option<char> {
-    let s = unwrap_text(s.trim().trim_matches('$').trim());
+    let s = unwrap_text(s.trim().trim_matches(['$', '*']).trim());
     let (inner, bracketed) = match s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
         Some(r) => (r.trim(), true),
         None => match s.strip_suffix(')') {
@@ -306,18 +361,25 @@ fn lone_letter(s: &str, any_case: bool) -> Option<char> {
     }
 }
 
-/// The letter that opens a phrase's answer: `(B).`, `B`, `\boxed{B}`, `B) 42`.
-fn leading_letter(s: &str) -> Option<char> {
-    let s = s.trim().trim_start_matches('$');
+/// The letter that opens an answer: `(B).`, `B`, `**B**`, `B) 42`, `C. 12`, `(C) 14`. Not `I believe…` or `A and
+/// C`: a bare letter followed by a lower-case word is a word of a sentence.
+fn leading_letter(s: &str, any_case: bool) -> Option<char> {
+    let s = s.trim().trim_start_matches(['$', '*', ' ']);
     let s = s.strip_prefix("\\text{").unwrap_or(s);
-    let s = s.strip_prefix('(').unwrap_or(s);
+    let (s, bracketed) = match s.strip_prefix('(') {
+        Some(r) => (r, true),
+        None => (s, false),
+    };
     let mut chars = s.chars();
     let c = chars.next()?;
-    let next = chars.next();
-    let ends = next.is_none_or(|n| !n.is_ascii_alphanumeric());
-    (c.is_ascii_alphabetic()
-        && c.to_ascii_uppercase() <= 'J'
-        && ends
-        && (c.is_ascii_uppercase() || next == Some(')')))
-    .then(|| c.to_ascii_uppercase())
+    let rest = chars.as_str();
+    let next = rest.chars().next();
+    let closes = next.is_some_and(|n| matches!(n, ')' | '.' | ',' | ':' | '*' | '}' | ';'));
+    let ends = next.is_none() || closes;
+    let then_word = rest.trim_start().starts_with(|n: char| n.is_ascii_lowercase());
+    let spaced = next.is_some_and(char::is_whitespace) && !then_word;
+    let upper_ok = c.is_ascii_uppercase() || any_case || next == Some(')');
+    let _ = bracketed;
+    (c.is_ascii_alphabetic() && c.to_ascii_uppercase() <= 'J' && upper_ok && (ends || spaced))
+        .then(|| c.to_ascii_uppercase())
 }

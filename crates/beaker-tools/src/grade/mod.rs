@@ -101,7 +101,11 @@ impl Tool for Grade {
                     })?,
             },
         };
-        let comparer = Comparer { ctx, settings };
+        let comparer = Comparer {
+            ctx,
+            settings,
+            budget: std::cell::Cell::new(compare::MAX_COMPARISONS),
+        };
         let out = grade(&comparer, &answer, &reference, kind)?;
         let mut result = Map::new();
         result.insert("correct".into(), json!(out.verdict.equal));
@@ -192,7 +196,15 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
                 None => (answer, From::Whole),
             },
         };
-        let (a, r) = (words(got), words(reference));
+        let (mut a, r) = (words(got), words(reference));
+        // `Yes, it is possible.` against `yes`: a yes/no answer is its first word.
+        if matches!(r.as_str(), "yes" | "no" | "true" | "false") {
+            a = a
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("")
+                .to_string();
+        }
         return Ok(Outcome {
             verdict: if a == r {
                 Verdict {
@@ -215,11 +227,11 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     let ref_qty = quantity(reference);
     let units_wanted = kind == Kind::Units || (kind == Kind::Auto && ref_qty.is_some());
     let (mut got, from) = extract::answer(answer, |s| {
-        reads_as_math(s) || (units_wanted && quantity(s).is_some())
+        has_words(s) && !(units_wanted && quantity(s).is_some())
     });
     if units_wanted && from == From::LastNumber {
         if let Some(q) = quantity_at_end(answer) {
-            got = q;
+            got = q.to_string();
         }
     }
     let extracted = got.trim().to_string();
@@ -276,6 +288,22 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         });
     }
     let (a, b) = (read::clean(&extracted), read::clean(reference));
+    // `5 \text{ cm}` against `5`: an answer with a unit, against a plain number, is its number.
+    if let Some(q) = quantity(&extracted) {
+        if matches!(read::shape(&b, 0), Ok(Shape::Scalar(_))) && quantity(reference).is_none() {
+            let v = c.scalars(&q.number, &b)?;
+            if v.equal {
+                return Ok(Outcome {
+                    verdict: Verdict { method: "number_without_unit", ..v },
+                    normalized: Some((q.number.clone(), b.clone())),
+                    extracted,
+                    from,
+                });
+            }
+        }
+    }
+    // `72 clips`, `1,250 people`: words after a number name what it counts.
+    let (a, b) = (without_counted_words(&a), without_counted_words(&b));
     let shapes = (read::shape(&a, 0), read::shape(&b, 0));
     let (sa, sb) = match shapes {
         (Ok(sa), Ok(sb)) => (sa, sb),
@@ -295,7 +323,7 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
             return Ok(Outcome {
                 verdict: Verdict {
                     equal: false,
-                    method: "none",
+                    method: "reference_unreadable",
                     why: Some(format!("the reference does not read: {e}")),
                 },
                 extracted,
@@ -307,10 +335,29 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     let verdict = c.shapes(&sa, &sb)?;
     Ok(Outcome {
         verdict,
-        normalized: Some((render(&sa), render(&sb))),
+        normalized: Some((read::render(&sa), read::render(&sb))),
         extracted,
         from,
     })
+}
+
+/// `72 clips` → `72`: a number followed only by words (three letters or more, no digits or operators).
+fn without_counted_words(s: &str) -> String {
+    let t = s.trim();
+    let Some(space) = t.find(char::is_whitespace) else {
+        return t.to_string();
+    };
+    let (number, rest) = (&t[..space], t[space..].trim());
+    let is_number = number.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit())
+        && number.chars().all(|c| c.is_ascii_digit() || ",.-+/".contains(c));
+    let words = !rest.is_empty()
+        && rest.chars().all(|c| c.is_alphabetic() || c.is_whitespace() || c == '-' || c == '.')
+        && has_long_words(rest);
+    if is_number && words {
+        number.trim_end_matches('.').to_string()
+    } else {
+        t.to_string()
+    }
 }
 
 /// A reference's answer: its box if it has one, else all of it.
@@ -318,23 +365,11 @@ fn reference_part(reference: &str) -> &str {
     extract::boxed(reference).unwrap_or(reference.trim())
 }
 
-/// Whether a candidate answer reads as mathematics on its own (not a sentence with numbers in it).
-fn reads_as_math(s: &str) -> bool {
-    let t = read::clean(s);
-    if t.is_empty() || has_words(&t) {
-        return false;
-    }
-    match read::shape(&t, 0) {
-        Ok(Shape::Scalar(x)) => read::infinity(&x).is_some() || read::to_expression(&x).is_ok(),
-        Ok(_) => true,
-        Err(_) => false,
-    }
-}
 
 /// Short English words that open or join a sentence ("So 17 * 23 = 391."): whole whitespace-separated tokens,
 /// never read as products of one-letter variables.
 const SHORT_WORDS: &[&str] = &[
-    "so", "is", "it", "we", "be", "to", "of", "as", "at", "by", "or", "an", "if", "my", "me",
+    "so", "is", "it", "we", "be", "to", "of", "as", "at", "by", "an", "if", "my", "me",
 ];
 
 /// A run of three or more letters that is not a LaTeX command or a known function or constant name, or a short
@@ -364,7 +399,8 @@ fn has_long_words(s: &str) -> bool {
                 i += 1;
             }
             let word = &s[start..i];
-            let command = start > 0 && b[start - 1] == b'\\';
+            // `\sqrt`, and `{pmatrix}` or `{apples}` after a command: LaTeX's own words.
+            let command = start > 0 && (b[start - 1] == b'\\' || (b[start - 1] == b'{' && b.get(i) == Some(&b'}')));
             if word.len() >= 3 && !command && !NAMES.contains(&word.to_ascii_lowercase().as_str()) {
                 return true;
             }
@@ -411,23 +447,6 @@ fn shorten(s: &str) -> String {
     format!("{}...", &s[..end])
 }
 
-fn render(s: &Shape) -> String {
-    let scalar = |x: &str| read::to_expression(x).unwrap_or_else(|_| x.to_string());
-    let list = |items: &[Shape]| items.iter().map(render).collect::<Vec<_>>().join(", ");
-    match s {
-        Shape::Scalar(x) => {
-            if let Some(neg) = read::infinity(x) {
-                return (if neg { "-oo" } else { "oo" }).into();
-            }
-            scalar(x)
-        }
-        Shape::Percent(p) => format!("{}%", scalar(p)),
-        Shape::Equation(l, r) => format!("{} = {}", scalar(l), scalar(r)),
-        Shape::Set(items) => format!("{{{}}}", list(items)),
-        Shape::Seq(o, c, items) => format!("{o}{}{c}", list(items)),
-        Shape::List(items) => list(items),
-    }
-}
 
 /// A number with a unit, read by the unit engine.
 struct Qty {
@@ -440,7 +459,7 @@ struct Qty {
 /// `1 km`, `9.81 m/s^2`, `100 \text{ J}`, `0 \degree C`: a decimal number then a unit. A single letter joined to
 /// the number (`2e`, `3x`) is a product, not a unit.
 fn quantity(text: &str) -> Option<Qty> {
-    let t = read::clean(text).replace("\\%", "%");
+    let t = scientific(&read::clean(text).replace("\\%", "%"));
     let t = t
         .replace("° C", "°C")
         .replace("° F", "°F")
@@ -482,6 +501,33 @@ fn quantity_at_end(text: &str) -> Option<&str> {
         .map(|i| if i > 0 && b[i - 1] == b'-' { i - 1 } else { i })
         .find(|&i| quantity(&text[i..]).is_some())
         .map(|i| &text[i..])
+}
+
+/// `1.5 \times 10^{3} J` → `1.5e3 J`: a number in scientific notation as the unit reader takes it.
+fn scientific(t: &str) -> String {
+    for times in ["\\times", "\\cdot", "×", "·", "*"] {
+        let Some(at) = t.find(times) else { continue };
+        let (mantissa, rest) = (t[..at].trim(), t[at + times.len()..].trim_start());
+        let Some(rest) = rest.strip_prefix("10^") else { continue };
+        let (exp, tail) = match rest.strip_prefix('{') {
+            Some(r) => match r.find('}') {
+                Some(close) => (&r[..close], &r[close + 1..]),
+                None => continue,
+            },
+            None => {
+                let end = rest
+                    .char_indices()
+                    .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+                    .map_or(rest.len(), |(i, _)| i);
+                (&rest[..end], &rest[end..])
+            }
+        };
+        let exp = exp.trim();
+        if decimal(mantissa, 400).is_some() && exp.trim_start_matches(['-', '+']).bytes().all(|b| b.is_ascii_digit()) && !exp.is_empty() {
+            return format!("{mantissa}e{exp} {}", tail.trim());
+        }
+    }
+    t.to_string()
 }
 
 /// Two quantities: the same dimension, and the answer's value in the reference's unit equal to the reference

@@ -73,6 +73,16 @@ pub(super) fn clean(s: &str) -> String {
     if t.contains(['\\', '{', '~']) {
         t = rewrite(t);
     }
+    // A dollar amount (`$72`, `-$25`, `\$18.90`): one dollar sign before a number is currency, not math.
+    if t.matches('$').count() == 1 {
+        if let Some(at) = t.find('$') {
+            let before = t[..at].trim();
+            let after_digit = t[at + 1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+            if after_digit && (before.is_empty() || before == "-" || before == "−") {
+                t.remove(at);
+            }
+        }
+    }
     let t = t.trim();
     t.strip_suffix('.').unwrap_or(t).trim().to_string()
 }
@@ -86,6 +96,7 @@ fn rewrite(mut t: String) -> String {
     };
     for (from, to) in [
         ("{,}", ""),
+        ("\\$", "$"),
         ("\\dfrac", "\\frac"),
         ("\\tfrac", "\\frac"),
         ("\\cfrac", "\\frac"),
@@ -158,25 +169,47 @@ fn thousands(s: &str) -> Option<String> {
 
 /// Splits at top-level occurrences of `sep` (outside brackets and braces).
 fn split_top(s: &str, sep: char) -> Vec<&str> {
+    let mut buf = [0u8; 4];
+    split_top_str(s, sep.encode_utf8(&mut buf))
+}
+
+/// Splits at top-level occurrences of `pat` (outside brackets, braces and `\{…\}`).
+fn split_top_str<'a>(s: &'a str, pat: &str) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut depth = 0i64;
     let mut start = 0;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        if escaped {
-            escaped = false;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !s.is_char_boundary(i) {
+            i += 1;
             continue;
         }
-        match c {
-            '\\' => escaped = true,
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            c if c == sep && depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + c.len_utf8();
+        if depth == 0 && s[i..].starts_with(pat) && i >= start {
+            out.push(&s[start..i]);
+            i += pat.len();
+            start = i;
+            continue;
+        }
+        match b[i] {
+            b'\\' => {
+                // `\{` and `\}` are brackets; any other escaped character is skipped.
+                match b.get(i + 1) {
+                    Some(b'{') => depth += 1,
+                    Some(b'}') => depth -= 1,
+                    _ => {}
+                }
+                i += 2;
+                while i < b.len() && !s.is_char_boundary(i) {
+                    i += 1;
+                }
+                continue;
             }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
             _ => {}
         }
+        i += 1;
     }
     out.push(&s[start..]);
     out
@@ -212,6 +245,29 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     }
     if let Some(t) = thousands(s) {
         return Ok(Shape::Scalar(t));
+    }
+    if matches!(s, "\\emptyset" | "\\varnothing" | "∅" | "\\{\\}" | "\\{ \\}" | "{}") {
+        return Ok(Shape::Set(Vec::new()));
+    }
+    // `(-\infty, 1) \cup (2, \infty)`: a union is the set of its parts; `x = 2 or x = 3`, `2 and 3`: a list.
+    for (pat, union) in [("\\cup", true), ("∪", true), (" or ", false), ("\\lor", false), (" and ", false)] {
+        let parts = split_top_str(s, pat);
+        if parts.len() > 1 {
+            if parts.len() > MAX_ITEMS {
+                return Err(format!("more than {MAX_ITEMS} items"));
+            }
+            let items = parts.into_iter().map(|p| shape(p, depth + 1)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(if union { Shape::Set(items) } else { Shape::List(items) });
+        }
+    }
+    // `1 \pm \sqrt{2}`: both values.
+    for pm in ["\\pm", "±"] {
+        let parts = split_top_str(s, pm);
+        if parts.len() == 2 {
+            let plus = format!("{}+{}", parts[0], parts[1]);
+            let minus = format!("{}-{}", parts[0], parts[1]);
+            return Ok(Shape::List(vec![shape(&plus, depth + 1)?, shape(&minus, depth + 1)?]));
+        }
     }
     // `x ∈ [0, 1]` is the set it names.
     for sign in ["∈", "\\in"] {
@@ -262,6 +318,26 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     Ok(Shape::Scalar(s.to_string()))
 }
 
+/// A shape written back in the expression language: what `normalized` shows, and equal renderings are equal
+/// answers.
+pub(super) fn render(s: &Shape) -> String {
+    let scalar = |x: &str| to_expression(x).unwrap_or_else(|_| x.to_string());
+    let list = |items: &[Shape]| items.iter().map(render).collect::<Vec<_>>().join(", ");
+    match s {
+        Shape::Scalar(x) => {
+            if let Some(neg) = infinity(x) {
+                return (if neg { "-oo" } else { "oo" }).into();
+            }
+            scalar(x)
+        }
+        Shape::Percent(p) => format!("{}%", scalar(p)),
+        Shape::Equation(l, r) => format!("{} = {}", scalar(l), scalar(r)),
+        Shape::Set(items) => format!("{{{}}}", list(items)),
+        Shape::Seq(o, c, items) => format!("{o}{}{c}", list(items)),
+        Shape::List(items) => list(items),
+    }
+}
+
 /// A single variable name: `x`, `y_1`, `\theta`.
 pub(super) fn is_name(s: &str) -> bool {
     let s = s.strip_prefix('\\').unwrap_or(s);
@@ -274,6 +350,21 @@ pub(super) fn is_name(s: &str) -> bool {
                     && !b.is_empty()
                     && b.chars().all(|c| c.is_alphanumeric() || "{}".contains(c))
             }))
+}
+
+/// What an assignment assigns to: a name (`x`, `\theta`), or a function of names as answers write them
+/// (`f(x)`, `P(A)`, `f^{-1}(x)`).
+pub(super) fn is_target(s: &str) -> bool {
+    let s = s.trim();
+    if is_name(s) {
+        return true;
+    }
+    let Some(open) = s.find('(') else { return false };
+    let (head, args) = (&s[..open], &s[open..]);
+    let head = head.strip_suffix("^{-1}").unwrap_or(head);
+    is_name(head.trim())
+        && args.ends_with(')')
+        && args[1..args.len() - 1].split(',').all(|a| is_name(a.trim()))
 }
 
 /// Infinity as answers write it.
@@ -348,6 +439,10 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("abs", "abs"),
     ("floor", "floor"),
     ("ceil", "ceil"),
+    ("max", "max"),
+    ("min", "min"),
+    ("gcd", "gcd"),
+    ("lcm", "lcm"),
 ];
 
 /// One piece of the translated expression.
@@ -382,8 +477,12 @@ impl Piece {
 /// Translates one scalar (LaTeX or plain text) to the expression language.
 pub(super) fn to_expression(s: &str) -> Result<String, String> {
     let chars: Vec<char> = s.chars().collect();
-    let mut t = Translator { c: &chars, i: 0 };
-    let pieces = t.sequence(0, None)?;
+    let mut t = Translator {
+        c: &chars,
+        i: 0,
+        in_function: 0,
+    };
+    let pieces = mixed_numbers(t.sequence(0, None)?)?;
     if t.i < chars.len() {
         return Err(format!("unexpected `{}`", chars[t.i]));
     }
@@ -409,6 +508,8 @@ pub(super) fn to_expression(s: &str) -> Result<String, String> {
 struct Translator<'a> {
     c: &'a [char],
     i: usize,
+    /// Inside a function's argument: `30°` there is π/6 (`\sin 30^\circ`); elsewhere it is the number 30.
+    in_function: usize,
 }
 
 impl Translator<'_> {
@@ -433,6 +534,48 @@ impl Translator<'_> {
             self.i += 1;
         }
         self.c[start..self.i].iter().collect()
+    }
+
+    /// Whether the characters from `at` spell `pat`.
+    fn rest_starts_with(&self, at: usize, pat: &str) -> bool {
+        let rest = self.c.get(at..).unwrap_or(&[]);
+        pat.chars().count() <= rest.len() && rest.iter().zip(pat.chars()).all(|(a, b)| *a == b)
+    }
+
+    /// `\frac{1}{2}` or `\frac12` of two plain integers right after an integer (spaces between allowed): the
+    /// numerator, the denominator and where the fraction ends.
+    fn mixed_fraction(&self) -> Option<(String, String, usize)> {
+        let mut j = self.i;
+        while self.c.get(j).is_some_and(|c| c.is_whitespace()) {
+            j += 1;
+        }
+        if !self.rest_starts_with(j, "\\frac") {
+            return None;
+        }
+        j += 5;
+        let mut parts = Vec::new();
+        for _ in 0..2 {
+            match self.c.get(j) {
+                Some('{') => {
+                    let close = (j + 1..self.c.len()).find(|&k| self.c[k] == '}')?;
+                    let inner: String = self.c[j + 1..close].iter().collect();
+                    let inner = inner.trim().to_string();
+                    if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    parts.push(inner);
+                    j = close + 1;
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    parts.push(c.to_string());
+                    j += 1;
+                }
+                _ => return None,
+            }
+        }
+        let b = parts.pop()?;
+        let a = parts.pop()?;
+        Some((a, b, j))
     }
 
     /// Whether a plain function name (`sin`, `cos`, …) starts here.
@@ -497,6 +640,12 @@ impl Translator<'_> {
                     match name.as_str() {
                         "cdot" | "times" | "ast" => out.push(Piece::Op("*")),
                         "div" => out.push(Piece::Op("/")),
+                        "bmod" | "mod" => out.push(Piece::Op("%")),
+                        "rfloor" | "rceil" => {
+                            // The end of a `\lfloor` group, which its opening reads to.
+                            self.i = save;
+                            break;
+                        }
                         "lvert" | "rvert" | "vert" | "mid" => {
                             // Re-read as `|`.
                             let expecting = out.last().is_none_or(|p: &Piece| !p.ends_operand());
@@ -615,6 +764,10 @@ impl Translator<'_> {
             while self.peek().is_some_and(|c| c.is_ascii_digit()) {
                 self.i += 1;
             }
+        } else if self.peek() == Some('.') && self.rest_starts_with(self.i + 1, "\\overline") {
+            // `0.\overline{3}`: the point belongs to the repeating decimal.
+            self.i += 1;
+            return self.c[start..self.i].iter().collect();
         }
         // `1.5e3`, `2e-7`: an exponent only when digits follow (`2e` is 2·e).
         if matches!(self.peek(), Some('e' | 'E')) {
@@ -645,7 +798,40 @@ impl Translator<'_> {
                 || (c == '.' && self.c.get(self.i + 1).is_some_and(|d| d.is_ascii_digit())) =>
             {
                 let n = self.number();
-                out.push(Piece::Num(n));
+                let integer = !n.contains(['.', 'e', 'E']);
+                if integer && self.peek() == Some('_') {
+                    // `1010_2`, `A3_{16}` is not read (a letter starts it): a numeral in a base.
+                    self.i += 1;
+                    let base = self.argument(depth + 1)?;
+                    let value = match base.as_slice() {
+                        [Piece::Num(b)] => b
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|b| (2..=36).contains(b))
+                            .and_then(|b| rug::Integer::from_str_radix(&n, b as i32).ok()),
+                        _ => None,
+                    };
+                    let Some(v) = value else {
+                        return Err(format!("`{n}_…` is not a numeral in a base from 2 to 36"));
+                    };
+                    out.push(Piece::Num(v.to_string()));
+                } else if let Some((a, b, end)) = self.mixed_fraction().filter(|_| integer) {
+                    // `2\frac{1}{2}` is two and a half, as answers write mixed numbers.
+                    self.i = end;
+                    out.extend([
+                        Piece::Open,
+                        Piece::Num(n),
+                        Piece::Op("+"),
+                        Piece::Open,
+                        Piece::Num(a),
+                        Piece::Op("/"),
+                        Piece::Num(b),
+                        Piece::Close,
+                        Piece::Close,
+                    ]);
+                } else {
+                    out.push(Piece::Num(n));
+                }
             }
             '(' | '[' | '{' => {
                 self.i += 1;
@@ -674,10 +860,21 @@ impl Translator<'_> {
                 call(out, "sqrt", arg);
             }
             '°' => {
-                // Degrees are read as the plain number written (`30°` is 30).
+                // Degrees are the plain number written (`30°` is 30), but radians inside a function
+                // (`\sin 30°` is sin(π/6)).
                 self.i += 1;
                 if out.is_empty() {
                     return Err("a `°` without a number".into());
+                }
+                if self.in_function > 0 {
+                    out.extend([
+                        Piece::Op("*"),
+                        Piece::Open,
+                        Piece::Name("pi".into()),
+                        Piece::Op("/"),
+                        Piece::Num("180".into()),
+                        Piece::Close,
+                    ]);
                 }
             }
             c if c.is_alphabetic() => self.word(out, depth)?,
@@ -780,42 +977,10 @@ impl Translator<'_> {
             }
         }
         self.skip_ws();
-        let arg = if self.peek() == Some('(') {
-            let mut a = Vec::new();
-            self.atom_only(&mut a, depth + 1)?;
-            a
-        } else {
-            // A bare argument: the operands that follow without an operator (`\sin 2x` is sin(2x)).
-            let mut a = Vec::new();
-            loop {
-                self.skip_ws();
-                // `\sin x \cos x`, `sin x cos x`: the next function starts a new factor.
-                if !a.is_empty() && self.at_function_name() {
-                    break;
-                }
-                match self.peek() {
-                    Some(c) if c.is_ascii_digit() || c.is_alphabetic() || c == '{' || c == 'π' => {
-                        self.atom(&mut a, depth + 1)?
-                    }
-                    Some('\\') => {
-                        let save = self.i;
-                        let cmd = self.command();
-                        self.i = save;
-                        if ["cdot", "times", "div", "ast"].contains(&cmd.as_str())
-                            || FUNCTIONS.iter().any(|(n, _)| *n == cmd)
-                        {
-                            break;
-                        }
-                        self.atom(&mut a, depth + 1)?;
-                    }
-                    _ => break,
-                }
-            }
-            if a.is_empty() {
-                return Err(format!("`{name}` without an argument"));
-            }
-            wrap(a)
-        };
+        self.in_function += 1;
+        let arg = self.function_argument(&name, depth);
+        self.in_function -= 1;
+        let arg = arg?;
         let (name, extra) = match name.as_str() {
             "sec" => ("1/cos".to_string(), None),
             "csc" => ("1/sin".to_string(), None),
@@ -845,6 +1010,45 @@ impl Translator<'_> {
         Ok(())
     }
 
+    /// A function's argument: a bracket (`sin(x)`), or the operands that follow without an operator.
+    fn function_argument(&mut self, name: &str, depth: usize) -> Result<Vec<Piece>, String> {
+        if self.peek() == Some('(') {
+            let mut a = Vec::new();
+            self.atom_only(&mut a, depth + 1)?;
+            return Ok(a);
+        }
+        // A bare argument: the operands that follow without an operator (`\sin 2x` is sin(2x)).
+        let mut a = Vec::new();
+        loop {
+            self.skip_ws();
+            // `\sin x \cos x`, `sin x cos x`: the next function starts a new factor.
+            if !a.is_empty() && self.at_function_name() {
+                break;
+            }
+            match self.peek() {
+                Some(c) if c.is_ascii_digit() || c.is_alphabetic() || matches!(c, '{' | 'π' | '°') => {
+                    self.atom(&mut a, depth + 1)?
+                }
+                Some('\\') => {
+                    let save = self.i;
+                    let cmd = self.command();
+                    self.i = save;
+                    if ["cdot", "times", "div", "ast"].contains(&cmd.as_str())
+                        || FUNCTIONS.iter().any(|(n, _)| *n == cmd)
+                    {
+                        break;
+                    }
+                    self.atom(&mut a, depth + 1)?;
+                }
+                _ => break,
+            }
+        }
+        if a.is_empty() {
+            return Err(format!("`{name}` without an argument"));
+        }
+        Ok(wrap(a))
+    }
+
     fn latex(&mut self, out: &mut Vec<Piece>, depth: usize) -> Result<(), String> {
         let name = self.command();
         match name.as_str() {
@@ -872,6 +1076,8 @@ impl Translator<'_> {
                 let arg = self.argument(depth + 1)?;
                 match index {
                     None => call(out, "sqrt", arg),
+                    // The real cube root: `\sqrt[3]{-8}` is -2.
+                    Some(n) if n == [Piece::Num("3".into())] => call(out, "cbrt", arg),
                     Some(n) => {
                         let mut p = wrap(arg);
                         p.push(Piece::Op("^"));
@@ -893,6 +1099,47 @@ impl Translator<'_> {
                 out.push(Piece::Close);
             }
             "pi" => out.push(Piece::Name("pi".into())),
+            "lfloor" | "lceil" => {
+                out.push(Piece::Func(if name == "lfloor" { "floor" } else { "ceil" }.into()));
+                out.push(Piece::Open);
+                let inner = self.sequence(depth + 1, None)?;
+                if !(self.rest_starts_with(self.i, "\\rfloor") || self.rest_starts_with(self.i, "\\rceil")) {
+                    return Err(format!("a `\\{name}` is not closed"));
+                }
+                self.command();
+                out.extend(inner);
+                out.push(Piece::Close);
+            }
+            "overline" => {
+                // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal, exactly.
+                let Some(Piece::Num(text)) = out.pop() else {
+                    return Err("`\\overline` not after a decimal".into());
+                };
+                let digits = self.argument(depth + 1)?;
+                let repeat: String = digits
+                    .iter()
+                    .map(|p| match p {
+                        Piece::Num(d) if d.bytes().all(|b| b.is_ascii_digit()) => Ok(d.as_str()),
+                        _ => Err("`\\overline` of something other than digits".to_string()),
+                    })
+                    .collect::<Result<String, String>>()?;
+                let (int, frac) = text.split_once('.').ok_or("`\\overline` not after a decimal point")?;
+                if repeat.is_empty() || repeat.len() + frac.len() + int.len() > 200 {
+                    return Err("`\\overline` of no digits, or too many".into());
+                }
+                let whole = |s: &str| s.parse::<rug::Integer>().unwrap_or_default();
+                let numer = whole(&format!("{int}{frac}{repeat}")) - whole(&format!("{int}{frac}"));
+                let ten = rug::Integer::from(10);
+                let denom = rug::ops::Pow::pow(ten.clone(), frac.len() as u32)
+                    * (rug::ops::Pow::pow(ten, repeat.len() as u32) - 1u32);
+                out.extend([
+                    Piece::Open,
+                    Piece::Num(numer.to_string()),
+                    Piece::Op("/"),
+                    Piece::Num(denom.to_string()),
+                    Piece::Close,
+                ]);
+            }
             "e" => out.push(Piece::Name("e".into())),
             "infty" => return Err("infinity is not a number".into()),
             "{" | "}" => return Err("a set inside an expression".into()),
@@ -910,6 +1157,38 @@ impl Translator<'_> {
         }
         Ok(())
     }
+}
+
+/// `2 1/2` is two and a half; any other two numbers side by side (`3 4`) are not an answer that reads.
+fn mixed_numbers(pieces: Vec<Piece>) -> Result<Vec<Piece>, String> {
+    let integer = |p: &Piece| matches!(p, Piece::Num(n) if n.bytes().all(|b| b.is_ascii_digit()));
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut i = 0;
+    while i < pieces.len() {
+        let next_is_num = matches!(pieces.get(i + 1), Some(Piece::Num(_)));
+        if matches!(pieces[i], Piece::Num(_)) && next_is_num {
+            let mixed = integer(&pieces[i])
+                && integer(&pieces[i + 1])
+                && pieces.get(i + 2) == Some(&Piece::Op("/"))
+                && pieces.get(i + 3).is_some_and(integer)
+                && !matches!(pieces.get(i + 4), Some(Piece::Op("^")) | Some(Piece::Num(_)));
+            if !mixed {
+                return Err("two numbers side by side".into());
+            }
+            out.push(Piece::Open);
+            out.push(pieces[i].clone());
+            out.push(Piece::Op("+"));
+            out.push(Piece::Open);
+            out.extend(pieces[i + 1..i + 4].iter().cloned());
+            out.push(Piece::Close);
+            out.push(Piece::Close);
+            i += 4;
+            continue;
+        }
+        out.push(pieces[i].clone());
+        i += 1;
+    }
+    Ok(out)
 }
 
 /// Letters that follow a function name inside one word (`sinx`): one variable each.

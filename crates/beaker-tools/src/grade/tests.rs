@@ -64,7 +64,10 @@ fn extraction_prefers_box_then_phrase_then_math_then_whole_then_last_number() {
     );
     // The outermost of nested boxes, and the last box when there are several.
     yes("\\boxed{\\boxed{7}}", "7", "exact");
-    yes("\\boxed{3} no wait \\fbox{7}", "7", "exact");
+    yes("\\boxed{3} no wait\n\\fbox{7}", "7", "exact");
+    // Boxes on the final answer's line are its items.
+    no("The roots are \\boxed{2} and \\boxed{3}.", "3");
+    yes("The roots are \\boxed{2} and \\boxed{3}.", "\\{2, 3\\}", "set");
     // A box whose braces never close is no box.
     no("\\boxed{7", "8");
 }
@@ -215,7 +218,12 @@ fn choices_and_words() {
         "\\boxed{B}",
         "Answer: B",
         "\\boxed{\\text{(B)}}",
-        "so (B)",
+        "So the answer is option B.",
+        "**Answer:** **B**",
+        "\\boxed{\\textbf{(B)}\\ 14}",
+        "\\boxed{B. 12}",
+        "The correct option is B.",
+        "I choose B.",
     ] {
         yes(a, "B", "choice");
     }
@@ -223,6 +231,10 @@ fn choices_and_words() {
     no("(A)", "B");
     no("a", "A"); // the article, not a choice
     no("I am not sure", "B");
+    // A letter mentioned in running text is not the answer; a pronoun or an article is not a letter.
+    no("Let's check each option. (A) is too small. (B) is too large.", "B");
+    no("Answer: I believe it is (C).", "I");
+    no("Answer: A and C", "A");
     yes("Yes", "yes", "text");
     yes("No.", "no", "text");
     yes("\\text{even}", "even", "text");
