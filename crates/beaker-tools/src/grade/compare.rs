@@ -134,6 +134,16 @@ impl Comparer<'_> {
                     ..v
                 }
             }
+            (Equation(r, l), Scalar(s)) | (Scalar(s), Equation(r, l))
+                if read::is_target(l) && !read::is_target(r) =>
+            {
+                // `5 = x` against 5: the assignment written the other way round.
+                let v = self.scalars(r, s)?;
+                Verdict {
+                    method: "assignment",
+                    ..v
+                }
+            }
             (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if read::is_target(l) => {
                 let v = self.scalars(r, s)?;
                 Verdict {
@@ -271,11 +281,17 @@ impl Comparer<'_> {
                 Ok(Verdict::no("exact", "infinity against a finite value"))
             }
             (Scalar::Expr(a, at), Scalar::Expr(b, bt)) => {
-                if a.variables().is_empty() && b.variables().is_empty() {
-                    self.closed(&a, &at, &b, &bt)
+                let v = if a.variables().is_empty() && b.variables().is_empty() {
+                    self.closed(&a, &at, &b, &bt)?
                 } else {
-                    self.identity(&a, &b)
-                }
+                    self.identity(&a, &b)?
+                };
+                // Written alike but not compared (no value, `2^{300000}`; defined at too few points): equal.
+                Ok(if !v.equal && a.to_infix() == b.to_infix() {
+                    Verdict::yes("identical")
+                } else {
+                    v
+                })
             }
         }
     }
@@ -316,9 +332,25 @@ impl Comparer<'_> {
             let d1 = Float::with_val(2 * BITS, as_float(&x) - as_float(&y)).abs();
             let (x2, y2) = (at_bits(&x2, 2 * BITS), at_bits(&y2, 2 * BITS));
             let d2 = Float::with_val(2 * BITS, &x2 - &y2).abs();
-            let scale = Float::with_val(2 * BITS, x2.abs_ref()).max(&Float::with_val(2 * BITS, y2.abs_ref()));
-            let shrank = if d1.is_zero() {
-                d2 <= scale * Float::with_val(2 * BITS, Float::i_exp(1, -490))
+            let scale = Float::with_val(2 * BITS, x2.abs_ref())
+                .max(&Float::with_val(2 * BITS, y2.abs_ref()));
+            let shrank = if d2.is_zero() {
+                true
+            } else if d1.is_zero() {
+                // Equal to 256 bits: a third evaluation tells a residue near 0 (`\sin^2 1 + \cos^2 1 - 1`), which
+                // shrinks again, from a difference below 256 bits (`\pi + 10^{-100}`), which stays.
+                match (self.value(a, 4 * BITS)?, self.value(b, 4 * BITS)?) {
+                    (Ok(x3), Ok(y3)) => {
+                        let d3 = Float::with_val(
+                            4 * BITS,
+                            at_bits(&x3, 4 * BITS) - at_bits(&y3, 4 * BITS),
+                        )
+                        .abs();
+                        d3 <= Float::with_val(4 * BITS, &d2)
+                            * Float::with_val(4 * BITS, Float::i_exp(1, -200))
+                    }
+                    _ => d2 <= scale * Float::with_val(2 * BITS, Float::i_exp(1, -490)),
+                }
             } else {
                 d2 <= d1 * Float::with_val(2 * BITS, Float::i_exp(1, -200))
             };
@@ -330,7 +362,13 @@ impl Comparer<'_> {
     }
 
     /// Two values, each with the decimal it was written as (if it was one).
-    pub(super) fn numbers(&self, x: &Num, x_lit: Option<Literal>, y: &Num, y_lit: Option<Literal>) -> Verdict {
+    pub(super) fn numbers(
+        &self,
+        x: &Num,
+        x_lit: Option<Literal>,
+        y: &Num,
+        y_lit: Option<Literal>,
+    ) -> Verdict {
         self.numbers_near(x, x_lit, y, y_lit, true)
     }
 
@@ -357,7 +395,10 @@ impl Comparer<'_> {
         let scale =
             Float::with_val(BITS, fx.clone().abs()).max(&Float::with_val(BITS, fy.clone().abs()));
         let both_exact = matches!((x, y), (Num::Exact(_), Num::Exact(_)));
-        if near && !both_exact && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW)) {
+        if near
+            && !both_exact
+            && (diff.is_zero() || diff <= Float::with_val(BITS, &scale * SAME_BELOW))
+        {
             return Verdict::yes("equal");
         }
         let n = self.settings.rounded_digits;

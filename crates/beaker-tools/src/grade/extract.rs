@@ -69,7 +69,10 @@ pub(super) fn boxes(text: &str) -> Option<String> {
 /// `\boxed{\boxed{3}}`: a box that holds only a box is that box.
 fn unbox(inner: &str) -> &str {
     let mut inner = inner.trim();
-    while let Some(rest) = inner.strip_prefix("\\boxed").or_else(|| inner.strip_prefix("\\fbox")) {
+    while let Some(rest) = inner
+        .strip_prefix("\\boxed")
+        .or_else(|| inner.strip_prefix("\\fbox"))
+    {
         let rest = rest.trim_start();
         match rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
             Some(r) if matching_brace(rest, 0) == Some(rest.len() - 1) => inner = r.trim(),
@@ -143,12 +146,22 @@ pub(super) fn after_phrase(text: &str) -> Option<&str> {
     let rest = text[at + len..].trim_start_matches([':', ' ', '\t', '*', '\r', '\n']);
     let line = rest.lines().next().unwrap_or("").trim();
     // `12, since 3*4 = 12`, `1/4 (0.25)`: what follows is the reason or a restatement.
-    let cut = [" because", ", because", " since", ", since", ", which", " which", ", so ", "; ", " ("]
-        .iter()
-        .filter_map(|c| line.find(c))
-        .filter(|&i| i > 0)
-        .min()
-        .unwrap_or(line.len());
+    let cut = [
+        " because",
+        ", because",
+        " since",
+        ", since",
+        ", which",
+        " which",
+        ", so ",
+        "; ",
+        " (",
+    ]
+    .iter()
+    .filter_map(|c| line.find(c))
+    .filter(|&i| i > 0)
+    .min()
+    .unwrap_or(line.len());
     let line = strip_sentence_end(line[..cut].trim_end_matches([',', ' ']));
     let line = line.trim_matches('*').trim();
     (!line.is_empty()).then_some(line)
@@ -206,7 +219,12 @@ pub(super) fn last_math<'a>(text: &'a str) -> Option<&'a str> {
         }
         i += 1;
     }
-    if let Some(&(s, e)) = spans.last() {
+    // `$10 per hour … $40`: dollar signs around prose are amounts of money, not a math span.
+    if let Some(&(s, e)) = spans
+        .iter()
+        .rev()
+        .find(|&&(s, e)| !super::has_words(&text[s..e]))
+    {
         consider(e, &text[s..e]);
     }
     best.map(|(_, inner)| inner.trim())
@@ -237,7 +255,11 @@ pub(super) fn last_number(text: &str) -> Option<String> {
         }
     }
     // A percent sign, plain or LaTeX, belongs to the number (`0.75%` is not 0.75).
-    let percent = if text[end..].starts_with('%') || text[end..].starts_with("\\%") { "%" } else { "" };
+    let percent = if text[end..].starts_with('%') || text[end..].starts_with("\\%") {
+        "%"
+    } else {
+        ""
+    };
     // The sign: `-3`, `−5` (a Unicode minus), `-$25` (a dollar amount).
     let before = text[..start].strip_suffix('$').unwrap_or(&text[..start]);
     let signed = (before.ends_with('-') || before.ends_with('−')) && {
@@ -250,6 +272,21 @@ pub(super) fn last_number(text: &str) -> Option<String> {
 
 /// The answer part of model text and where it was found; `whole_reads` says whether a candidate reads as an
 /// answer on its own (used for the whole text before falling back to its last number).
+/// How many separate numbers a text holds (`1,250` and `2.5` are one each).
+fn count_numbers(text: &str) -> usize {
+    let b = text.as_bytes();
+    (0..b.len())
+        .filter(|&i| {
+            b[i].is_ascii_digit()
+                && (i == 0
+                    || !(b[i - 1].is_ascii_digit()
+                        || ((b[i - 1] == b'.' || b[i - 1] == b',')
+                            && i >= 2
+                            && b[i - 2].is_ascii_digit())))
+        })
+        .count()
+}
+
 /// The answer part of model text and where it was found. `is_sentence` says whether the text is prose: then
 /// its last number is its answer; otherwise the whole text is (mathematics that does not read is graded as it
 /// is, never by a number picked out of it: `x \geq 2` is not 2).
@@ -258,7 +295,15 @@ pub(super) fn answer(text: &str, is_sentence: impl Fn(&str) -> bool) -> (String,
         return (b, From::Boxed);
     }
     if let Some(p) = after_phrase(text) {
-        return (last_math(p).unwrap_or(p).to_string(), From::Phrase);
+        let p = last_math(p).unwrap_or(p);
+        // `## Final Answer` then `The total is 12 apples.`: prose after the phrase gives its last number.
+        // Only when it holds one number: `either 12 or 13` is no answer.
+        if is_sentence(p) && count_numbers(p) == 1 {
+            if let Some(n) = last_number(p) {
+                return (n, From::Phrase);
+            }
+        }
+        return (p.to_string(), From::Phrase);
     }
     if let Some(m) = last_math(text) {
         return (m.to_string(), From::Math);
@@ -277,6 +322,17 @@ pub(super) fn answer(text: &str, is_sentence: impl Fn(&str) -> bool) -> (String,
 pub(super) fn choice_label(reference: &str) -> Option<char> {
     let r = boxed(reference).unwrap_or(reference);
     let r = unwrap_text(r.trim().trim_matches('$').trim());
+    // `(A) 12`: the option with its text.
+    let b = r.as_bytes();
+    if b.len() > 4
+        && b[0] == b'('
+        && b[2] == b')'
+        && b[3] == b' '
+        && b[1].is_ascii_uppercase()
+        && b[1] <= b'J'
+    {
+        return Some(char::from(b[1]));
+    }
     let inner = r
         .strip_prefix('(')
         .and_then(|s| s.strip_suffix(')'))
@@ -304,7 +360,14 @@ fn unwrap_text(s: &str) -> &str {
 }
 
 /// Phrases after which a choice letter follows, besides the answer phrases.
-const CHOICE_PHRASES: &[&str] = &["correct option is", "option is", "choice is", "i choose", "i pick", "select"];
+const CHOICE_PHRASES: &[&str] = &[
+    "correct option is",
+    "option is",
+    "choice is",
+    "i choose",
+    "i pick",
+    "select",
+];
 
 /// The choice letter a model's text gives: in its last box (`\boxed{B}`, `\boxed{\textbf{(C)}\ 14}`), after its
 /// last answer phrase (`The answer is (B)`, `Answer: **B**`, `The correct option is B.`), or as the whole text
@@ -321,10 +384,11 @@ pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
         .iter()
         .filter_map(|p| lower.rfind(p).map(|i| i + p.len()))
         .max();
-    let answer_phrase = after_phrase(text).map(|p| p.as_ptr() as usize - text.as_ptr() as usize);
+    let phrase = after_phrase(text);
+    let answer_phrase = phrase.map(|p| p.as_ptr() as usize - text.as_ptr() as usize);
     let after = match (answer_phrase, choice_phrase) {
         (Some(a), Some(c)) if c > a => Some(&text[c..]),
-        (Some(a), _) => Some(&text[a..]),
+        (Some(_), _) => phrase,
         (None, Some(c)) => Some(&text[c..]),
         (None, None) => None,
     };
@@ -335,7 +399,20 @@ pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
             .iter()
             .find(|w| lower.starts_with(*w))
             .map_or(p.as_str(), |w| p[w.len()..].trim_start());
-        return leading_letter(p, false).map(|c| (c, From::Phrase));
+        // `Answer: It is (B).`: a bracketed letter in the phrase, when it does not open with one.
+        let bracketed = || {
+            let b = p.as_bytes();
+            (0..b.len().saturating_sub(2)).rev().find_map(|i| {
+                (b[i] == b'('
+                    && b[i + 2] == b')'
+                    && b[i + 1].is_ascii_uppercase()
+                    && b[i + 1] <= b'J')
+                    .then(|| char::from(b[i + 1]))
+            })
+        };
+        return leading_letter(p, false)
+            .or_else(bracketed)
+            .map(|c| (c, From::Phrase));
     }
     lone_letter(strip_sentence_end(text), false).map(|c| (c, From::Whole))
 }
@@ -376,7 +453,9 @@ fn leading_letter(s: &str, any_case: bool) -> Option<char> {
     let next = rest.chars().next();
     let closes = next.is_some_and(|n| matches!(n, ')' | '.' | ',' | ':' | '*' | '}' | ';'));
     let ends = next.is_none() || closes;
-    let then_word = rest.trim_start().starts_with(|n: char| n.is_ascii_lowercase());
+    let then_word = rest
+        .trim_start()
+        .starts_with(|n: char| n.is_ascii_lowercase());
     let spaced = next.is_some_and(char::is_whitespace) && !then_word;
     let upper_ok = c.is_ascii_uppercase() || any_case || next == Some(')');
     let _ = bracketed;

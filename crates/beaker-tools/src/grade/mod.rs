@@ -288,14 +288,17 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         });
     }
     let (a, b) = (read::clean(&extracted), read::clean(reference));
-    // `5 \text{ cm}` against `5`: an answer with a unit, against a plain number, is its number.
-    if let Some(q) = quantity(&extracted) {
+    // `5 \text{ cm}`, `64\pi \text{ cm}^3` against a plain value: an answer with a unit is its value.
+    if let Some(number) = without_unit(&a) {
         if matches!(read::shape(&b, 0), Ok(Shape::Scalar(_))) && quantity(reference).is_none() {
-            let v = c.scalars(&q.number, &b)?;
+            let v = c.scalars(number, &b)?;
             if v.equal {
                 return Ok(Outcome {
-                    verdict: Verdict { method: "number_without_unit", ..v },
-                    normalized: Some((q.number.clone(), b.clone())),
+                    verdict: Verdict {
+                        method: "number_without_unit",
+                        ..v
+                    },
+                    normalized: Some((number.to_string(), b.clone())),
                     extracted,
                     from,
                 });
@@ -341,6 +344,21 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     })
 }
 
+/// `64\pi cm^3` → `64\pi`: the value before a trailing unit (a unit the unit converter reads, with a letter in it).
+fn without_unit(s: &str) -> Option<&str> {
+    let t = s.trim();
+    t.char_indices()
+        .filter(|&(i, c)| c.is_whitespace() && i > 0)
+        .map(|(i, _)| (t[..i].trim(), t[i..].trim()))
+        .find(|(value, unit)| {
+            !value.is_empty()
+                && unit.chars().next().is_some_and(char::is_alphabetic)
+                && parse_unit(&unit.replace('{', "(").replace('}', ")"))
+                    .is_ok_and(|q| q.dims != [0; 9])
+        })
+        .map(|(value, _)| value)
+}
+
 /// `72 clips` → `72`: a number followed only by words (three letters or more, no digits or operators).
 fn without_counted_words(s: &str) -> String {
     let t = s.trim();
@@ -348,10 +366,16 @@ fn without_counted_words(s: &str) -> String {
         return t.to_string();
     };
     let (number, rest) = (&t[..space], t[space..].trim());
-    let is_number = number.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit())
-        && number.chars().all(|c| c.is_ascii_digit() || ",.-+/".contains(c));
+    let is_number = number
+        .trim_start_matches(['-', '+'])
+        .starts_with(|c: char| c.is_ascii_digit())
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || ",.-+/".contains(c));
     let words = !rest.is_empty()
-        && rest.chars().all(|c| c.is_alphabetic() || c.is_whitespace() || c == '-' || c == '.')
+        && rest
+            .chars()
+            .all(|c| c.is_alphabetic() || c.is_whitespace() || c == '-' || c == '.')
         && has_long_words(rest);
     if is_number && words {
         number.trim_end_matches('.').to_string()
@@ -364,7 +388,6 @@ fn without_counted_words(s: &str) -> String {
 fn reference_part(reference: &str) -> &str {
     extract::boxed(reference).unwrap_or(reference.trim())
 }
-
 
 /// Short English words that open or join a sentence ("So 17 * 23 = 391."): whole whitespace-separated tokens,
 /// never read as products of one-letter variables.
@@ -388,7 +411,7 @@ fn has_long_words(s: &str) -> bool {
     const NAMES: &[&str] = &[
         "sqrt", "cbrt", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "arcsin",
         "arccos", "arctan", "sinh", "cosh", "tanh", "exp", "log", "abs", "floor", "ceil", "inf",
-        "infinity",
+        "infinity", "and", "max", "min", "gcd", "lcm", "mod",
     ];
     let b = s.as_bytes();
     let mut i = 0;
@@ -400,7 +423,8 @@ fn has_long_words(s: &str) -> bool {
             }
             let word = &s[start..i];
             // `\sqrt`, and `{pmatrix}` or `{apples}` after a command: LaTeX's own words.
-            let command = start > 0 && (b[start - 1] == b'\\' || (b[start - 1] == b'{' && b.get(i) == Some(&b'}')));
+            let command = start > 0
+                && (b[start - 1] == b'\\' || (b[start - 1] == b'{' && b.get(i) == Some(&b'}')));
             if word.len() >= 3 && !command && !NAMES.contains(&word.to_ascii_lowercase().as_str()) {
                 return true;
             }
@@ -446,7 +470,6 @@ fn shorten(s: &str) -> String {
     }
     format!("{}...", &s[..end])
 }
-
 
 /// A number with a unit, read by the unit engine.
 struct Qty {
@@ -508,7 +531,9 @@ fn scientific(t: &str) -> String {
     for times in ["\\times", "\\cdot", "×", "·", "*"] {
         let Some(at) = t.find(times) else { continue };
         let (mantissa, rest) = (t[..at].trim(), t[at + times.len()..].trim_start());
-        let Some(rest) = rest.strip_prefix("10^") else { continue };
+        let Some(rest) = rest.strip_prefix("10^") else {
+            continue;
+        };
         let (exp, tail) = match rest.strip_prefix('{') {
             Some(r) => match r.find('}') {
                 Some(close) => (&r[..close], &r[close + 1..]),
@@ -523,7 +548,13 @@ fn scientific(t: &str) -> String {
             }
         };
         let exp = exp.trim();
-        if decimal(mantissa, 400).is_some() && exp.trim_start_matches(['-', '+']).bytes().all(|b| b.is_ascii_digit()) && !exp.is_empty() {
+        if decimal(mantissa, 400).is_some()
+            && exp
+                .trim_start_matches(['-', '+'])
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+            && !exp.is_empty()
+        {
             return format!("{mantissa}e{exp} {}", tail.trim());
         }
     }

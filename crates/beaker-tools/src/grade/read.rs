@@ -69,6 +69,25 @@ pub(super) fn clean(s: &str) -> String {
             t = inner.trim().to_string();
         }
     }
+    // Unicode a model may write: superscript powers, vulgar fractions, `40 percent`.
+    if !t.is_ascii() {
+        for (from, to) in [
+            ("²", "^2"),
+            ("³", "^3"),
+            ("½", "(1/2)"),
+            ("¼", "(1/4)"),
+            ("¾", "(3/4)"),
+            ("⅓", "(1/3)"),
+            ("⅔", "(2/3)"),
+        ] {
+            if t.contains(from) {
+                t = t.replace(from, to);
+            }
+        }
+    }
+    if let Some(p) = t.strip_suffix(" percent") {
+        t = format!("{p}%");
+    }
     // Most answers are plain (`18`, `3/4`): only text with a backslash, brace or tilde has anything to rewrite.
     if t.contains(['\\', '{', '~']) {
         t = rewrite(t);
@@ -77,7 +96,9 @@ pub(super) fn clean(s: &str) -> String {
     if t.matches('$').count() == 1 {
         if let Some(at) = t.find('$') {
             let before = t[..at].trim();
-            let after_digit = t[at + 1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+            let after_digit = t[at + 1..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || c == '.');
             if after_digit && (before.is_empty() || before == "-" || before == "−") {
                 t.remove(at);
             }
@@ -246,27 +267,47 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     if let Some(t) = thousands(s) {
         return Ok(Shape::Scalar(t));
     }
-    if matches!(s, "\\emptyset" | "\\varnothing" | "∅" | "\\{\\}" | "\\{ \\}" | "{}") {
+    if matches!(
+        s,
+        "\\emptyset" | "\\varnothing" | "∅" | "\\{\\}" | "\\{ \\}" | "{}"
+    ) {
         return Ok(Shape::Set(Vec::new()));
     }
     // `(-\infty, 1) \cup (2, \infty)`: a union is the set of its parts; `x = 2 or x = 3`, `2 and 3`: a list.
-    for (pat, union) in [("\\cup", true), ("∪", true), (" or ", false), ("\\lor", false), (" and ", false)] {
+    for (pat, union) in [
+        ("\\cup", true),
+        ("∪", true),
+        (" or ", false),
+        ("\\lor", false),
+        (" and ", false),
+    ] {
         let parts = split_top_str(s, pat);
         if parts.len() > 1 {
             if parts.len() > MAX_ITEMS {
                 return Err(format!("more than {MAX_ITEMS} items"));
             }
-            let items = parts.into_iter().map(|p| shape(p, depth + 1)).collect::<Result<Vec<_>, _>>()?;
-            return Ok(if union { Shape::Set(items) } else { Shape::List(items) });
+            let items = parts
+                .into_iter()
+                .map(|p| shape(p, depth + 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(if union {
+                Shape::Set(items)
+            } else {
+                Shape::List(items)
+            });
         }
     }
     // `1 \pm \sqrt{2}`: both values.
     for pm in ["\\pm", "±"] {
-        let parts = split_top_str(s, pm);
+        // One `\pm`, wherever it stands (`\frac{-1 \pm \sqrt{5}}{2}`), is two answers.
+        let parts: Vec<&str> = s.split(pm).collect();
         if parts.len() == 2 {
             let plus = format!("{}+{}", parts[0], parts[1]);
             let minus = format!("{}-{}", parts[0], parts[1]);
-            return Ok(Shape::List(vec![shape(&plus, depth + 1)?, shape(&minus, depth + 1)?]));
+            return Ok(Shape::List(vec![
+                shape(&plus, depth + 1)?,
+                shape(&minus, depth + 1)?,
+            ]));
         }
     }
     // `x ∈ [0, 1]` is the set it names.
@@ -359,12 +400,16 @@ pub(super) fn is_target(s: &str) -> bool {
     if is_name(s) {
         return true;
     }
-    let Some(open) = s.find('(') else { return false };
+    let Some(open) = s.find('(') else {
+        return false;
+    };
     let (head, args) = (&s[..open], &s[open..]);
     let head = head.strip_suffix("^{-1}").unwrap_or(head);
     is_name(head.trim())
         && args.ends_with(')')
-        && args[1..args.len() - 1].split(',').all(|a| is_name(a.trim()))
+        && args[1..args.len() - 1]
+            .split(',')
+            .all(|a| is_name(a.trim()))
 }
 
 /// Infinity as answers write it.
@@ -377,6 +422,12 @@ pub(super) fn infinity(s: &str) -> Option<bool> {
         _ => None,
     }
 }
+
+/// The command of each letter of `αβγδεζηθικλμνξρστυφχψω`, in that order.
+const GREEK_BY_CHAR: [&str; 22] = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega",
+];
 
 /// Greek letters read as variable names.
 const GREEK: &[&str] = &[
@@ -764,7 +815,10 @@ impl Translator<'_> {
             while self.peek().is_some_and(|c| c.is_ascii_digit()) {
                 self.i += 1;
             }
-        } else if self.peek() == Some('.') && self.rest_starts_with(self.i + 1, "\\overline") {
+        } else if self.peek() == Some('.')
+            && (self.rest_starts_with(self.i + 1, "\\overline")
+                || self.rest_starts_with(self.i + 1, "\\dot"))
+        {
             // `0.\overline{3}`: the point belongs to the repeating decimal.
             self.i += 1;
             return self.c[start..self.i].iter().collect();
@@ -892,10 +946,15 @@ impl Translator<'_> {
             self.i += 1;
         }
         if self.i == start {
-            // A non-ASCII letter (θ): one variable.
+            // A non-ASCII letter: one variable, a Greek one named as its command (`θ` is `\theta`).
             let c = self.c[self.i];
             self.i += 1;
-            out.push(Piece::Name(format!("v{}", u32::from(c))));
+            const GREEK_CHARS: &str = "αβγδεζηθικλμνξρστυφχψω";
+            let name = match GREEK_CHARS.chars().position(|g| g == c) {
+                Some(k) => format!("g_{}", GREEK_BY_CHAR[k]),
+                None => format!("v{}", u32::from(c)),
+            };
+            out.push(Piece::Name(name));
             return Ok(());
         }
         let word: String = self.c[start..self.i].iter().collect();
@@ -1013,9 +1072,17 @@ impl Translator<'_> {
     /// A function's argument: a bracket (`sin(x)`), or the operands that follow without an operator.
     fn function_argument(&mut self, name: &str, depth: usize) -> Result<Vec<Piece>, String> {
         if self.peek() == Some('(') {
-            let mut a = Vec::new();
-            self.atom_only(&mut a, depth + 1)?;
-            return Ok(a);
+            // `\gcd(12, 18)`: the brackets are the call's own, so its commas separate arguments.
+            self.i += 1;
+            let inner = self.sequence(depth + 1, Some(')'))?;
+            if self.peek() != Some(')') {
+                return Err(format!("`{name}(` is not closed"));
+            }
+            self.i += 1;
+            if inner.is_empty() {
+                return Err(format!("`{name}()` has no argument"));
+            }
+            return Ok(inner);
         }
         // A bare argument: the operands that follow without an operator (`\sin 2x` is sin(2x)).
         let mut a = Vec::new();
@@ -1026,7 +1093,9 @@ impl Translator<'_> {
                 break;
             }
             match self.peek() {
-                Some(c) if c.is_ascii_digit() || c.is_alphabetic() || matches!(c, '{' | 'π' | '°') => {
+                Some(c)
+                    if c.is_ascii_digit() || c.is_alphabetic() || matches!(c, '{' | 'π' | '°') =>
+                {
                     self.atom(&mut a, depth + 1)?
                 }
                 Some('\\') => {
@@ -1100,17 +1169,21 @@ impl Translator<'_> {
             }
             "pi" => out.push(Piece::Name("pi".into())),
             "lfloor" | "lceil" => {
-                out.push(Piece::Func(if name == "lfloor" { "floor" } else { "ceil" }.into()));
+                out.push(Piece::Func(
+                    if name == "lfloor" { "floor" } else { "ceil" }.into(),
+                ));
                 out.push(Piece::Open);
                 let inner = self.sequence(depth + 1, None)?;
-                if !(self.rest_starts_with(self.i, "\\rfloor") || self.rest_starts_with(self.i, "\\rceil")) {
+                if !(self.rest_starts_with(self.i, "\\rfloor")
+                    || self.rest_starts_with(self.i, "\\rceil"))
+                {
                     return Err(format!("a `\\{name}` is not closed"));
                 }
                 self.command();
                 out.extend(inner);
                 out.push(Piece::Close);
             }
-            "overline" => {
+            "overline" | "dot" => {
                 // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal, exactly.
                 let Some(Piece::Num(text)) = out.pop() else {
                     return Err("`\\overline` not after a decimal".into());
@@ -1123,7 +1196,9 @@ impl Translator<'_> {
                         _ => Err("`\\overline` of something other than digits".to_string()),
                     })
                     .collect::<Result<String, String>>()?;
-                let (int, frac) = text.split_once('.').ok_or("`\\overline` not after a decimal point")?;
+                let (int, frac) = text
+                    .split_once('.')
+                    .ok_or("`\\overline` not after a decimal point")?;
                 if repeat.is_empty() || repeat.len() + frac.len() + int.len() > 200 {
                     return Err("`\\overline` of no digits, or too many".into());
                 }
@@ -1171,7 +1246,10 @@ fn mixed_numbers(pieces: Vec<Piece>) -> Result<Vec<Piece>, String> {
                 && integer(&pieces[i + 1])
                 && pieces.get(i + 2) == Some(&Piece::Op("/"))
                 && pieces.get(i + 3).is_some_and(integer)
-                && !matches!(pieces.get(i + 4), Some(Piece::Op("^")) | Some(Piece::Num(_)));
+                && !matches!(
+                    pieces.get(i + 4),
+                    Some(Piece::Op("^")) | Some(Piece::Num(_))
+                );
             if !mixed {
                 return Err("two numbers side by side".into());
             }

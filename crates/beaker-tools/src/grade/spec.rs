@@ -10,7 +10,7 @@ pub(super) fn spec() -> ToolSpec {
         description: "Grades a final answer against a reference, as a reward function does. Extracts the answer from \
             model text (the last \\boxed{...}, else after 'final answer' / 'the answer is', else the last $...$ span, else \
             the whole text if it is mathematics, else its last number) and decides equality: numbers exactly (1/2 = 0.5 = \
-            \\frac{1}{2} = 50%), irrational values to 60 digits (2\\sqrt{2} = \\sqrt{8}), decimals written to 6 or more \
+            \\frac{1}{2} = 50%), irrational values by Ziv's test (2\\sqrt{2} = \\sqrt{8}, e^{200} != e^{200}+1), decimals written to 6 or more \
             significant digits as roundings (0.333333 = 1/3), expressions in variables by identity at seeded points \
             ((x-1)(x+1) = x^2-1), equations up to a constant factor, sets, tuples and intervals by their items, \
             quantities with units through the unit converter (1 km = 1000 m), choice letters ((B), b), Answer: B) and \
@@ -33,7 +33,7 @@ pub(super) fn spec() -> ToolSpec {
             "type": "object",
             "properties": {
                 "correct": {"type": "boolean", "description": "Whether the answer equals the reference."},
-                "method": {"type": "string", "description": "How it was decided: exact, equal, rounded, tolerance, identity, equation, assignment (`x = 2` against 2), equation_rhs (`17 * 23 = 391` against 391), percent, set, tuple, interval, units, number_in_reference_unit, choice, text, structure or none (nothing to compare)."},
+                "method": {"type": "string", "description": "How it was decided: exact, equal, rounded, tolerance, identity, identical, equation, assignment (`x = 2` against 2), equation_rhs (`17 * 23 = 391` against 391), percent, set, tuple, interval, units, number_in_reference_unit, number_without_unit, choice, text, structure, none (the answer gives nothing to compare) or reference_unreadable."},
                 "extracted": {"type": "string", "description": "The final answer found in `answer`."},
                 "extracted_from": {"type": "string", "enum": ["boxed", "phrase", "math", "whole", "last_number"], "description": "Where it was found."},
                 "normalized": {"type": "object", "description": "Both sides as compared: `answer` and `reference` in the expression language (`(1)/(2)`, `2*sqrt(2)`), a letter, words, or a quantity."},

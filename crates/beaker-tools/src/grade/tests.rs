@@ -67,7 +67,11 @@ fn extraction_prefers_box_then_phrase_then_math_then_whole_then_last_number() {
     yes("\\boxed{3} no wait\n\\fbox{7}", "7", "exact");
     // Boxes on the final answer's line are its items.
     no("The roots are \\boxed{2} and \\boxed{3}.", "3");
-    yes("The roots are \\boxed{2} and \\boxed{3}.", "\\{2, 3\\}", "set");
+    yes(
+        "The roots are \\boxed{2} and \\boxed{3}.",
+        "\\{2, 3\\}",
+        "set",
+    );
     // A box whose braces never close is no box.
     no("\\boxed{7", "8");
 }
@@ -151,8 +155,9 @@ fn expressions_by_identity_at_seeded_points() {
     no("\\sqrt{x^2}", "x");
     no("x^2+1", "(x+1)^2");
     no("x", "y");
-    // Defined nowhere real: nothing to compare.
-    no("\\sqrt{-1-x^2}", "\\sqrt{-1-x^2}");
+    // Defined nowhere real: nothing to compare by value, but written alike.
+    yes("\\sqrt{-1-x^2}", "\\sqrt{-1-x^2}", "identical");
+    no("\\sqrt{-1-x^2}", "\\sqrt{-2-x^2}");
 }
 
 #[test]
@@ -232,7 +237,10 @@ fn choices_and_words() {
     no("a", "A"); // the article, not a choice
     no("I am not sure", "B");
     // A letter mentioned in running text is not the answer; a pronoun or an article is not a letter.
-    no("Let's check each option. (A) is too small. (B) is too large.", "B");
+    no(
+        "Let's check each option. (A) is too small. (B) is too large.",
+        "B",
+    );
     no("Answer: I believe it is (C).", "I");
     no("Answer: A and C", "A");
     yes("Yes", "yes", "text");
@@ -347,4 +355,138 @@ proptest! {
             prop_assert!(same["why"].is_string());
         }
     }
+}
+
+#[test]
+fn forms_math_answers_take() {
+    // Mixed numbers, in LaTeX and plain text; other numbers side by side do not read.
+    yes("2\\frac{1}{2}", "\\frac52", "exact");
+    yes("-1\\tfrac12", "-1.5", "exact");
+    yes("2 1/2", "5/2", "exact");
+    no("2\\frac{1}{2}", "1");
+    no("3 4", "12");
+    // Several answers: `or`, `and`, `\pm` (anywhere in the answer), unions, the empty set.
+    no("x=5 \\text{ or } x=-3", "-3");
+    yes("x=5 \\text{ or } x=-3", "-3, 5", "set");
+    yes(
+        "\\frac{-1 \\pm \\sqrt{5}}{2}",
+        "\\frac{-1+\\sqrt5}{2}, \\frac{-1-\\sqrt5}{2}",
+        "set",
+    );
+    yes("\\pm 2", "2, -2", "set");
+    yes(
+        "(-\\infty,1)\\cup(2,\\infty)",
+        "(2,\\infty) \\cup (-\\infty, 1)",
+        "set",
+    );
+    no("(-\\infty,1)\\cup(2,\\infty)", "2");
+    yes("\\emptyset", "\\{\\}", "set");
+    yes("\\{\\{1,2\\},\\{3\\}\\}", "\\{\\{3\\},\\{2,1\\}\\}", "set");
+    // Money, bases, repeating decimals, functions of LaTeX.
+    yes("\\$18.90", "18.9", "exact");
+    yes("The answer is $48.", "48", "exact");
+    no("The final balance is -$25.", "25");
+    yes("1010_2", "10", "exact");
+    yes("0.\\overline{3}", "\\frac13", "exact");
+    yes("0.1\\overline{6}", "\\frac16", "exact");
+    yes("\\lfloor 7.5 \\rfloor", "7", "exact");
+    yes("\\gcd(12, 18)", "6", "exact");
+    yes("\\operatorname{lcm}(4, 6)", "12", "exact");
+    no("\\max(3, 8)", "3");
+    // Degrees are a number alone and radians inside a function; the real cube root of a negative.
+    yes("30^\\circ", "30", "exact");
+    yes("\\sin 30^\\circ", "\\frac12", "exact");
+    yes("\\tan 45^\\circ", "1", "exact");
+    yes("\\sqrt[3]{-8}", "-2", "exact");
+    // Unicode a model writes.
+    yes("−5", "-5", "exact");
+    yes("x²", "x^2", "identity");
+    yes("½", "0.5", "exact");
+    yes("θ", "\\theta", "identity");
+}
+
+#[test]
+fn irrational_equality_is_decided_by_precision_not_a_threshold() {
+    // Ziv's test: a real difference, however small, stays when the precision doubles; a residue shrinks.
+    no("e^{200}", "e^{200}+1");
+    no("\\sqrt{10^{100}+1}", "10^{50}");
+    no("\\sin(10^{-70})", "10^{-70}");
+    no("\\pi + 10^{-100}", "\\pi");
+    yes("\\sqrt{8}-2\\sqrt{2}", "0", "equal");
+    yes("\\ln 2+\\ln 3-\\ln 6", "0", "equal");
+    yes("\\sin^2(1) + \\cos^2(1) - 1", "0", "equal");
+    // Identity testing is not fooled by a small constant or a region the points miss.
+    no("10^{10}x+1", "10^{10}x");
+    no("\\frac{x}{10^{12}}+10^{-10}", "\\frac{x}{10^{12}}");
+    no("|x-5|", "5-x");
+    yes("\\sqrt{x-5}", "\\sqrt{x-5}", "identity");
+    yes("\\sqrt{(x-5)^2}", "|x-5|", "identity");
+    yes("\\binom{n}{2}", "\\frac{n(n-1)}{2}", "identity");
+    yes("n!", "n \\cdot (n-1)!", "identity");
+}
+
+#[test]
+fn sentences_and_units_around_answers() {
+    yes("#### 72", "72", "exact");
+    yes(
+        "Natalia sold 48 clips in April.\n#### 72\n\nNote: this took 3 steps.",
+        "72",
+        "exact",
+    );
+    yes("**Final Answer:** 72", "72", "exact");
+    yes("**Final Answer**\n\n72", "72", "exact");
+    yes("The answer is **72**.", "72", "exact");
+    yes("The answer is 72 clips.", "72", "exact");
+    yes("The answer is 1,250 people.", "1250", "exact");
+    yes("The answer is 12, since 3*4=12.", "12", "exact");
+    yes("## Final Answer\nThe total is 12 apples.", "12", "exact");
+    no("The answer is either 12 or 13.", "13");
+    yes(
+        "He earns $10 per hour and works 4 hours, so he earns 10 * 4 = $40.",
+        "40",
+        "exact",
+    );
+    // Mathematics that does not read is never graded by a number picked out of it.
+    no("x \\geq 2", "2");
+    no("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "2");
+    // A unit on the answer against a plain reference.
+    yes("\\boxed{5 \\text{ cm}}", "5", "number_without_unit");
+    yes(
+        "\\boxed{64\\pi \\text{ cm}^3}",
+        "64\\pi",
+        "number_without_unit",
+    );
+    yes("1.5 \\times 10^3 \\text{ J}", "1500 J", "units");
+    // Percentages: a reference below 1 is a fraction, not a number of percent.
+    no("\\boxed{0.5\\%}", "0.5");
+    yes("\\boxed{50\\%}", "0.5", "percent");
+    no("The probability is 0.75%.", "0.75");
+    // Assignments in either order, and to a function.
+    yes("5 = x", "5", "assignment");
+    yes("f(x) = 2x+1", "2x+1", "assignment");
+    yes("Yes, it is possible.", "Yes", "text");
+    // A reference that never reads says so, apart from a wrong answer.
+    let out = grade(json!({"answer": "1", "reference": "\\begin{pmatrix} 1 \\end{pmatrix}"}));
+    assert_eq!(out["method"], "reference_unreadable", "{out}");
+}
+
+#[test]
+fn comparisons_are_budgeted() {
+    // 400 items against 400 others, none alike: past the budget, not correct, and quickly.
+    let a: Vec<String> = (0..400).map(|i| format!("x+{i}")).collect();
+    let b: Vec<String> = (0..400).map(|i| format!("x-{i}")).collect();
+    let out = grade(
+        json!({"answer": format!("\\{{{}\\}}", a.join(",")), "reference": format!("\\{{{}\\}}", b.join(","))}),
+    );
+    assert_eq!(out["correct"], false);
+    // A set against itself reordered needs no pairwise comparison.
+    let mut r = a.clone();
+    r.reverse();
+    let out = grade(
+        json!({"answer": format!("\\{{{}\\}}", a.join(",")), "reference": format!("\\{{{}\\}}", r.join(","))}),
+    );
+    assert_eq!(
+        (out["correct"].as_bool(), out["method"].as_str()),
+        (Some(true), Some("set"))
+    );
 }
