@@ -516,11 +516,19 @@ impl Tool for CodeTest {
         }
         let mut results = Vec::with_capacity(tests.len());
         let mut passed = 0usize;
+        // Each test gets an equal share of the fuel left, so one slow test fails alone and the same call fails
+        // the same test on any machine; what a cheap test leaves goes to the ones after it. Wall-clock time is
+        // only a safety net: a test may use all of the time left.
+        let used = |ctx: &CallContext| ctx.usage.get().map_or(0, |u| u.fuel);
+        let fuel_at_start = used(ctx);
         for (i, test) in strings.iter().copied().enumerate() {
             ctx.checkpoint()?;
-            // Each test gets an equal share of the time left, so one slow test is marked `timeout` and the
-            // others still run; what a fast test leaves goes to the ones after it.
             let mut limits = ctx.limits;
+            let fuel_left = ctx
+                .limits
+                .max_fuel
+                .saturating_sub(used(ctx).saturating_sub(fuel_at_start));
+            limits.max_fuel = (fuel_left / (strings.len() - i) as u64).max(1);
             if let Some(deadline) = ctx.deadline {
                 let left = deadline
                     .saturating_duration_since(Instant::now())
@@ -532,7 +540,7 @@ impl Tool for CodeTest {
                     }
                     break;
                 }
-                limits.timeout_ms = (usable / (strings.len() - i) as u64).max(1);
+                limits.timeout_ms = usable;
             }
             let input = json!({
                 "code": code,
@@ -545,14 +553,18 @@ impl Tool for CodeTest {
             let report = match run_guest(self.runtime.guest()?, &input, limits, ctx) {
                 Ok(r) => r,
                 Err(e) if e.kind == ErrorKind::LimitExceeded => {
-                    results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}", e.message)}));
+                    let share = if e.message.contains("fuel") {
+                        " (its share: the tests left share the call's max_fuel left equally)"
+                    } else {
+                        ""
+                    };
+                    results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}{share}", e.message)}));
                     continue;
                 }
-                // Its own share ran out (the call's deadline has not: that would be a cancellation).
+                // The time left ran out in this test (the call's deadline has not: that would be a cancellation).
                 Err(e) if e.kind == ErrorKind::Timeout && ctx.cancel.reason().is_none() => {
                     let msg = format!(
-                        "timeout: the test ran past its {} ms share of the call's timeout_ms (the tests left share \
-                         the time left equally)",
+                        "timeout: the test ran past the {} ms left of the call's timeout_ms",
                         limits.timeout_ms
                     );
                     results.push(json!({"test": test, "passed": false, "error": msg}));
