@@ -2,7 +2,8 @@
 //! - `empty_guest`: instantiate + run + tear down a WebAssembly module whose `_start` returns at once;
 //! - `echo_guest`: the Rust `echo` guest from `guest-tools/` (params JSON in, result JSON out);
 //! - `execute_python_*`: through the `execute_python` tool (a fresh instance of the snapshotted CPython per
-//!   call): `print(2**100)`, a numpy 2×2 solve, sympy's `integrate(x**2*sin(x), x)`, 29 `Fraction`s;
+//!   call): `print(2**100)`, a numpy 2×2 solve, sympy's `integrate(x**2*sin(x), x)`, 29 `Fraction`s; and
+//!   `execute_python_session_turn`, a numpy solve as one turn of a `session` (the same interpreter across calls);
 //! - `python3_*`: the same programs in a fresh native process, `$BEAKER_BENCH_PYTHON -c ...` (default
 //!   `python3`; it needs numpy and sympy for the last two, else they are skipped), which is what
 //!   SandboxFusion does per request, measured in the same run;
@@ -74,6 +75,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| py.call(black_box(&params), &ctx).expect("call"))
         });
     }
+    // A session turn: the same interpreter across calls (variables carry over), against a fresh one per call.
+    let first = json!({"code": "import numpy as np\nn = 0", "session": "bench"});
+    assert!(py.call(&first, &ctx).is_ok(), "a session opens");
+    let turn = json!({"code": "n += 1\nnp.linalg.solve([[3, 1], [1, 2]], [9, n])", "session": "bench"});
+    assert!(py.call(&turn, &ctx).is_ok(), "session_turn: execute_python failed");
+    g.bench_function("execute_python_session_turn", |b| {
+        b.iter(|| py.call(black_box(&turn), &ctx).expect("call"))
+    });
     g.sample_size(10);
     let python = std::env::var("BEAKER_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
     for (name, code) in PROGRAMS {
