@@ -78,8 +78,12 @@ fn bench(c: &mut Criterion) {
     // A session turn: the same interpreter across calls (variables carry over), against a fresh one per call.
     let first = json!({"code": "import numpy as np\nn = 0", "session": "bench"});
     assert!(py.call(&first, &ctx).is_ok(), "a session opens");
-    let turn = json!({"code": "n += 1\nnp.linalg.solve([[3, 1], [1, 2]], [9, n])", "session": "bench"});
-    assert!(py.call(&turn, &ctx).is_ok(), "session_turn: execute_python failed");
+    let turn =
+        json!({"code": "n += 1\nnp.linalg.solve([[3, 1], [1, 2]], [9, n])", "session": "bench"});
+    assert!(
+        py.call(&turn, &ctx).is_ok(),
+        "session_turn: execute_python failed"
+    );
     g.bench_function("execute_python_session_turn", |b| {
         b.iter(|| py.call(black_box(&turn), &ctx).expect("call"))
     });

@@ -443,10 +443,7 @@ fn lone_letter(s: &str, any_case: bool) -> Option<char> {
 fn leading_letter(s: &str, any_case: bool) -> Option<char> {
     let s = s.trim().trim_start_matches(['$', '*', ' ']);
     let s = s.strip_prefix("\\text{").unwrap_or(s);
-    let (s, bracketed) = match s.strip_prefix('(') {
-        Some(r) => (r, true),
-        None => (s, false),
-    };
+    let s = s.strip_prefix('(').unwrap_or(s);
     let mut chars = s.chars();
     let c = chars.next()?;
     let rest = chars.as_str();
@@ -458,7 +455,6 @@ fn leading_letter(s: &str, any_case: bool) -> Option<char> {
         .starts_with(|n: char| n.is_ascii_lowercase());
     let spaced = next.is_some_and(char::is_whitespace) && !then_word;
     let upper_ok = c.is_ascii_uppercase() || any_case || next == Some(')');
-    let _ = bracketed;
     (c.is_ascii_alphabetic() && c.to_ascii_uppercase() <= 'J' && upper_ok && (ends || spaced))
         .then(|| c.to_ascii_uppercase())
 }

@@ -339,6 +339,21 @@ proptest! {
         }
     }
 
+    /// Any Unicode, mixed with the characters the reader treats specially: a verdict, never a panic (a byte
+    /// offset inside a multi-byte character once was one).
+    #[test]
+    fn any_unicode_is_graded(parts in proptest::collection::vec(prop_oneof![
+        "\\PC{0,6}",
+        prop::sample::select(vec![
+            "−", "°", "√", "π", "²", "½", "θ", "∈", "∪", "±", "\\pm", "\\cup", "$", "\\$", " or ", "_2",
+            "\\overline{3}", "\\frac{1}{2}", "^\\circ", "\\boxed{", "}", "1",
+        ]).prop_map(str::to_string),
+    ], 0..16), reference in prop_oneof![Just("3"), Just("B"), Just("yes"), Just("1 km"), Just("x^2"), Just("\\{1,2\\}")]) {
+        let a: String = parts.concat();
+        let out = Grade::new().call(&json!({"answer": a, "reference": reference}), &CallContext::new(Limits::default()));
+        prop_assert!(out.is_ok_and(|v| v["correct"].is_boolean()));
+    }
+
     /// LaTeX-shaped fragments: a verdict, never a panic, and an answer always equals itself unless it is
     /// unreadable.
     #[test]
