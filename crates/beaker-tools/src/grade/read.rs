@@ -297,6 +297,15 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
             });
         }
     }
+    // `x \approx 2.5` is 2.5; `\frac{\sqrt{3}}{2} \approx 0.866` is the exact value before the rounding.
+    for approx in ["\\approx", "≈"] {
+        let parts = split_top_str(s, approx);
+        if parts.len() == 2 {
+            let (l, r) = (parts[0].trim(), parts[1].trim());
+            let kept = if l.is_empty() || is_target(l) { r } else { l };
+            return shape(kept, depth + 1);
+        }
+    }
     // `1 \pm \sqrt{2}`: both values.
     for pm in ["\\pm", "±"] {
         // One `\pm`, wherever it stands (`\frac{-1 \pm \sqrt{5}}{2}`), is two answers.

@@ -480,6 +480,10 @@ fn sentences_and_units_around_answers() {
     yes("5 = x", "5", "assignment");
     yes("f(x) = 2x+1", "2x+1", "assignment");
     yes("Yes, it is possible.", "Yes", "text");
+    // `\approx`: a name's approximate value, or an exact value with its rounding after it.
+    yes("The answer is $x \\approx 2.5$", "2.5", "exact");
+    yes("The value is exactly $\\frac{\\sqrt{3}}{2} \\approx 0.866$.", "\\frac{\\sqrt3}{2}", "equal");
+    no("\\frac{\\sqrt{3}}{2} \\approx 0.866", "0.866");
     // A reference that never reads says so, apart from a wrong answer.
     let out = grade(json!({"answer": "1", "reference": "\\begin{pmatrix} 1 \\end{pmatrix}"}));
     assert_eq!(out["method"], "reference_unreadable", "{out}");
