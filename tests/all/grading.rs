@@ -49,11 +49,14 @@ fn pairs() -> Outcome {
     ensure(wrong.is_empty(), || wrong.join("\n"))
 }
 
-/// The 1,250 pairs of an adversarial trial (`tests/data/gen/grading_trial*.py`, each verdict stated by hand): every
-/// one graded right except those listed in `trial_misses.jsonl`, which must still miss (a fix removes its line).
+/// The pairs of two adversarial trials (`tests/data/gen/grading_trial*.py`, each verdict stated by hand): every one
+/// graded right except those listed in `trial_misses.jsonl`, which must still miss (a fix removes its line).
 fn trial() -> Outcome {
     let mut rows = jsonl("tests/data/grading/trial.jsonl");
     rows.extend(jsonl("tests/data/grading/trial_targeted.jsonl"));
+    for n in 1..=6 {
+        rows.extend(jsonl(&format!("tests/data/grading/trial2_{n}.jsonl")));
+    }
     let misses: std::collections::HashSet<String> = jsonl("tests/data/grading/trial_misses.jsonl")
         .iter()
         .map(|m| m["id"].to_string())
@@ -62,16 +65,19 @@ fn trial() -> Outcome {
         format!("only {} trial pairs", rows.len())
     })?;
     let mut server = Server::start(&["--no-python"]);
-    for r in &rows {
-        let mut params = r["params"].as_object().cloned().unwrap_or_default();
-        params.insert("answer".into(), r["answer"].clone());
-        params.insert("reference".into(), r["reference"].clone());
-        server.send(&json!({"id": r["id"], "grade": params}));
-    }
     let mut answers = std::collections::HashMap::new();
-    for _ in &rows {
-        let a = server.recv();
-        answers.insert(a["id"].to_string(), a);
+    // In batches: every request written before any answer is read would fill both pipes and stall.
+    for batch in rows.chunks(200) {
+        for r in batch {
+            let mut params = r["params"].as_object().cloned().unwrap_or_default();
+            params.insert("answer".into(), r["answer"].clone());
+            params.insert("reference".into(), r["reference"].clone());
+            server.send(&json!({"id": r["id"], "grade": params}));
+        }
+        for _ in batch {
+            let a = server.recv();
+            answers.insert(a["id"].to_string(), a);
+        }
     }
     let mut wrong = Vec::new();
     for r in &rows {

@@ -13,10 +13,10 @@ const BITS: u32 = 256;
 /// difference are the same quantity.
 const SAME_BELOW: f64 = 1e-70;
 /// Points at which expressions in variables are compared, and the fewest that must be defined.
-const POINTS: usize = 16;
+const POINTS: usize = 21;
 const MIN_DEFINED: usize = 6;
 /// Two doubles at a sample point agree when `|a - b| <= POINT_REL·max(|a|, |b|) + POINT_ABS`.
-const POINT_REL: f64 = 1e-11;
+const POINT_REL: f64 = 1e-9;
 const POINT_ABS: f64 = 1e-13;
 /// Most scalar comparisons one grade makes (sets are compared item against item): beyond, it is not correct.
 pub(super) const MAX_COMPARISONS: u64 = 100_000;
@@ -151,8 +151,16 @@ impl Comparer<'_> {
                     ..v
                 }
             }
-            // `17 * 23 = 391` against 391: a worked computation, whose value is its right-hand side.
+            // `17 * 23 = 391` against 391: a worked computation, whose value is its right-hand side, when it is
+            // true (`2 + 2 = 5` is no answer of 5).
             (Equation(l, r), Scalar(s)) | (Scalar(s), Equation(l, r)) if self.is_closed(l) => {
+                let holds = self.scalars(l, r)?;
+                if !holds.equal {
+                    return Ok(Verdict::no(
+                        "equation_rhs",
+                        format!("the answer's equation is false: {l} = {r}"),
+                    ));
+                }
                 let v = self.scalars(r, s)?;
                 Verdict {
                     method: "equation_rhs",
@@ -334,25 +342,32 @@ impl Comparer<'_> {
             let d2 = Float::with_val(2 * BITS, &x2 - &y2).abs();
             let scale = Float::with_val(2 * BITS, x2.abs_ref())
                 .max(&Float::with_val(2 * BITS, y2.abs_ref()));
-            let shrank = if d2.is_zero() {
-                true
-            } else if d1.is_zero() {
-                // Equal to 256 bits: a third evaluation tells a residue near 0 (`\sin^2 1 + \cos^2 1 - 1`), which
-                // shrinks again, from a difference below 256 bits (`\pi + 10^{-100}`), which stays.
+            let shrank = if !d1.is_zero() {
+                d2 <= d1 * Float::with_val(2 * BITS, Float::i_exp(1, -200))
+            } else {
+                // Equal to 256 bits: a third evaluation, at 1024, tells a residue (`\sin^2 1 + \cos^2 1 - 1`, which
+                // shrinks again, or stays 0) from a difference below 256 bits (`\pi + 10^{-100}`,
+                // `\ln(1 + 10^{-200})` against 0), which appears and stays.
                 match (self.value(a, 4 * BITS)?, self.value(b, 4 * BITS)?) {
                     (Ok(x3), Ok(y3)) => {
-                        let d3 = Float::with_val(
-                            4 * BITS,
-                            at_bits(&x3, 4 * BITS) - at_bits(&y3, 4 * BITS),
-                        )
-                        .abs();
-                        d3 <= Float::with_val(4 * BITS, &d2)
-                            * Float::with_val(4 * BITS, Float::i_exp(1, -200))
+                        let (x3, y3) = (at_bits(&x3, 4 * BITS), at_bits(&y3, 4 * BITS));
+                        let d3 = Float::with_val(4 * BITS, &x3 - &y3).abs();
+                        let s3 = Float::with_val(4 * BITS, x3.abs_ref())
+                            .max(&Float::with_val(4 * BITS, y3.abs_ref()));
+                        if d2.is_zero() {
+                            // Against 0 the residue is its own scale: measure it against 1 instead.
+                            let s3 = s3.max(&Float::with_val(4 * BITS, 1));
+                            d3 <= s3 * Float::with_val(4 * BITS, Float::i_exp(1, -1000))
+                        } else {
+                            d3 <= Float::with_val(4 * BITS, &d2)
+                                * Float::with_val(4 * BITS, Float::i_exp(1, -200))
+                        }
                     }
-                    _ => d2 <= scale * Float::with_val(2 * BITS, Float::i_exp(1, -490)),
+                    _ => {
+                        d2.is_zero()
+                            || d2 <= scale * Float::with_val(2 * BITS, Float::i_exp(1, -490))
+                    }
                 }
-            } else {
-                d2 <= d1 * Float::with_val(2 * BITS, Float::i_exp(1, -200))
             };
             if shrank {
                 return Ok(Verdict::yes("equal"));
@@ -665,18 +680,22 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    /// A sample coordinate, by the attempt's scheme (every coordinate of a point shares it): magnitudes in
-    /// [0.25, 3.25) positive (where square roots and logarithms are defined) or of either sign (so `|x|` is not
-    /// taken for `x`), larger values in [3.25, 40) (`\sqrt{x-5}`, and `|x-5|` is not `5-x`), and the integers 1 to 12
-    /// (`n!`, `(-1)^n`, `\binom{n}{2}`).
+    /// A sample coordinate, by the attempt's scheme (every coordinate of a point shares the scheme, each its own
+    /// sign): magnitudes in [0.25, 3.25) positive (where square roots and logarithms are defined) or of either sign
+    /// (`|x|` is not `x`), [3.25, 40) positive (`\sqrt{x-5}`) and negative, the integers 1 to 12 (`n!`, `(-1)^n`,
+    /// `\binom{n}{2}`), near 0 of either sign, and [40, 120) positive.
     fn sample(&mut self, attempt: usize) -> f64 {
         let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        match attempt % 4 {
+        let sign = if self.next() & 1 == 1 { -1.0 } else { 1.0 };
+        match attempt % 7 {
             0 => 0.25 + 3.0 * u,
-            1 if self.next() & 1 == 1 => -(0.25 + 3.0 * u),
-            1 => 0.25 + 3.0 * u,
+            1 => sign * (0.25 + 3.0 * u),
             2 => 3.25 + 36.75 * u,
-            _ => (1.0 + (12.0 * u).floor()).min(12.0),
+            3 => (1.0 + (12.0 * u).floor()).min(12.0),
+            // Below -3.25 (`|x+4|` is not `x+4`), near 0 (`e^{-1000x^2}` is not 0), and far out (`|x-41|`).
+            4 => -(3.25 + 36.75 * u),
+            5 => sign * (0.001 + 0.249 * u),
+            _ => 40.0 + 80.0 * u,
         }
     }
 }

@@ -158,13 +158,25 @@ pub(super) fn after_phrase(text: &str) -> Option<&str> {
         " (",
     ]
     .iter()
-    .filter_map(|c| line.find(c))
+    .filter_map(|c| line.find(c).filter(|&i| *c != " (" || restatement(line, i)))
     .filter(|&i| i > 0)
     .min()
     .unwrap_or(line.len());
     let line = strip_sentence_end(line[..cut].trim_end_matches([',', ' ']));
     let line = line.trim_matches('*').trim();
     (!line.is_empty()).then_some(line)
+}
+
+/// Whether the bracket at `line[i + 1]` restates what comes before it (` (0.25)`, ` (about 0.25)`), rather than
+/// multiplying it (`2 (x+1)`, `9x + (4)`).
+fn restatement(line: &str, i: usize) -> bool {
+    let before = line[..i].trim_end();
+    let inside = line[i + 2..].split(')').next().unwrap_or("");
+    !before.ends_with(['+', '-', '*', '/', '^', '=', '(', '\\'])
+        && ((inside.contains('.') && inside.trim().parse::<f64>().is_ok())
+            || inside
+                .split_whitespace()
+                .any(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic)))
 }
 
 /// A sentence's closing full stop, and a closing `$`-span, are not part of the answer (`$42$.` is 42).
@@ -296,9 +308,13 @@ pub(super) fn answer(text: &str, is_sentence: impl Fn(&str) -> bool) -> (String,
     }
     if let Some(p) = after_phrase(text) {
         let p = last_math(p).unwrap_or(p);
-        // `## Final Answer` then `The total is 12 apples.`: prose after the phrase gives its last number.
-        // Only when it holds one number: `either 12 or 13` is no answer.
-        if is_sentence(p) && count_numbers(p) == 1 {
+        // `## Final Answer` then `The total is 12 apples.`: prose after the phrase gives its number, when it holds
+        // one and nothing that changes it (`either 12 or 13`, `not 12`, `at least 12`, `3 million`).
+        if is_sentence(p)
+            && count_numbers(p) == 1
+            && plain_prose(p)
+            && !p.contains(['\\', '(', '+', '*', '/', '=', '!'])
+        {
             if let Some(n) = last_number(p) {
                 return (n, From::Phrase);
             }
@@ -312,10 +328,82 @@ pub(super) fn answer(text: &str, is_sentence: impl Fn(&str) -> bool) -> (String,
     if !is_sentence(whole) {
         return (whole.to_string(), From::Whole);
     }
-    match last_number(text) {
+    // The last sentence's last number, unless that sentence changes or doubts it (`x > 3`, `7 or maybe 8`,
+    // `3.2 billion`, `7, which is wrong`).
+    let last_sentence = whole.rsplit(". ").next().unwrap_or(whole);
+    match last_number(text).filter(|_| plain_prose(last_sentence)) {
         Some(n) => (n, From::LastNumber),
         None => (whole.to_string(), From::Whole),
     }
+}
+
+/// Words that change a number or doubt it; prose holding one gives no number.
+const CHANGES: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "cannot",
+    "can't",
+    "isn't",
+    "than",
+    "least",
+    "most",
+    "twice",
+    "half",
+    "double",
+    "triple",
+    "minus",
+    "negative",
+    "root",
+    "squared",
+    "cubed",
+    "factorial",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "trillion",
+    "dozen",
+    "percent",
+    "tenths",
+    "hundredths",
+    "thirds",
+    "quarters",
+    "inverse",
+    "less",
+    "more",
+    "below",
+    "above",
+    "times",
+    "plus",
+    "or",
+    "either",
+    "maybe",
+    "wrong",
+    "incorrect",
+    "about",
+    "approximately",
+    "around",
+    "nearly",
+    "almost",
+    "impossible",
+    "undefined",
+    "unknown",
+];
+
+/// Whether prose states its number plainly: no word of [`CHANGES`], no comparison (`>`, `\geq`, `≠`), no power
+/// or subscript.
+pub(super) fn plain_prose(p: &str) -> bool {
+    let lower = p.to_lowercase();
+    let words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .any(|w| CHANGES.contains(&w.replace('’', "'").as_str()));
+    let compares = [
+        "<", ">", "≤", "≥", "≠", "\\ge", "\\le", "\\ne", "\\approx", "≈", "^", "_",
+    ]
+    .iter()
+    .any(|c| p.contains(c));
+    !words && !compares
 }
 
 /// A multiple-choice label as a reference states it: `B`, `(B)`, `B)`, `\text{B}`, `\boxed{B}`.
@@ -373,8 +461,12 @@ const CHOICE_PHRASES: &[&str] = &[
 /// last answer phrase (`The answer is (B)`, `Answer: **B**`, `The correct option is B.`), or as the whole text
 /// (`B`, `(b)`, `b)`). A letter merely mentioned in running text (`(A) is too small`) is not an answer.
 pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
-    if let Some(b) = boxed(text) {
-        let b = super::read::clean(b);
+    if let Some(b) = boxes(text) {
+        let b = super::read::clean(&b);
+        // `\boxed{B, C}`, `\boxed{A} or \boxed{B}`: more than one letter is no answer.
+        if letters(&b) > 1 {
+            return None;
+        }
         return lone_letter(&b, true)
             .or_else(|| leading_letter(&b, true))
             .map(|c| (c, From::Boxed));
@@ -394,6 +486,15 @@ pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
     };
     if let Some(p) = after {
         let p = super::read::clean(p.trim_start_matches([':', ' ', '*']));
+        // `(B) is wrong, it is (C)`, `B. Wait, no, E.`, `not (B)`: a phrase that names several letters, or
+        // denies one, is no answer.
+        let lower = p.to_lowercase();
+        let denies = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "not" | "wrong" | "incorrect" | "wait" | "no" | "isn"));
+        if letters(&p) > 1 || denies {
+            return None;
+        }
         let lower = p.to_ascii_lowercase();
         let p = ["option ", "choice "]
             .iter()
@@ -415,6 +516,31 @@ pub(super) fn choice_in(text: &str) -> Option<(char, From)> {
             .map(|c| (c, From::Phrase));
     }
     lone_letter(strip_sentence_end(text), false).map(|c| (c, From::Whole))
+}
+
+/// How many different choice letters a text names: bracketed (`(B)`), in bold (`**B**`), or standing alone
+/// before punctuation or the end (`B.`, `B,`, `B`); `I am` and `A and` are words, not letters.
+fn letters(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut seen = [false; 10];
+    for i in 0..b.len() {
+        let c = b[i];
+        if !(b'A'..=b'J').contains(&c) {
+            continue;
+        }
+        let before = if i == 0 { b' ' } else { b[i - 1] };
+        let after = b.get(i + 1).copied().unwrap_or(b' ');
+        let bracketed = before == b'(' && after == b')';
+        let alone = !before.is_ascii_alphanumeric()
+            && !after.is_ascii_alphanumeric()
+            && (matches!(after, b'.' | b',' | b')' | b'*' | b'}' | b';' | b'&')
+                || i + 1 == b.len()
+                || (after == b' ' && !b.get(i + 2).is_some_and(u8::is_ascii_lowercase)));
+        if bracketed || alone {
+            seen[usize::from(c - b'A')] = true;
+        }
+    }
+    seen.iter().filter(|&&x| x).count()
 }
 
 /// `B`, `(B)`, `B)`, `\text{B}`; a lowercase letter only with a bracket (`b)`, `(b)`), or anywhere when

@@ -189,7 +189,8 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         });
     }
     if kind == Kind::Text || (kind == Kind::Auto && is_words(reference)) {
-        let (got, from) = match extract::boxed(answer) {
+        let boxes = extract::boxes(answer);
+        let (got, from) = match boxes.as_deref() {
             Some(b) => (b, From::Boxed),
             None => match extract::after_phrase(answer) {
                 Some(p) => (p, From::Phrase),
@@ -197,8 +198,11 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
             },
         };
         let (mut a, r) = (words(got), words(reference));
-        // `Yes, it is possible.` against `yes`: a yes/no answer is its first word.
-        if matches!(r.as_str(), "yes" | "no" | "true" | "false") {
+        // `Yes, it is possible.` against `yes`: a yes/no answer is its first word, unless it says both.
+        let says = |w: &str| a.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+        if matches!(r.as_str(), "yes" | "no") && says("yes") && says("no") {
+            a = "yes and no".into();
+        } else if matches!(r.as_str(), "yes" | "no" | "true" | "false") {
             a = a
                 .split(|c: char| !c.is_alphanumeric())
                 .next()
@@ -226,12 +230,13 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     }
     let ref_qty = quantity(reference);
     let units_wanted = kind == Kind::Units || (kind == Kind::Auto && ref_qty.is_some());
-    let (mut got, from) = extract::answer(answer, |s| {
+    let (mut got, mut from) = extract::answer(answer, |s| {
         has_words(s) && !(units_wanted && quantity(s).is_some())
     });
-    if units_wanted && from == From::LastNumber {
+    if units_wanted && matches!(from, From::LastNumber | From::Whole) {
+        // `The speed is 9.81 m/s^2.`: the quantity that ends the text.
         if let Some(q) = quantity_at_end(answer) {
-            got = q.to_string();
+            (got, from) = (q.to_string(), From::LastNumber);
         }
     }
     let extracted = got.trim().to_string();
@@ -352,6 +357,7 @@ fn without_unit(s: &str) -> Option<&str> {
         .map(|(i, _)| (t[..i].trim(), t[i..].trim()))
         .find(|(value, unit)| {
             !value.is_empty()
+                && !matches!(*unit, "k" | "K" | "M" | "B" | "G" | "T" | "b" | "m")
                 && unit.chars().next().is_some_and(char::is_alphabetic)
                 && parse_unit(&unit.replace('{', "(").replace('}', ")"))
                     .is_ok_and(|q| q.dims != [0; 9])
@@ -376,7 +382,8 @@ fn without_counted_words(s: &str) -> String {
         && rest
             .chars()
             .all(|c| c.is_alphabetic() || c.is_whitespace() || c == '-' || c == '.')
-        && has_long_words(rest);
+        && has_long_words(rest)
+        && extract::plain_prose(rest);
     if is_number && words {
         number.trim_end_matches('.').to_string()
     } else {

@@ -71,6 +71,21 @@ pub(super) fn clean(s: &str) -> String {
     }
     // Unicode a model may write: superscript powers, vulgar fractions, `40 percent`.
     if !t.is_ascii() {
+        // After a digit a vulgar fraction is a mixed number's (`2½` is 5/2, read as `2 1/2`).
+        for (from, to) in [
+            ("½", "1/2"),
+            ("¼", "1/4"),
+            ("¾", "3/4"),
+            ("⅓", "1/3"),
+            ("⅔", "2/3"),
+        ] {
+            for d in '0'..='9' {
+                let pat = format!("{d}{from}");
+                if t.contains(&pat) {
+                    t = t.replace(&pat, &format!("{d} {to}"));
+                }
+            }
+        }
         for (from, to) in [
             ("²", "^2"),
             ("³", "^3"),
@@ -85,12 +100,15 @@ pub(super) fn clean(s: &str) -> String {
             }
         }
     }
-    if let Some(p) = t.strip_suffix(" percent") {
-        t = format!("{p}%");
-    }
     // Most answers are plain (`18`, `3/4`): only text with a backslash, brace or tilde has anything to rewrite.
     if t.contains(['\\', '{', '~']) {
         t = rewrite(t);
+    }
+    // `40 percent`, `40 \text{ percent}`: a percentage.
+    if let Some(p) = t.trim_end().strip_suffix("percent") {
+        if p.ends_with(char::is_whitespace) {
+            t = format!("{}%", p.trim_end());
+        }
     }
     // A dollar amount (`$72`, `-$25`, `\$18.90`): one dollar sign before a number is currency, not math.
     if t.matches('$').count() == 1 {
@@ -356,7 +374,13 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     }
     let sides = split_top(s, '=');
     if sides.len() > 1 {
-        let (l, r) = (sides[0].trim(), sides[sides.len() - 1].trim());
+        // A chain (`x = 2 + 3 = 5`, `12 = 2 \cdot 6 = 13`) is judged by its last step.
+        let n = sides.len();
+        let (l, r) = if n > 2 {
+            (sides[n - 2].trim(), sides[n - 1].trim())
+        } else {
+            (sides[0].trim(), sides[1].trim())
+        };
         if l.is_empty() || r.is_empty() {
             return Err("an equation needs both sides".into());
         }
@@ -406,6 +430,10 @@ pub(super) fn is_name(s: &str) -> bool {
 /// (`f(x)`, `P(A)`, `f^{-1}(x)`).
 pub(super) fn is_target(s: &str) -> bool {
     let s = s.trim();
+    // `e` is Euler's number: `e = 3` is a false equation, not an assignment.
+    if matches!(s, "e" | "\\pi" | "π") {
+        return false;
+    }
     if is_name(s) {
         return true;
     }

@@ -482,7 +482,11 @@ fn sentences_and_units_around_answers() {
     yes("Yes, it is possible.", "Yes", "text");
     // `\approx`: a name's approximate value, or an exact value with its rounding after it.
     yes("The answer is $x \\approx 2.5$", "2.5", "exact");
-    yes("The value is exactly $\\frac{\\sqrt{3}}{2} \\approx 0.866$.", "\\frac{\\sqrt3}{2}", "equal");
+    yes(
+        "The value is exactly $\\frac{\\sqrt{3}}{2} \\approx 0.866$.",
+        "\\frac{\\sqrt3}{2}",
+        "equal",
+    );
     no("\\frac{\\sqrt{3}}{2} \\approx 0.866", "0.866");
     // A reference that never reads says so, apart from a wrong answer.
     let out = grade(json!({"answer": "1", "reference": "\\begin{pmatrix} 1 \\end{pmatrix}"}));
@@ -508,4 +512,73 @@ fn comparisons_are_budgeted() {
         (out["correct"].as_bool(), out["method"].as_str()),
         (Some(true), Some("set"))
     );
+}
+
+#[test]
+fn rules_do_not_accept_wrong_answers() {
+    // A worked computation must hold; a chain is judged by its last step.
+    no("2+2 = 5", "5");
+    no("\\boxed{12 = 2 \\cdot 6 = 13}", "13");
+    no("\\boxed{x = 5 = 7}", "7");
+    yes("x = 2 + 3 = 5", "5", "equation_rhs");
+    no("e = 3", "3");
+    // Words that change a number keep it from being read as that number.
+    for a in [
+        "\\boxed{5 \\text{ hundred}}",
+        "3 million",
+        "2 dozen",
+        "5 squared",
+        "\\boxed{0.5 \\text{ percent}}",
+    ] {
+        no(
+            a,
+            if a.starts_with('3') {
+                "3"
+            } else if a.starts_with('2') {
+                "2"
+            } else if a.contains("0.5") {
+                "0.5"
+            } else {
+                "5"
+            },
+        );
+    }
+    yes("\\boxed{10 \\text{ percent}}", "0.1", "percent");
+    // Prose that changes or doubts its number gives none.
+    for a in [
+        "The answer is definitely not 7.",
+        "## Final Answer\nIt is not 7.",
+        "The answer is at least 7.",
+        "Therefore x > 7",
+        "I think it's 6 or maybe 7",
+        "## Final Answer\nThe value is \\sqrt{7}",
+    ] {
+        no(a, "7");
+    }
+    // A restatement in brackets is cut; a factor is not.
+    no("The answer is 2 (x+1).", "2");
+    yes("The final answer is 1/4 (0.25).", "\\frac14", "exact");
+    // Several letters, or a denial, are no choice.
+    for a in [
+        "Answer: (B) is wrong, it is (C)",
+        "The answer is (B), no wait, (C)",
+        "The answer is not (B)",
+        "\\boxed{B, C}",
+        "The answer is \\boxed{A} or \\boxed{B}",
+        "Answer: **B** is incorrect",
+    ] {
+        no(a, "B");
+    }
+    // Yes and no at once is neither.
+    no("Yes and no", "yes");
+    no("\\boxed{Yes} \\boxed{No}", "No");
+    // `2½` is two and a half.
+    yes("2½", "5/2", "exact");
+    // Identity testing reaches negative, tiny and far values.
+    no("|x+4|", "x+4");
+    no("\\sqrt{x^2+8x+16}", "x+4");
+    no("e^{-1000x^2}", "0");
+    no("|x-41|", "41-x");
+    // Ziv's test sees a difference that appears only past 512 bits.
+    no("\\ln(1+10^{-200})", "0");
 }
