@@ -79,11 +79,7 @@ impl Comparer<'_> {
             return Ok(Scalar::Infinity(neg));
         }
         let infix = read::to_expression(text)?;
-        let limits = ParseLimits {
-            max_len: self.ctx.limits.max_expression_len,
-            max_depth: self.ctx.limits.max_depth,
-        };
-        let e = parse(&infix, limits).map_err(|e| e.to_string())?;
+        let e = parse(&infix, self.parse_limits()).map_err(|e| e.to_string())?;
         Ok(Scalar::Expr(e, text.trim().to_string()))
     }
 
@@ -101,6 +97,14 @@ impl Comparer<'_> {
     /// Whether `text` reads as an expression without variables.
     fn is_closed(&self, text: &str) -> bool {
         matches!(self.scalar(text), Ok(Scalar::Expr(e, _)) if e.variables().is_empty())
+    }
+
+    /// The call's limits on an expression's length and nesting.
+    fn parse_limits(&self) -> ParseLimits {
+        ParseLimits {
+            max_len: self.ctx.limits.max_expression_len,
+            max_depth: self.ctx.limits.max_depth,
+        }
     }
 
     /// Two shapes, as the grade tool compares them.
@@ -442,42 +446,16 @@ impl Comparer<'_> {
 
     /// Expressions in variables: equal at every one of [`POINTS`] seeded points where both are defined.
     fn identity(&self, a: &Expr, b: &Expr) -> Result<Verdict, ToolError> {
-        let (fa, fb, n) = match compile_pair(a, b) {
-            Ok(t) => t,
+        let pair = match Pair::compile(a, b) {
+            Ok(p) => p,
             Err(e) => return Ok(Verdict::no("identity", e)),
         };
-        let mut rng = SplitMix(0x5eed_0bea_4e12_9a3d);
-        let mut defined = 0;
-        let mut point = vec![0.0; n];
-        for attempt in 0..POINTS * 8 {
-            if attempt % 16 == 0 {
-                self.ctx.checkpoint()?;
-            }
-            for v in point.iter_mut() {
-                *v = rng.sample(attempt);
-            }
-            let (x, y) = (fa.eval(&point), fb.eval(&point));
-            if !x.is_finite() || !y.is_finite() {
-                continue;
-            }
+        self.at_points(&pair, 0x5eed_0bea_4e12_9a3d, "identity", |x, y, point| {
             if (x - y).abs() > POINT_REL * x.abs().max(y.abs()) + POINT_ABS {
-                return Ok(Verdict::no(
-                    "identity",
-                    format!("they differ at {}", show_point(a, b, &point)),
-                ));
+                Point::Differs(format!("they differ at {}", pair.show(point)))
+            } else {
+                Point::Agrees
             }
-            defined += 1;
-            if defined == POINTS {
-                break;
-            }
-        }
-        Ok(if defined >= MIN_DEFINED {
-            Verdict::yes("identity")
-        } else {
-            Verdict::no(
-                "identity",
-                "they are defined at too few sample points to compare",
-            )
         })
     }
 
@@ -493,11 +471,7 @@ impl Comparer<'_> {
                 read::to_expression(l)?,
                 read::to_expression(r)?
             );
-            let limits = ParseLimits {
-                max_len: self.ctx.limits.max_expression_len,
-                max_depth: self.ctx.limits.max_depth,
-            };
-            parse(&e, limits).map_err(|e| e.to_string())
+            parse(&e, self.parse_limits()).map_err(|e| e.to_string())
         };
         let (a, b) = match (f(l1, r1), f(l2, r2)) {
             (Ok(a), Ok(b)) => (a, b),
@@ -508,17 +482,48 @@ impl Comparer<'_> {
                 ))
             }
         };
-        let (fa, fb, n) = match compile_pair(&a, &b) {
-            Ok(t) => t,
+        let pair = match Pair::compile(&a, &b) {
+            Ok(p) => p,
             Err(e) => return Ok(Verdict::no("equation", e)),
         };
-        if n == 0 {
+        if pair.names.is_empty() {
             return Ok(Verdict::no("equation", "equations without unknowns"));
         }
-        let mut rng = SplitMix(0x0e9a_7104_5eed_1234);
         let mut ratio: Option<f64> = None;
+        self.at_points(&pair, 0x0e9a_7104_5eed_1234, "equation", |x, y, _| {
+            let tiny = 1e-12;
+            if x.abs() < tiny || y.abs() < tiny {
+                return if x.abs() < tiny && y.abs() < tiny {
+                    Point::Skip
+                } else {
+                    Point::Differs("one equation holds where the other does not".into())
+                };
+            }
+            let c = x / y;
+            match ratio {
+                None => ratio = Some(c),
+                Some(r) if (r - c).abs() <= POINT_REL * r.abs().max(c.abs()) => {}
+                Some(_) => {
+                    return Point::Differs("the equations are not multiples of each other".into())
+                }
+            }
+            Point::Agrees
+        })
+    }
+
+    /// Evaluates both sides at seeded points (skipping where either is undefined) and asks `judge` about each:
+    /// the first difference decides; [`POINTS`] agreements, or at least [`MIN_DEFINED`] of them when the
+    /// attempts run out, are a `method` match.
+    fn at_points(
+        &self,
+        pair: &Pair,
+        seed: u64,
+        method: &'static str,
+        mut judge: impl FnMut(f64, f64, &[f64]) -> Point,
+    ) -> Result<Verdict, ToolError> {
+        let mut rng = SplitMix(seed);
         let mut defined = 0;
-        let mut point = vec![0.0; n];
+        let mut point = vec![0.0; pair.names.len()];
         for attempt in 0..POINTS * 8 {
             if attempt % 16 == 0 {
                 self.ctx.checkpoint()?;
@@ -526,80 +531,67 @@ impl Comparer<'_> {
             for v in point.iter_mut() {
                 *v = rng.sample(attempt);
             }
-            let (x, y) = (fa.eval(&point), fb.eval(&point));
+            let (x, y) = (pair.a.eval(&point), pair.b.eval(&point));
             if !x.is_finite() || !y.is_finite() {
                 continue;
             }
-            let tiny = 1e-12;
-            if x.abs() < tiny || y.abs() < tiny {
-                if x.abs() < tiny && y.abs() < tiny {
-                    continue;
-                }
-                return Ok(Verdict::no(
-                    "equation",
-                    "one equation holds where the other does not",
-                ));
+            match judge(x, y, &point) {
+                Point::Skip => continue,
+                Point::Differs(why) => return Ok(Verdict::no(method, why)),
+                Point::Agrees => defined += 1,
             }
-            let c = x / y;
-            match ratio {
-                None => ratio = Some(c),
-                Some(r) if (r - c).abs() <= POINT_REL * r.abs().max(c.abs()) => {}
-                Some(_) => {
-                    return Ok(Verdict::no(
-                        "equation",
-                        "the equations are not multiples of each other",
-                    ))
-                }
-            }
-            defined += 1;
             if defined == POINTS {
                 break;
             }
         }
         Ok(if defined >= MIN_DEFINED {
-            Verdict::yes("equation")
+            Verdict::yes(method)
         } else {
             Verdict::no(
-                "equation",
+                method,
                 "they are defined at too few sample points to compare",
             )
         })
     }
 }
 
-/// Both expressions compiled over the union of their variables.
-fn compile_pair(
-    a: &Expr,
-    b: &Expr,
-) -> Result<(beaker_expr::CompiledF64, beaker_expr::CompiledF64, usize), String> {
-    let mut names: Vec<&str> = a
-        .variables()
-        .iter()
-        .chain(b.variables())
-        .map(String::as_str)
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    let fa = a.compile_f64(&names).map_err(|e| e.to_string())?;
-    let fb = b.compile_f64(&names).map_err(|e| e.to_string())?;
-    Ok((fa, fb, names.len()))
+/// What one sample point says of two expressions.
+enum Point {
+    Agrees,
+    Differs(String),
+    /// Neither tells anything here (both sides of two equations vanish).
+    Skip,
 }
 
-fn show_point(a: &Expr, b: &Expr, point: &[f64]) -> String {
-    let mut names: Vec<&str> = a
-        .variables()
-        .iter()
-        .chain(b.variables())
-        .map(String::as_str)
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .iter()
-        .zip(point)
-        .map(|(n, v)| format!("{n} = {v:.4}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Two expressions compiled over the union of their variables, in sorted order.
+struct Pair {
+    a: beaker_expr::CompiledF64,
+    b: beaker_expr::CompiledF64,
+    names: Vec<String>,
+}
+
+impl Pair {
+    fn compile(a: &Expr, b: &Expr) -> Result<Pair, String> {
+        let mut names: Vec<String> = a.variables().iter().chain(b.variables()).cloned().collect();
+        names.sort_unstable();
+        names.dedup();
+        let order: Vec<&str> = names.iter().map(String::as_str).collect();
+        Ok(Pair {
+            a: a.compile_f64(&order).map_err(|e| e.to_string())?,
+            b: b.compile_f64(&order).map_err(|e| e.to_string())?,
+            names,
+        })
+    }
+
+    /// `x = 0.7199, y = 1.7760`: a point, for a message.
+    fn show(&self, point: &[f64]) -> String {
+        self.names
+            .iter()
+            .zip(point)
+            .map(|(n, v)| format!("{n} = {v:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// A decimal as written: its places after the point and its significant digits.

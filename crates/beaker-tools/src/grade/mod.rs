@@ -264,14 +264,14 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
         });
     }
     if units_wanted {
-        let Some(r) = ref_qty else {
+        let Some(r) = &ref_qty else {
             return Err(ToolError::invalid_params(format!(
                 "`kind` is units, but the reference `{}` is not a number with a unit",
                 shorten(reference)
             )));
         };
         let verdict = match quantity(&extracted) {
-            Some(a) => units(c, &a, &r),
+            Some(a) => units(c, &a, r),
             // A bare number is read in the reference's unit.
             None => match c.scalars(&read::clean(&extracted), &r.number)? {
                 v if v.equal => Verdict {
@@ -295,7 +295,7 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
     let (a, b) = (read::clean(&extracted), read::clean(reference));
     // `5 \text{ cm}`, `64\pi \text{ cm}^3` against a plain value: an answer with a unit is its value.
     if let Some(number) = without_unit(&a) {
-        if matches!(read::shape(&b, 0), Ok(Shape::Scalar(_))) && quantity(reference).is_none() {
+        if ref_qty.is_none() && matches!(read::shape(&b, 0), Ok(Shape::Scalar(_))) {
             let v = c.scalars(number, &b)?;
             if v.equal {
                 return Ok(Outcome {
@@ -415,11 +415,6 @@ fn has_words(s: &str) -> bool {
 }
 
 fn has_long_words(s: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "sqrt", "cbrt", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "arcsin",
-        "arccos", "arctan", "sinh", "cosh", "tanh", "exp", "log", "abs", "floor", "ceil", "inf",
-        "infinity", "and", "max", "min", "gcd", "lcm", "mod",
-    ];
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -432,7 +427,10 @@ fn has_long_words(s: &str) -> bool {
             // `\sqrt`, and `{pmatrix}` or `{apples}` after a command: LaTeX's own words.
             let command = start > 0
                 && (b[start - 1] == b'\\' || (b[start - 1] == b'{' && b.get(i) == Some(&b'}')));
-            if word.len() >= 3 && !command && !NAMES.contains(&word.to_ascii_lowercase().as_str()) {
+            let lower = word.to_ascii_lowercase();
+            let name = read::is_function(&lower)
+                || matches!(lower.as_str(), "inf" | "infinity" | "and" | "mod");
+            if word.len() >= 3 && !command && !name {
                 return true;
             }
         } else {

@@ -502,6 +502,11 @@ const GREEK: &[&str] = &[
     "Omega",
 ];
 
+/// Whether `name` is a function the reader knows by name (`sin`, `arctan`, `gcd`, …).
+pub(super) fn is_function(name: &str) -> bool {
+    FUNCTIONS.iter().any(|(n, _)| *n == name)
+}
+
 /// Functions known by name in plain text and as LaTeX commands, and the expression language's name for each.
 const FUNCTIONS: &[(&str, &str)] = &[
     ("arcsin", "asin"),
@@ -706,18 +711,7 @@ impl Translator<'_> {
                 }
                 '|' => {
                     self.i += 1;
-                    let expecting = out.last().is_none_or(|p: &Piece| !p.ends_operand());
-                    if expecting {
-                        abs_open += 1;
-                        out.push(Piece::Func("abs".into()));
-                        out.push(Piece::Open);
-                    } else if abs_open > 0 {
-                        abs_open -= 1;
-                        out.push(Piece::Close);
-                        self.postfix(&mut out, depth)?;
-                    } else {
-                        return Err("unbalanced `|`".into());
-                    }
+                    self.bar(&mut out, &mut abs_open, depth)?;
                 }
                 '\\' if matches!(self.c.get(self.i + 1), Some('|')) => {
                     return Err("`\\|` (a norm) is not read".into());
@@ -735,18 +729,7 @@ impl Translator<'_> {
                             break;
                         }
                         "lvert" | "rvert" | "vert" | "mid" => {
-                            // Re-read as `|`.
-                            let expecting = out.last().is_none_or(|p: &Piece| !p.ends_operand());
-                            if expecting {
-                                abs_open += 1;
-                                out.push(Piece::Func("abs".into()));
-                                out.push(Piece::Open);
-                            } else if abs_open > 0 {
-                                abs_open -= 1;
-                                out.push(Piece::Close);
-                            } else {
-                                return Err("unbalanced `|`".into());
-                            }
+                            self.bar(&mut out, &mut abs_open, depth)?
                         }
                         _ => {
                             self.i = save;
@@ -761,6 +744,23 @@ impl Translator<'_> {
             return Err("unbalanced `|`".into());
         }
         Ok(out)
+    }
+
+    /// A `|` (or `\\vert`): it opens an absolute value where an operand is expected, else closes the open one
+    /// (with its postfix `^`, `!`: `|x|^2`).
+    fn bar(&mut self, out: &mut Vec<Piece>, open: &mut usize, depth: usize) -> Result<(), String> {
+        if out.last().is_none_or(|p: &Piece| !p.ends_operand()) {
+            *open += 1;
+            out.push(Piece::Func("abs".into()));
+            out.push(Piece::Open);
+        } else if *open > 0 {
+            *open -= 1;
+            out.push(Piece::Close);
+            self.postfix(out, depth)?;
+        } else {
+            return Err("unbalanced `|`".into());
+        }
+        Ok(())
     }
 
     /// A brace group `{…}`, or else one character or number, as the argument of `\frac12`, `^2`, `_1`.
@@ -1139,8 +1139,7 @@ impl Translator<'_> {
                     let save = self.i;
                     let cmd = self.command();
                     self.i = save;
-                    if ["cdot", "times", "div", "ast"].contains(&cmd.as_str())
-                        || FUNCTIONS.iter().any(|(n, _)| *n == cmd)
+                    if ["cdot", "times", "div", "ast"].contains(&cmd.as_str()) || is_function(&cmd)
                     {
                         break;
                     }
