@@ -5,6 +5,7 @@
 use crate::support::{ensure, jsonl, root, Outcome, Server};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 pub fn trials() -> Vec<Trial> {
     vec![
@@ -18,18 +19,8 @@ pub fn trials() -> Vec<Trial> {
 fn pairs() -> Outcome {
     let rows = jsonl("tests/data/grading/pairs.jsonl");
     ensure(rows.len() >= 300, || format!("only {} pairs", rows.len()))?;
-    let mut server = Server::start(&["--no-python"]);
-    for r in &rows {
-        server.send(
-            &json!({"id": r["n"], "grade": {"answer": r["answer"], "reference": r["reference"]}}),
-        );
-    }
+    let answers = grade_rows(&rows, "n");
     let mut wrong = Vec::new();
-    let mut answers = std::collections::HashMap::new();
-    for _ in &rows {
-        let a = server.recv();
-        answers.insert(a["id"].to_string(), a);
-    }
     for r in &rows {
         let a = &answers[&r["n"].to_string()];
         let want = r.get("truth").unwrap_or(&r["math_verify"]);
@@ -61,24 +52,10 @@ fn trial() -> Outcome {
         .iter()
         .map(|m| m["id"].to_string())
         .collect();
-    ensure(rows.len() >= 1200, || {
+    ensure(rows.len() >= 3100, || {
         format!("only {} trial pairs", rows.len())
     })?;
-    let mut server = Server::start(&["--no-python"]);
-    let mut answers = std::collections::HashMap::new();
-    // In batches: every request written before any answer is read would fill both pipes and stall.
-    for batch in rows.chunks(200) {
-        for r in batch {
-            let mut params = r["params"].as_object().cloned().unwrap_or_default();
-            params.insert("answer".into(), r["answer"].clone());
-            params.insert("reference".into(), r["reference"].clone());
-            server.send(&json!({"id": r["id"], "grade": params}));
-        }
-        for _ in batch {
-            let a = server.recv();
-            answers.insert(a["id"].to_string(), a);
-        }
-    }
+    let answers = grade_rows(&rows, "id");
     let mut wrong = Vec::new();
     for r in &rows {
         let id = r["id"].to_string();
@@ -103,6 +80,27 @@ fn trial() -> Outcome {
         }
     }
     ensure(wrong.is_empty(), || wrong.join("\n"))
+}
+
+/// Grades every row (`answer`, `reference` and any `params`) over one server, the row's `id_key` as the request's
+/// id; the answers by id. Sent in batches: every request written before any answer is read would fill both pipes
+/// and stall.
+fn grade_rows(rows: &[Value], id_key: &str) -> HashMap<String, Value> {
+    let mut server = Server::start(&["--no-python"]);
+    let mut answers = HashMap::new();
+    for batch in rows.chunks(200) {
+        for r in batch {
+            let mut params = r["params"].as_object().cloned().unwrap_or_default();
+            params.insert("answer".into(), r["answer"].clone());
+            params.insert("reference".into(), r["reference"].clone());
+            server.send(&json!({"id": r[id_key], "grade": params}));
+        }
+        for _ in batch {
+            let a = server.recv();
+            answers.insert(a["id"].to_string(), a);
+        }
+    }
+    answers
 }
 
 fn docs_example() -> Outcome {

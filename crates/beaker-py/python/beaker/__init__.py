@@ -32,6 +32,36 @@ def _settle(fut: "asyncio.Future[str]", answer: str) -> None:
         fut.set_result(answer)
 
 
+async def _submitted(submit: Any, request: str) -> Any:
+    """Submits a request to the engine and awaits its answer without blocking the loop; cancelling the awaiting
+    task cancels what the request runs."""
+    loop = asyncio.get_running_loop()
+    fut: "asyncio.Future[str]" = loop.create_future()
+
+    def done(answer: str) -> None:
+        # On an engine thread: hand the answer to the loop's own thread.
+        try:
+            loop.call_soon_threadsafe(_settle, fut, answer)
+        except RuntimeError:
+            pass  # the loop is closed: nobody waits for this answer any more
+
+    handle = submit(request, done)
+    try:
+        return json.loads(await fut)
+    except asyncio.CancelledError:
+        if handle is not None:
+            handle.cancel()
+        raise
+
+
+def _text_request(text: Union[str, List[Dict[str, Any]]], dialect: str, options: Dict[str, Any]) -> str:
+    """The protocol's text request (a model's text, or an OpenAI conversation) as JSON."""
+    request: Dict[str, Any] = dict(options)
+    request["dialect"] = dialect
+    request["messages" if isinstance(text, list) else "text"] = text
+    return json.dumps(request)
+
+
 class Engine:
     """Runs tool calls. One per process is typical; it is thread-safe, and every method may be called from any
     thread or task.
@@ -93,23 +123,7 @@ class Engine:
             request = self._request(tool, params, limits, id, seed, tag, meta)
         except (TypeError, ValueError) as e:
             return _not_json(tool, e)
-        loop = asyncio.get_running_loop()
-        fut: "asyncio.Future[str]" = loop.create_future()
-
-        def done(answer: str) -> None:
-            # On an engine thread: hand the answer to the loop's own thread.
-            try:
-                loop.call_soon_threadsafe(_settle, fut, answer)
-            except RuntimeError:
-                pass  # the loop is closed: nobody waits for this answer any more
-
-        handle = self._native.submit(request, done)
-        try:
-            return json.loads(await fut)
-        except asyncio.CancelledError:
-            if handle is not None:
-                handle.cancel()
-            raise
+        return await _submitted(self._native.submit, request)
 
     def run_text(self, text: Union[str, List[Dict[str, Any]]], *, dialect: str = "auto",
                  **options: Any) -> Dict[str, Any]:
@@ -117,34 +131,13 @@ class Engine:
         (a list of messages); returns the envelopes and the text (or `tool` messages) to append. With
         `template="qwen2.5"` (or `chat_template=SOURCE`, `template_kwargs={...}`) the answer also has
         `observation`: the text to append after the model's output, as its chat template renders it."""
-        request: Dict[str, Any] = dict(options)
-        request["dialect"] = dialect
-        request["messages" if isinstance(text, list) else "text"] = text
-        return json.loads(self._native.run_text(json.dumps(request)))
+        return json.loads(self._native.run_text(_text_request(text, dialect, options)))
 
     async def arun_text(self, text: Union[str, List[Dict[str, Any]]], *, dialect: str = "auto",
                         **options: Any) -> Dict[str, Any]:
         """`run_text` without blocking the event loop (no thread of the loop's executor is held); cancelling the
         awaiting task cancels every call of the text still running."""
-        request: Dict[str, Any] = dict(options)
-        request["dialect"] = dialect
-        request["messages" if isinstance(text, list) else "text"] = text
-        loop = asyncio.get_running_loop()
-        fut: "asyncio.Future[str]" = loop.create_future()
-
-        def done(answer: str) -> None:
-            try:
-                loop.call_soon_threadsafe(_settle, fut, answer)
-            except RuntimeError:
-                pass  # the loop is closed: nobody waits for this answer any more
-
-        handle = self._native.submit_text(json.dumps(request), done)
-        try:
-            return json.loads(await fut)
-        except asyncio.CancelledError:
-            if handle is not None:
-                handle.cancel()
-            raise
+        return await _submitted(self._native.submit_text, _text_request(text, dialect, options))
 
     def set_trajectory(self, tag: str, **limits: int) -> Dict[str, Any]:
         """Sets the budgets of trajectory `tag` (`max_calls`, `max_total_ms`, `max_output_bytes`), opening it when
