@@ -146,6 +146,7 @@ fn expressions_by_identity_at_seeded_points() {
     yes("\\sin 2x", "2\\sin x \\cos x", "identity");
     yes("sin 2x", "2 sin x cos x", "identity");
     yes("\\sqrt{x^2}", "|x|", "identity");
+    yes("\\lvert x \\rvert^2", "x^2", "identity");
     yes("e^{\\ln x}", "x", "identity");
     yes("\\log_2 x", "\\frac{\\ln x}{\\ln 2}", "identity");
     yes("x_1 + x_2", "x_2 + x_1", "identity");
