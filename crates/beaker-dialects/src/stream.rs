@@ -693,7 +693,9 @@ impl Pending {
                                 Resolved::Calls { calls, repaired },
                             );
                         }
-                        _ if b.len() - self.open_len > max => {
+                        // Only once a close marker starting within the cap would have arrived whole, so the cap fires
+                        // at the same point however the text is chunked.
+                        _ if b.len() - self.open_len >= max + CLOSE_DEEPSEEK.len() => {
                             let at = cap_at(b, self.open_len + max).unwrap_or(b.len());
                             return self.bad(
                                 at,
