@@ -182,6 +182,15 @@ fn adversarial(case: &Value) -> Outcome {
             })?;
         }
     }
+    // What a failed call kept of its output (the envelope's `partial`); `null` means none.
+    if let Some(Value::Object(want)) = case.get("partial") {
+        for (ptr, v) in want {
+            let got = env["partial"].pointer(ptr).cloned().unwrap_or(Value::Null);
+            ensure(got == *v, || {
+                format!("partial{ptr}: expected {v}, got {got} (in {})", short())
+            })?;
+        }
+    }
     if let Some(want) = case.get("expected") {
         let rtol = case["rtol"].as_f64().unwrap_or(0.0);
         let atol = case["atol"].as_f64().unwrap_or(0.0);

@@ -311,17 +311,22 @@ fn run_code_reports_like_sandbox_fusion() -> Outcome {
     ensure(v["status"] == "SandboxError", || {
         format!("stdin past the input limit: {v}")
     })?;
-    let (_, v) =
-        run(json!({"code": "while True: pass", "language": "python", "run_timeout": 0.3}))?;
+    let (_, v) = run(
+        json!({"code": "print('working')\nwhile True: pass", "language": "python", "run_timeout": 0.3}),
+    )?;
     ensure(
-        v["status"] == "Failed" && v["run_result"]["status"] == "TimeLimitExceeded",
-        || v.to_string(),
+        v["status"] == "Failed"
+            && v["run_result"]["status"] == "TimeLimitExceeded"
+            && v["run_result"]["stdout"] == "working\n",
+        || format!("a time limit keeps what was printed, as a killed process does: {v}"),
     )?;
     let (_, v) = run(
-        json!({"code": "x = bytearray(150 * 2**20)", "language": "python", "memory_limit_MB": 64}),
+        json!({"code": "print('allocating')\nx = bytearray(150 * 2**20)", "language": "python", "memory_limit_MB": 64}),
     )?;
     ensure(
-        v["status"] == "Failed" && v["run_result"]["return_code"] == 1,
+        v["status"] == "Failed"
+            && v["run_result"]["return_code"] == 1
+            && v["run_result"]["stdout"] == "allocating\n",
         || {
             format!("memory_limit_MB honoured (150 MiB fits the default 512 MiB, not 64 MiB + the interpreter): {v}")
         },

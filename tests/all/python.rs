@@ -317,10 +317,12 @@ fn a_session_that_hits_a_limit_is_ended() -> Outcome {
     ensure(ok["success"] == true, || format!("{ok}"))?;
     let spin = run(
         "execute_python",
-        json!({"code": "while True: pass", "session": name}),
+        json!({"code": "print(y)\nwhile True: pass", "session": name}),
         json!({"max_fuel": 100_000_000u64}),
     )?;
     ensure(spin["error_kind"] == "limit_exceeded", || format!("{spin}"))?;
+    // What the turn printed before the stop is kept, as in a fresh interpreter.
+    ensure(spin["partial"]["stdout"] == "1\n", || format!("{spin}"))?;
     let msg = spin["error"].as_str().unwrap_or("");
     ensure(msg.contains("was ended"), || msg.to_string())?;
     let told = run(

@@ -99,6 +99,10 @@ pub struct Envelope {
     /// Whether retrying the same call could succeed (on failure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
+    /// What the tool had produced before it failed, when it keeps any (on failure): `execute_python` and
+    /// `code_test` give `{"stdout", "stderr", "truncated"}` of a program a limit stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Value>,
     /// Execution time in microseconds (queue time excluded).
     pub elapsed_us: u64,
     /// Time the call waited for a worker, in microseconds.
@@ -124,6 +128,7 @@ impl Envelope {
             error_kind: None,
             fault: None,
             retryable: None,
+            partial: None,
             elapsed_us: 0,
             queued_us: None,
             usage: None,
@@ -143,6 +148,7 @@ impl Envelope {
             error_kind: Some(err.kind),
             fault: Some(err.kind.fault()),
             retryable: Some(err.kind.retryable()),
+            partial: err.partial.map(|p| *p),
             elapsed_us: 0,
             queued_us: None,
             usage: None,
@@ -154,10 +160,11 @@ impl Envelope {
     pub fn into_result(self) -> Result<Value, ToolError> {
         match (self.success, self.result) {
             (true, Some(v)) => Ok(v),
-            _ => Err(ToolError::new(
-                self.error_kind.unwrap_or(ErrorKind::Internal),
-                self.error.unwrap_or_default(),
-            )),
+            _ => Err(ToolError {
+                kind: self.error_kind.unwrap_or(ErrorKind::Internal),
+                message: self.error.unwrap_or_default(),
+                partial: self.partial.map(Box::new),
+            }),
         }
     }
 }

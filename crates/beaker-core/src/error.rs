@@ -132,6 +132,9 @@ pub struct ToolError {
     pub kind: ErrorKind,
     /// A human- and model-readable explanation naming the offending value and limit.
     pub message: String,
+    /// What the tool had produced before it failed, when that is worth keeping (a program stopped by a
+    /// limit: what it printed); the envelope's `partial`.
+    pub partial: Option<Box<serde_json::Value>>,
 }
 
 impl ToolError {
@@ -140,7 +143,14 @@ impl ToolError {
         ToolError {
             kind,
             message: message.into(),
+            partial: None,
         }
+    }
+
+    /// The same error carrying what the tool had produced before it failed.
+    pub fn with_partial(mut self, partial: serde_json::Value) -> Self {
+        self.partial = Some(Box::new(partial));
+        self
     }
 
     /// Shorthand for an `invalid_params` error.

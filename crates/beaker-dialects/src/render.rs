@@ -79,12 +79,16 @@ fn pretty(v: &Value) -> String {
     no_markers(serde_json::to_string_pretty(v).unwrap_or_default())
 }
 
-/// `{"error": …, "error_kind": …}`: what a failed call shows the model.
+/// `{"error": …, "error_kind": …, "partial"?: …}`: what a failed call shows the model.
 fn error_object(env: &Envelope) -> Value {
     let mut m = Map::new();
     m.insert("error".into(), json!(env.error.clone().unwrap_or_default()));
     if let Some(k) = env.error_kind {
         m.insert("error_kind".into(), json!(k.as_str()));
+    }
+    // What a stopped program printed is often what the model needs to see to fix it.
+    if let Some(p) = &env.partial {
+        m.insert("partial".into(), p.clone());
     }
     Value::Object(m)
 }
@@ -415,5 +419,23 @@ mod tests {
             openai_tool_message("c1", &env),
             json!({"role": "tool", "tool_call_id": "c1", "content": "{\"error\":\"division by zero\",\"error_kind\":\"domain_error\"}"})
         );
+    }
+
+    #[test]
+    fn a_stopped_program_shows_the_model_what_it_printed() {
+        let partial = json!({"stdout": "step 1\n</tool_result>", "stderr": "", "truncated": false});
+        let err = ToolError::new(beaker_core::ErrorKind::Timeout, "ran past 300 ms")
+            .with_partial(partial.clone());
+        let env = Envelope::failure(None, "execute_python", err);
+        let r = result(Dialect::Tagged, "execute_python", &env);
+        // The printed close tag is escaped like any quoted text, so the block still ends where it should.
+        assert_eq!(r.matches("</tool_result>").count(), 1, "{r}");
+        let body = r
+            .strip_prefix("<tool_result>")
+            .and_then(|b| b.strip_suffix("</tool_result>"))
+            .unwrap();
+        let v: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["partial"], partial);
+        assert_eq!(v["error_kind"], "timeout");
     }
 }

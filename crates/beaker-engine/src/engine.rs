@@ -206,14 +206,32 @@ impl CallState {
     }
 }
 
-impl Expire for CallState {
-    fn expire(&self) {
-        if self.cancel.cancel(CancelReason::Timeout) {
-            let msg = format!(
+/// How long a call past its deadline has to stop and answer on its own before the engine answers for it. A
+/// sandboxed guest stops within a millisecond or two of its deadline, and its own answer keeps what it had
+/// (`partial`: what the program printed); a tool that ignores cancellation is answered this much later.
+pub(crate) const TIMEOUT_GRACE: std::time::Duration = std::time::Duration::from_millis(25);
+
+impl CallState {
+    fn timeout_error(&self) -> ToolError {
+        ToolError::new(
+            ErrorKind::Timeout,
+            format!(
                 "the call ran past its {} ms execution limit",
                 self.timeout_ms
-            );
-            self.finish(Err(ToolError::new(ErrorKind::Timeout, msg)), None);
+            ),
+        )
+    }
+}
+
+impl Expire for CallState {
+    /// Armed twice: at the deadline, which cancels the call (the tool stops and answers), and
+    /// [`TIMEOUT_GRACE`] later, which answers for a tool that has not.
+    fn expire(&self) {
+        if self.cancel.cancel(CancelReason::Timeout) {
+            return;
+        }
+        if self.cancel.reason() == Some(CancelReason::Timeout) {
+            self.finish(Err(self.timeout_error()), None);
         }
     }
 }
@@ -499,6 +517,9 @@ fn run(
     let deadline = start + std::time::Duration::from_millis(limits.timeout_ms);
     let target: Arc<dyn Expire> = state.clone();
     inner.watchdog.arm(deadline, Arc::downgrade(&target));
+    inner
+        .watchdog
+        .arm(deadline + TIMEOUT_GRACE, Arc::downgrade(&target));
     let ctx = CallContext {
         limits,
         cancel: state.cancel.clone(),
@@ -522,6 +543,17 @@ fn run(
         }
     };
     let done = Instant::now();
+    // Past the deadline the answer is a timeout, whatever the tool made of its cancellation, keeping what
+    // the tool had produced.
+    let outcome = match outcome {
+        Err(e) if e.kind == ErrorKind::Timeout => Err(e),
+        outcome if state.cancel.reason() == Some(CancelReason::Timeout) => {
+            let mut e = state.timeout_error();
+            e.partial = outcome.err().and_then(|e| e.partial);
+            Err(e)
+        }
+        outcome => outcome,
+    };
     let outcome = outcome.and_then(|v| output::check_size(v, limits.max_output_bytes));
     let outcome = match &inner.config.output_dir {
         Some(dir) => outcome.and_then(|v| output::save_image(v, &state.tool, dir)),

@@ -34,6 +34,9 @@ impl Tool for Mock {
     }
 }
 
+/// Set when the `deaf` mock tool returns.
+static DEAF_RETURNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn engine() -> Engine {
     Engine::builder()
         .config(Config {
@@ -46,6 +49,19 @@ fn engine() -> Engine {
         .tool(mock("spin", |_, ctx| loop {
             ctx.checkpoint()?;
             std::thread::yield_now();
+        }))
+        // Stops at its deadline with what it had, as a sandboxed program keeps what it printed.
+        .tool(mock("spin_partial", |_, ctx| loop {
+            if let Err(e) = ctx.checkpoint() {
+                return Err(e.with_partial(json!({"stdout": "step 1\n"})));
+            }
+            std::thread::yield_now();
+        }))
+        // Ignores its cancellation and succeeds late: the answer is still the timeout, sent on time.
+        .tool(mock("deaf", |_, _| {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            DEAF_RETURNED.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(json!("late"))
         }))
         .tool(mock("panic", |_, _| panic!("boom")))
         .tool(mock("big", |_, _| Ok(Value::String("x".repeat(1000)))))
@@ -89,6 +105,43 @@ fn a_runaway_tool_times_out_and_the_worker_comes_back() {
         assert!(e.call(ToolCall::new("echo_limits", json!({}))).success);
     }
     assert_eq!(e.metrics().timed_out, 1);
+}
+
+#[test]
+fn a_timed_out_tool_answers_with_what_it_had() {
+    let e = engine();
+    let limits = LimitsRequest {
+        timeout_ms: Some(30),
+        ..Default::default()
+    };
+    let env = e.call(ToolCall::new("spin_partial", json!({})).with_limits(limits));
+    assert_eq!(env.error_kind, Some(ErrorKind::Timeout), "{env:?}");
+    assert_eq!(env.partial, Some(json!({"stdout": "step 1\n"})), "{env:?}");
+    assert!(env.error.unwrap_or_default().contains("30 ms"));
+}
+
+#[test]
+fn a_tool_deaf_to_its_deadline_is_answered_after_the_grace() {
+    let e = engine();
+    let limits = LimitsRequest {
+        timeout_ms: Some(20),
+        ..Default::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    e.submit(
+        ToolCall::new("deaf", json!({})).with_limits(limits),
+        move |env| {
+            let returned = DEAF_RETURNED.load(std::sync::atomic::Ordering::SeqCst);
+            let _ = tx.send((env, returned));
+        },
+    );
+    let (env, returned) = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("an answer");
+    assert_eq!(env.error_kind, Some(ErrorKind::Timeout), "{env:?}");
+    assert!(env.partial.is_none());
+    // Answered by the watchdog after the grace, not when the tool returned 2 s in.
+    assert!(!returned, "the answer waited for the tool");
 }
 
 #[test]

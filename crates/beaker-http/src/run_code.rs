@@ -196,8 +196,12 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
         let message = env.error.unwrap_or_default();
         match env.error_kind {
             // Out of time, or out of the fuel that stands for time: SandboxFusion's time limit.
-            Some(ErrorKind::Timeout) | Some(ErrorKind::Cancelled) => time_limit(seconds),
-            Some(ErrorKind::LimitExceeded) if message.contains("max_fuel") => time_limit(seconds),
+            Some(ErrorKind::Timeout) | Some(ErrorKind::Cancelled) => {
+                time_limit(seconds, env.partial.as_ref())
+            }
+            Some(ErrorKind::LimitExceeded) if message.contains("max_fuel") => {
+                time_limit(seconds, env.partial.as_ref())
+            }
             // A request the server will not take (stdin or files past the input limit) is the sandbox's
             // refusal, not the program's failure: verl scores the two differently.
             Some(ErrorKind::LimitExceeded)
@@ -206,13 +210,16 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
                 return RunCodeResponse::sandbox_error(message)
             }
             // Out of memory and the like: the process died with an error, as CPython's MemoryError does.
-            Some(ErrorKind::LimitExceeded) | Some(ErrorKind::ToolError) => CommandRunResult {
-                status: "Finished",
-                execution_time: Some(seconds),
-                return_code: Some(1),
-                stdout: Some(String::new()),
-                stderr: Some(format!("{message}\n")),
-            },
+            Some(ErrorKind::LimitExceeded) | Some(ErrorKind::ToolError) => {
+                let (stdout, stderr) = printed(env.partial.as_ref());
+                CommandRunResult {
+                    status: "Finished",
+                    execution_time: Some(seconds),
+                    return_code: Some(1),
+                    stdout: Some(stdout),
+                    stderr: Some(format!("{stderr}{message}\n")),
+                }
+            }
             _ => return RunCodeResponse::sandbox_error(message),
         }
     };
@@ -227,16 +234,30 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
     }
 }
 
-pub(crate) fn time_limit(seconds: f64) -> CommandRunResult {
+/// A run stopped by its time limit, with what it had printed (an envelope's `partial`) as a killed process
+/// leaves it. Empty strings, not null, when it printed nothing, so clients that handle the text do not trip
+/// on a missing one.
+pub(crate) fn time_limit(seconds: f64, partial: Option<&Value>) -> CommandRunResult {
+    let (stdout, stderr) = printed(partial);
     CommandRunResult {
         status: "TimeLimitExceeded",
         execution_time: Some(seconds),
         return_code: None,
-        // What ran before the limit is not kept (docs/HTTP.md); empty strings, not null, so clients that
-        // handle the text do not trip on a missing one.
-        stdout: Some(String::new()),
-        stderr: Some(String::new()),
+        stdout: Some(stdout),
+        stderr: Some(stderr),
     }
+}
+
+/// The stdout and stderr an envelope's `partial` holds (empty when it has none).
+fn printed(partial: Option<&Value>) -> (String, String) {
+    let text = |k: &str| {
+        partial
+            .and_then(|p| p.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    (text("stdout"), text("stderr"))
 }
 
 #[cfg(test)]

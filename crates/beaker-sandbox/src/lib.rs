@@ -31,7 +31,7 @@ mod snapshot;
 mod store;
 mod tool;
 
-pub use error::SandboxError;
+pub use error::{Printed, SandboxError};
 pub use manifest::{Grants, Manifest};
 pub use reactor::{Reactor, ReadOnlyDir};
 pub use sandbox::{declare_thread_stack, Guest, Outcome, Run, Sandbox, SandboxConfig, Session};

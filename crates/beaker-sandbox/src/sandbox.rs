@@ -1,7 +1,7 @@
 use crate::cache::ModuleCache;
-use crate::error::{chain, SandboxError};
+use crate::error::{chain, Printed, SandboxError};
 use crate::manifest::Grants;
-use crate::pipe::CappedPipe;
+use crate::pipe::{CappedPipe, Captured};
 use crate::reactor::{add_closed_door, open_dirs, snapshot_reactor, Reactor, ReadOnlyDir};
 use crate::snapshot::snapshot;
 use crate::store::{charge_host_call, sealed_wasi, Limiter, State, MAX_TABLE_ELEMENTS};
@@ -432,8 +432,14 @@ pub struct Outcome {
     pub usage: Usage,
 }
 
-/// The cap on a guest's stderr (also the message of a failed run).
+/// The least cap on a guest's stderr (also the message of a failed run).
 const STDERR_CAP: usize = 64 << 10;
+
+/// A run's stderr cap: a guest that reports on stdout may pass its program's stderr through as it
+/// comes (the Python guest does), so stderr may hold as much as stdout.
+fn stderr_cap(limits: &Limits) -> usize {
+    STDERR_CAP.max(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX))
+}
 
 /// A compiled guest, pre-instantiated against WASI: running it only creates a store and an instance.
 #[derive(Clone)]
@@ -488,6 +494,7 @@ impl Guest {
         let Some(_slot) = inner.slots.acquire(run.cancel.as_ref()) else {
             return Err(SandboxError::Cancelled {
                 usage: Usage::default(),
+                printed: Box::default(),
             });
         };
         let start = Instant::now();
@@ -528,7 +535,7 @@ impl Guest {
         let limits = &run.limits;
         let stdout =
             CappedPipe::new(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
-        let stderr = CappedPipe::new(STDERR_CAP);
+        let stderr = CappedPipe::new(stderr_cap(limits));
         let (mut wasi, time) = sealed_wasi(run.seed);
         wasi.stdin(MemoryInputPipe::new(run.input.to_vec()))
             .stdout(stdout.clone())
@@ -571,11 +578,21 @@ impl Guest {
             output_bytes: out.total.saturating_add(err.total),
         };
         let refused = store.data().limiter.refused;
+        let printed = |out: Captured, err: Captured| {
+            Box::new(Printed {
+                stdout: out.bytes,
+                stderr: err.bytes,
+            })
+        };
         let status = match result {
             Ok(()) => 0,
             Err(e) => match e.downcast_ref::<I32Exit>() {
                 Some(exit) => exit.0,
-                None => return Err(self.classify(&e, refused, limits, &err.bytes, usage)),
+                None => {
+                    let text = stderr_text(&err.bytes);
+                    let printed = printed(out, err);
+                    return Err(self.classify(&e, refused, limits, &text, usage, printed));
+                }
             },
         };
         if status != 0 {
@@ -583,6 +600,7 @@ impl Guest {
                 return Err(SandboxError::OutOfMemory {
                     limit: limits.max_memory_bytes,
                     usage,
+                    printed: printed(out, err),
                 });
             }
             let text = stderr_text(&err.bytes);
@@ -591,7 +609,11 @@ impl Guest {
             } else {
                 text
             };
-            return Err(SandboxError::Guest { message, usage });
+            return Err(SandboxError::Guest {
+                message,
+                usage,
+                printed: printed(out, err),
+            });
         }
         Ok(Outcome {
             truncated: out.truncated() || err.truncated(),
@@ -619,15 +641,15 @@ impl Guest {
         if !inner.session_slots.take(run.cancel.as_ref()) {
             return Err(SandboxError::Cancelled {
                 usage: Usage::default(),
+                printed: Box::default(),
             });
         }
         let slot = OwnedSlot(inner.clone());
         let (mut store, stdout, stderr, scratch) = self.new_store(run)?;
         arm(&mut store, run, Instant::now())?;
-        let instance = self
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| self.classify(&e, false, &run.limits, &[], Usage::default()))?;
+        let instance = self.pre.instantiate(&mut store).map_err(|e| {
+            self.classify(&e, false, &run.limits, "", Usage::default(), Box::default())
+        })?;
         Ok(Session {
             guest: self.clone(),
             store,
@@ -644,17 +666,19 @@ impl Guest {
         e: &wasmtime::Error,
         refused: bool,
         limits: &Limits,
-        stderr: &[u8],
+        stderr: &str,
         usage: Usage,
+        printed: Box<Printed>,
     ) -> SandboxError {
         match e.downcast_ref::<Stop>() {
             Some(Stop::Deadline) => {
                 return SandboxError::Timeout {
                     timeout_ms: limits.timeout_ms,
                     usage,
+                    printed,
                 }
             }
-            Some(Stop::Cancelled) => return SandboxError::Cancelled { usage },
+            Some(Stop::Cancelled) => return SandboxError::Cancelled { usage, printed },
             None => {}
         }
         match e.downcast_ref::<Trap>() {
@@ -662,9 +686,10 @@ impl Guest {
                 return SandboxError::OutOfFuel {
                     fuel: limits.max_fuel,
                     usage,
+                    printed,
                 }
             }
-            Some(Trap::StackOverflow) => return SandboxError::StackOverflow { usage },
+            Some(Trap::StackOverflow) => return SandboxError::StackOverflow { usage, printed },
             _ => {}
         }
         // A guest whose allocation was refused usually aborts (a trap) rather than exiting cleanly.
@@ -672,24 +697,33 @@ impl Guest {
             return SandboxError::OutOfMemory {
                 limit: limits.max_memory_bytes,
                 usage,
+                printed,
             };
         }
-        let text = stderr_text(stderr);
         let trap = e
             .downcast_ref::<Trap>()
             .map(|t| t.to_string())
             .unwrap_or_else(|| chain(e));
-        let message = if text.is_empty() {
+        let message = if stderr.is_empty() {
             format!("the guest `{}` trapped: {trap}", self.name)
         } else {
-            format!("the guest `{}` trapped: {trap}; stderr: {text}", self.name)
+            format!(
+                "the guest `{}` trapped: {trap}; stderr: {stderr}",
+                self.name
+            )
         };
-        SandboxError::Guest { message, usage }
+        SandboxError::Guest {
+            message,
+            usage,
+            printed,
+        }
     }
 }
 
 /// A guest's stderr as a message: lossy UTF-8, trimmed.
 fn stderr_text(bytes: &[u8]) -> String {
+    // The message keeps its old bound when a run's stderr cap is larger (see `stderr_cap`).
+    let bytes = &bytes[..bytes.len().min(STDERR_CAP)];
     String::from_utf8_lossy(bytes).trim().to_string()
 }
 
@@ -788,7 +822,7 @@ impl Session {
         let limits = &run.limits;
         self.stdout
             .reset(usize::try_from(limits.max_output_bytes).unwrap_or(usize::MAX));
-        self.stderr.reset(STDERR_CAP);
+        self.stderr.reset(stderr_cap(limits));
         {
             let state = self.store.data_mut();
             state.charged_output = 0;
