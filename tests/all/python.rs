@@ -256,6 +256,28 @@ fn numpy_default_int_is_32_bits() -> Outcome {
     ensure(out == "int32 705082704 5000050000\n", || format!("{env}"))
 }
 
+/// The snapshot's objects are immortal (their reference counts are never written, so a call leaves their pages
+/// clean), the program's own objects are not, and the stack works on both: an immortal module's attributes can
+/// be replaced, and a replaced one is simply never freed.
+fn the_snapshot_objects_are_immortal() -> Outcome {
+    let code = "import sys, numpy, sympy, math
+mine = object()
+old = math.sqrt
+math.sqrt = lambda v: 'replaced'
+sys.getrefcount(mine) < 100, [sys._is_immortal(o) for o in (numpy, sympy.integrate, numpy.linalg.solve, old, mine, math.sqrt)], math.sqrt(4), old(16.0)";
+    let env = run("execute_python", json!({ "code": code }), json!({}))?;
+    let want = "(True, [True, True, True, True, False, False], 'replaced', 4.0)";
+    ensure(env["result"]["result"] == want, || format!("{env}"))?;
+    // The replacement did not outlive its call.
+    let env = run(
+        "execute_python",
+        json!({"code": "import math
+math.sqrt(16.0)"}),
+        json!({}),
+    )?;
+    ensure(env["result"]["result"] == "4.0", || format!("{env}"))
+}
+
 /// A figure left open comes back as a PNG (magic bytes), closed figures do not, and the next call starts with none.
 fn figures_are_png_images() -> Outcome {
     let code = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nplt.figure()\nplt.bar([1, 2], [3, 4])\nf3 = plt.figure()\nplt.close(f3)";
@@ -632,6 +654,10 @@ pub fn trials() -> Vec<Trial> {
             numpy_default_int_is_32_bits,
         ),
         Trial::test("python::figures_are_png_images", figures_are_png_images),
+        Trial::test(
+            "python::the_snapshot_objects_are_immortal",
+            the_snapshot_objects_are_immortal,
+        ),
         Trial::test(
             "python::the_installer_checks_the_wheel",
             the_installer_checks_the_wheel,

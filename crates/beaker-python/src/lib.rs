@@ -11,6 +11,7 @@
 //! raised (the model wrote code that raises: that is an answer, not a tool failure).
 #![deny(missing_docs)]
 
+mod immortal;
 pub mod runtime;
 mod sessions;
 mod spec;

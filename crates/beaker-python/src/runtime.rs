@@ -20,6 +20,9 @@ pub const DRIVER: &str = include_str!("driver.py");
 /// The guest side of `symbolic_math` and `latex_render`, run after [`DRIVER`] (it uses the driver's names).
 pub const SYMBOLIC: &str = include_str!("symbolic.py");
 
+/// Run last at start-up: lists the objects to mark immortal (see `immortal.rs`).
+const SNAPSHOT_END: &str = include_str!("snapshot_end.py");
+
 /// The source each call's `turn` runs: the driver reads the request from stdin.
 const ENTRY: &str = "__beaker_main()";
 
@@ -141,8 +144,9 @@ impl Installed {
             wasm: self.dir.join("python.wasm"),
             identity: self.python_wasm_sha256.clone(),
             dirs,
-            init: format!("{DRIVER}\n{SYMBOLIC}"),
+            init: format!("{DRIVER}\n{SYMBOLIC}\n{SNAPSHOT_END}"),
             entry: ENTRY.into(),
+            prepare: Some(crate::immortal::prepare()),
         }
     }
 

@@ -33,7 +33,7 @@ mod tool;
 
 pub use error::{Printed, SandboxError};
 pub use manifest::{Grants, Manifest};
-pub use reactor::{Reactor, ReadOnlyDir};
+pub use reactor::{Prepare, Reactor, ReadOnlyDir};
 pub use sandbox::{declare_thread_stack, Guest, Outcome, Run, Sandbox, SandboxConfig, Session};
 pub use tool::{load_dir, GuestTool, LoadError};
 

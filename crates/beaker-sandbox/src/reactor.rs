@@ -49,7 +49,29 @@ pub struct Reactor {
     pub init: String,
     /// Source run by one `turn` per call (it reads the call from stdin and answers on stdout).
     pub entry: String,
+    /// An edit of the initialised memory, made after `init` and before the snapshot.
+    pub prepare: Option<Prepare>,
 }
+
+/// An edit of a reactor's initialised memory before it becomes the snapshot: the guest's start-up code can
+/// ask for what it cannot do itself (CPython's driver lists the objects to mark immortal, which only a write
+/// to their reference counts does).
+#[derive(Clone, Copy)]
+pub struct Prepare {
+    /// Names the edit in the snapshot's cache key: a change to what it does must change its name.
+    pub name: &'static str,
+    /// Edits the linear memory given what `init` wrote to stdout; returns a summary for the log.
+    pub edit: fn(memory: &mut [u8], stdout: &[u8]) -> Result<String, String>,
+}
+
+impl std::fmt::Debug for Prepare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepare").field("name", &self.name).finish()
+    }
+}
+
+/// The most bytes a reactor's start-up code may write to stdout (a request to `prepare`, say).
+const INIT_STDOUT_CAP: usize = 64 << 20;
 
 /// The `host::call` answer meaning "no host service here".
 pub(crate) const NO_HOST: i32 = -1;
@@ -107,7 +129,7 @@ pub(crate) fn snapshot_reactor(
     let (cx, instrumented) = wizer.instrument(&wasm)?;
     let module = wasmtime::Module::new(engine, &instrumented)?;
     drop(instrumented);
-    let stdout = CappedPipe::new(64 << 10);
+    let stdout = CappedPipe::new(INIT_STDOUT_CAP);
     let stderr = CappedPipe::new(64 << 10);
     let (mut wasi, time) = sealed_wasi(0);
     wasi.stdout(stdout.clone()).stderr(stderr.clone());
@@ -133,6 +155,24 @@ pub(crate) fn snapshot_reactor(
         return Err(said(&format!(
             "the start-up code ended with status {status}"
         )));
+    }
+    if let Some(prepare) = reactor.prepare {
+        let printed = stdout.take();
+        if printed.truncated() {
+            return Err(wasmtime::format_err!(
+                "the start-up code wrote more than {INIT_STDOUT_CAP} bytes to stdout"
+            ));
+        }
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| wasmtime::format_err!("the reactor exports no `memory`"))?;
+        let summary = (prepare.edit)(memory.data_mut(&mut store), &printed.bytes)
+            .map_err(|e| wasmtime::format_err!("{}: {e}", prepare.name))?;
+        tracing::info!(
+            guest = reactor.name.as_str(),
+            edit = prepare.name,
+            "{summary}"
+        );
     }
     tracing::info!(
         guest = reactor.name.as_str(),

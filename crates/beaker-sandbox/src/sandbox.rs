@@ -331,6 +331,7 @@ impl Sandbox {
             "reactor".hash(&mut h);
             reactor.identity.hash(&mut h);
             reactor.init.hash(&mut h);
+            reactor.prepare.map(|p| p.name).hash(&mut h);
             for d in &reactor.dirs {
                 d.guest.hash(&mut h);
             }
