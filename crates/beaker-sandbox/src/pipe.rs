@@ -30,6 +30,8 @@ pub(crate) struct Captured {
     pub(crate) bytes: Vec<u8>,
     /// How many bytes were written in all.
     pub(crate) total: u64,
+    /// The pipe's cap.
+    pub(crate) cap: usize,
 }
 
 impl Captured {
@@ -88,11 +90,13 @@ impl CappedPipe {
                 Captured {
                     bytes: b.kept,
                     total: b.total,
+                    cap,
                 }
             }
             Err(_) => Captured {
                 bytes: Vec::new(),
                 total: 0,
+                cap: 0,
             },
         }
     }
