@@ -320,6 +320,9 @@ fn report(outcome: Outcome) -> Result<Report, ToolError> {
         Some(e) => {
             let truncated = report.json.get("truncated") == Some(&Value::Bool(true));
             let field = |k: &str| report.json.get(k).cloned().unwrap_or(Value::Null);
+            if printed.is_empty() && outcome.stderr.is_empty() {
+                return Err(e);
+            }
             Err(e.with_partial(json!({
                 "stdout": field("stdout"),
                 "stderr": field("stderr"),
@@ -327,6 +330,40 @@ fn report(outcome: Outcome) -> Result<Report, ToolError> {
             })))
         }
         None => Ok(report),
+    }
+}
+
+/// The result with `stdout` and `stderr` cut (the longer first, on a character boundary) until its JSON fits
+/// `max` bytes, and `truncated` set when anything was cut. Each stream's own cap is half of
+/// `max_output_bytes`, but the result's other fields and JSON escaping (a control character takes 6 bytes) can
+/// push the whole past it; a program that printed that much gets its output cut, not a failed call.
+fn fit_streams(out: serde_json::Map<String, Value>, max: u64) -> Value {
+    let mut out = Value::Object(out);
+    loop {
+        let n = beaker_core::json_len(&out);
+        if n <= max {
+            return out;
+        }
+        let len = |k: &str| out[k].as_str().map_or(0, str::len);
+        let key = if len("stdout") >= len("stderr") {
+            "stdout"
+        } else {
+            "stderr"
+        };
+        let Some(Value::String(s)) = out.get_mut(key) else {
+            return out;
+        };
+        if s.is_empty() {
+            // Nothing left to cut: the engine reports the result's size.
+            return out;
+        }
+        // Every byte cut takes at least one byte off the JSON.
+        let mut keep = s.len().saturating_sub((n - max) as usize);
+        while !s.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        s.truncate(keep);
+        out["truncated"] = Value::Bool(true);
     }
 }
 
@@ -535,7 +572,7 @@ impl Tool for ExecutePython {
                 );
             }
         }
-        Ok(Value::Object(out))
+        Ok(fit_streams(out, ctx.limits.max_output_bytes))
     }
 }
 
