@@ -29,6 +29,9 @@ import traceback
 import random
 import base64
 from array import array as _array
+from codecs import getincrementaldecoder as _getincrementaldecoder
+
+_utf8_decoder = _getincrementaldecoder("utf-8")
 
 # The scientific stack, imported now so that the snapshot holds it (a call pays nothing for these
 # imports). A module missing from this build only costs its entry here.
@@ -107,6 +110,7 @@ _sys = sys
 _os_read = os.read
 _os_write = os.write
 _os_writev = getattr(os, "writev", None)
+_os_close = os.close
 _urandom = os.urandom
 _dumps = json.dumps
 _loads = json.loads
@@ -128,8 +132,6 @@ class _OutBuffer:
     them only if `written` matches what reached it: a flush writes out, empties the array, then raises
     `written`, so a stop at any point of it adds nothing twice. Nothing printed is lost, and printing costs a
     host call per 64 KB, not per write."""
-
-    LIMIT = 1 << 16
 
     def __init__(self, fd):
         self.fd = fd
@@ -229,15 +231,24 @@ class _Capture:
 
 
 class _BinaryOut:
-    """sys.stdout.buffer: bytes are decoded as UTF-8 into the same capture."""
+    """sys.stdout.buffer: bytes are decoded as UTF-8 into the same capture, incrementally, so a character
+    split across two writes arrives whole (invalid bytes become U+FFFD; `finish` ends a dangling one)."""
 
     def __init__(self, text):
         self._text = text
+        self._decoder = _utf8_decoder("replace")
 
     def write(self, b):
         b = bytes(b)
-        self._text.write(b.decode("utf-8", "replace"))
+        text = self._decoder.decode(b)
+        if text:
+            self._text.write(text)
         return _len(b)
+
+    def finish(self):
+        text = self._decoder.decode(b"", True)
+        if text:
+            self._text.write(text)
 
     def writelines(self, lines):
         for line in lines:
@@ -396,6 +407,14 @@ def _user_write(fd, data):
     if stream is None:
         return _os_write(fd, data)
     return stream.buffer.write(data)
+
+
+def _user_close(fd):
+    """os.close: descriptors 0 to 2 belong to the sandbox (the request came on 0, the answer goes on 1), so
+    closing them is a no-op, as closing `sys.stdout` is."""
+    if fd in (0, 1, 2):
+        return None
+    return _os_close(fd)
 
 
 def _user_writev(fd, buffers):
@@ -624,6 +643,7 @@ def _install_vfs():
     os.rmdir = _rmdir
     os.getcwd = lambda: "/work"
     os.write = _user_write
+    os.close = _user_close
     if _os_writev is not None:
         os.writev = _user_writev
     # tempfile.mkdtemp and TemporaryDirectory make their folders under /tmp, in the scratch folder.
@@ -783,6 +803,11 @@ def __beaker_main(session=False, request=None):
     _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
     _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
     _sys.modules["__main__"] = _DRIVER_MAIN
+    for stream in (stdout, stderr):
+        try:
+            stream.buffer.finish()
+        except BaseException:
+            pass
     _OUT.flush()
     _ERR.flush()
     _write_report(
