@@ -99,8 +99,8 @@ pub struct Envelope {
     /// Whether retrying the same call could succeed (on failure).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
-    /// What the tool had produced before it failed, when it keeps any (on failure): `execute_python` and
-    /// `code_test` give `{"stdout", "stderr", "truncated"}` of a program a limit stopped.
+    /// What the tool had produced before it failed, when it keeps any (on failure): `execute_python` gives
+    /// `{"stdout", "stderr", "truncated"}` of a program a limit or timeout stopped (`code_test` gives none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<Value>,
     /// Execution time in microseconds (queue time excluded).
