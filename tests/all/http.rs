@@ -1,7 +1,9 @@
 //! `beaker serve --http` over real loopback sockets: the protocol's routes, malformed and oversized bodies,
 //! concurrency, SandboxFusion's `/run_code`, and that route driven by SandboxFusion's own Python client.
 
-use crate::support::{beaker, clients_python, ensure, python_client_passes, root, Outcome};
+use crate::support::{
+    beaker, clients_python, ensure, jsonl, python_client_passes, root, Outcome,
+};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -257,6 +259,30 @@ fn slow_clients_hold_nobody_up() -> Outcome {
         text.starts_with("HTTP/1.1 200") && text.contains("\"value\":\"42\""),
         || text.to_string(),
     )
+}
+
+/// Every way a program can exit ends `/run_code` with the status a real `python3 -c` process gives
+/// (`tests/data/gen/exit_status.py` ran each one natively): `sys.exit('0')` is 1, not Success.
+fn run_code_exit_status_matches_cpython() -> Outcome {
+    let h = Http::start(&[])?;
+    for case in jsonl("tests/data/http/exit_status.jsonl") {
+        let (_, v) = h.json(
+            "POST",
+            "/run_code",
+            &json!({"code": case["code"], "language": "python"}),
+        )?;
+        let rr = &v["run_result"];
+        let tail = case["stderr_tail"].as_str().unwrap_or("");
+        let stderr = rr["stderr"].as_str().unwrap_or("");
+        let want_status = if case["return_code"] == 0 { "Success" } else { "Failed" };
+        ensure(
+            rr["return_code"] == case["return_code"]
+                && v["status"] == want_status
+                && stderr.trim().lines().last().unwrap_or("").trim() == tail,
+            || format!("{}: CPython exits {} with stderr ending {tail:?}; got {v}", case["name"], case["return_code"]),
+        )?;
+    }
+    Ok(())
 }
 
 fn run_code_reports_like_sandbox_fusion() -> Outcome {
@@ -1000,6 +1026,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "run_code_reports_like_sandbox_fusion",
             run_code_reports_like_sandbox_fusion,
+        ),
+        t(
+            "run_code_exit_status_matches_cpython",
+            run_code_exit_status_matches_cpython,
         ),
         t(
             "sandbox_fusion_client_runs_against_run_code",

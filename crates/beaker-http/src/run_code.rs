@@ -148,20 +148,6 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     Ok(call)
 }
 
-/// The exit status CPython gives a `SystemExit` with this message, and what it prints: an integer code is
-/// taken modulo 256 as the process status (`sys.exit(256)` is 0, `sys.exit(-1)` is 255), `True`/`False` are
-/// 1 and 0, and anything else is printed to stderr with status 1.
-fn exit_status(message: &str) -> (i64, Option<String>) {
-    match message.trim() {
-        "" | "None" | "False" => (0, None),
-        "True" => (1, None),
-        m => match m.parse::<i64>() {
-            Ok(code) => (code.rem_euclid(256), None),
-            Err(_) => (1, Some(format!("{m}\n"))),
-        },
-    }
-}
-
 /// SandboxFusion's answer for an `execute_python` envelope: what a `python` process would have reported.
 fn from_envelope(env: Envelope) -> RunCodeResponse {
     let seconds = env.elapsed_us as f64 / 1e6;
@@ -173,10 +159,13 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
         let exception = &r["exception"];
         let code = if exception.is_null() {
             0
-        } else if exception["type"] == "SystemExit" {
-            let (code, printed) = exit_status(exception["message"].as_str().unwrap_or_default());
-            stderr.push_str(&printed.unwrap_or_default());
-            code
+        } else if let Some(exit) = exception.get("exit").filter(|e| e.is_object()) {
+            // A real SystemExit: the guest computed the status CPython's exit gives it, and what it prints.
+            if let Some(printed) = exit["printed"].as_str() {
+                stderr.push_str(printed);
+                stderr.push('\n');
+            }
+            exit["status"].as_i64().unwrap_or(1)
         } else {
             // An uncaught exception: CPython prints the traceback to stderr and exits 1.
             stderr.push_str(exception["traceback"].as_str().unwrap_or_default());
@@ -258,20 +247,4 @@ fn printed(partial: Option<&Value>) -> (String, String) {
             .to_string()
     };
     (text("stdout"), text("stderr"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::exit_status;
-
-    #[test]
-    fn system_exit_codes_follow_cpython() {
-        assert_eq!(exit_status("3"), (3, None));
-        assert_eq!(exit_status("256"), (0, None));
-        assert_eq!(exit_status("-1"), (255, None));
-        assert_eq!(exit_status("True"), (1, None));
-        assert_eq!(exit_status("None"), (0, None));
-        assert_eq!(exit_status(""), (0, None));
-        assert_eq!(exit_status("bad input"), (1, Some("bad input\n".into())));
-    }
 }

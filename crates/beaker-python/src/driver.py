@@ -310,12 +310,16 @@ def _describe(exc, cap, state):
         text = "".join(_user_frames(_TracebackException.from_exception(exc)).format())
     except BaseException:
         text = _type(exc).__name__ + ": " + message + "\n"
-    return {
+    out = {
         "type": _type(exc).__name__,
         "message": _clip(message, cap, state),
         "line": line,
         "traceback": _clip(text, cap, state),
     }
+    if _isinstance(exc, SystemExit):
+        status, printed = _exit_status(exc)
+        out["exit"] = {"status": status, "printed": _clip(printed, cap, state)}
+    return out
 
 
 def _user_frames(te):
@@ -366,8 +370,28 @@ def _stdin(text):
     return _TextIOWrapper(_BytesIO(text.encode("utf-8")), encoding="utf-8", newline="\n")
 
 
+def _exit_status(exc):
+    """(status, printed) of a SystemExit as CPython's own exit gives them: None is 0; an int (bool included) is
+    truncated to a C long long (-1 when it does not fit) and the process keeps its low 8 bits; anything else
+    is printed to stderr with str() and the status is 1. `code == 0` would be wrong: '0', 0.0 and an object
+    equal to everything are not 0."""
+    code = exc.code
+    if code is None:
+        return 0, None
+    if _isinstance(code, int):
+        v = int.__index__(code)
+        if not -(1 << 63) <= v < (1 << 63):
+            v = -1
+        return v & 0xFF, None
+    try:
+        printed = _str(code)
+    except BaseException:
+        printed = ""
+    return 1, printed
+
+
 def _exit_is_success(exc):
-    return _isinstance(exc, SystemExit) and exc.code in (None, 0)
+    return _isinstance(exc, SystemExit) and _exit_status(exc)[0] == 0
 
 
 def _read_request():
@@ -561,10 +585,105 @@ def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None
     return io.TextIOWrapper(f, encoding=encoding or "utf-8", errors=errors, newline=newline, write_through=True)
 
 
+# What the read-only folders' files show of their host: fixed times (the virtual clocks' start, 2000-01-01),
+# no inode, device or owner. Size, type and permissions are kept: the host's clock and file system are not
+# the program's to see, as every other clock in the sandbox is virtual.
+_EPOCH = 946684800
+_real_lstat = os.lstat
+_real_fstat = os.fstat
+_real_scandir = os.scandir
+
+
+def _scrub(st):
+    fields = {
+        "st_atime": float(_EPOCH),
+        "st_mtime": float(_EPOCH),
+        "st_ctime": float(_EPOCH),
+        "st_atime_ns": _EPOCH * 10**9,
+        "st_mtime_ns": _EPOCH * 10**9,
+        "st_ctime_ns": _EPOCH * 10**9,
+    }
+    for name in ("st_blksize", "st_blocks", "st_rdev"):
+        if hasattr(st, name):
+            fields[name] = 0 if name == "st_rdev" else getattr(st, name)
+    return os.stat_result((st.st_mode, 0, 0, st.st_nlink, 0, 0, st.st_size, _EPOCH, _EPOCH, _EPOCH), fields)
+
+
+def _lstat(path, *args, **kwargs):
+    p = _vpath(path)
+    if p is None:
+        return _scrub(_real_lstat(path, *args, **kwargs))
+    return _stat(path)
+
+
+def _fstat(fd):
+    return _scrub(_real_fstat(fd))
+
+
+class _ScrubbedEntry:
+    """An `os.DirEntry` of a read-only folder with its inode and times hidden (see `_scrub`)."""
+
+    __slots__ = ("_entry", "name", "path")
+
+    def __init__(self, entry):
+        self._entry = entry
+        self.name = entry.name
+        self.path = entry.path
+
+    def inode(self):
+        return 0
+
+    def is_dir(self, *, follow_symlinks=True):
+        return self._entry.is_dir(follow_symlinks=follow_symlinks)
+
+    def is_file(self, *, follow_symlinks=True):
+        return self._entry.is_file(follow_symlinks=follow_symlinks)
+
+    def is_symlink(self):
+        return self._entry.is_symlink()
+
+    def is_junction(self):
+        return False
+
+    def stat(self, *, follow_symlinks=True):
+        return _scrub(self._entry.stat(follow_symlinks=follow_symlinks))
+
+    def __fspath__(self):
+        return self.path
+
+    def __repr__(self):
+        return "<DirEntry %r>" % (self.name,)
+
+
+class _Scandir:
+    def __init__(self, it):
+        self._it = it
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _ScrubbedEntry(next(self._it))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        self._it.close()
+
+
+def _scandir(path="."):
+    return _Scandir(_real_scandir(path))
+
+
 def _stat(path, *args, **kwargs):
     p = _vpath(path)
     if p is None:
-        return _real_stat(path, *args, **kwargs)
+        return _scrub(_real_stat(path, *args, **kwargs))
     if _isdir(p):
         return os.stat_result((0o040755, 0, 0, 2, 0, 0, 0, 0, 0, 0))
     if p in _VFS:
@@ -637,6 +756,9 @@ def _remove(path, *args, **kwargs):
 def _install_vfs():
     builtins.open = io.open = _open
     os.stat = _stat
+    os.lstat = _lstat
+    os.fstat = _fstat
+    os.scandir = _scandir
     os.listdir = _listdir
     os.remove = os.unlink = _remove
     os.mkdir = _mkdir
@@ -721,6 +843,12 @@ def __beaker_main(session=False, request=None):
     """One call: the request from stdin, or (a session's turn) base64 JSON in `request`."""
     global _SESSION_MAIN
     req = _loads(_b64decode(request)) if request is not None else _read_request()
+    mode = req.get("mode")
+    if mode == "program":
+        # code_test (code_test.py): the program's interpreter, then the test's.
+        return _program_main(req)
+    if mode == "test":
+        return _test_main(req)
     if not session and "tool" in req:
         # symbolic_math and latex_render (symbolic.py): a tool's call, not a program.
         _reseed()

@@ -25,8 +25,8 @@ use beaker_core::{CallContext, ErrorKind, Limits, Tool, ToolError, ToolSpec};
 use beaker_sandbox::{Guest, Outcome, Run, Sandbox, SandboxError};
 use serde_json::{json, Value};
 use sessions::Sessions;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 pub use symbolic::{LatexRender, SymbolicMath};
 
 /// The directory the build script built `guest-tools` into (its `echo.wasm` serves tests and benches).
@@ -638,73 +638,241 @@ impl Tool for CodeTest {
                 }
                 limits.timeout_ms = usable;
             }
-            let input = json!({
-                "code": code,
-                "stdin": null,
-                "test": test,
-                "max_output_bytes": ctx.limits.max_output_bytes / 2,
-            });
-            // A test that exhausts its fuel, memory or stack fails alone; running out of the call's time
-            // or being cancelled ends the call.
-            let report = match run_guest(self.runtime.guest()?, &input, limits, ctx) {
-                Ok(r) => r,
-                Err(e) if e.kind == ErrorKind::LimitExceeded => {
-                    let share = if e.message.contains("fuel") {
-                        " (its share: the tests left share the call's max_fuel left equally)"
-                    } else {
-                        ""
-                    };
-                    results.push(json!({"test": test, "passed": false, "error": format!("limit_exceeded: {}{share}", e.message)}));
-                    continue;
-                }
-                // The time left ran out in this test (the call's deadline has not: that would be a cancellation).
-                Err(e) if e.kind == ErrorKind::Timeout && ctx.cancel.reason().is_none() => {
-                    let msg = format!(
-                        "timeout: the test ran past the {} ms left of the call's timeout_ms",
-                        limits.timeout_ms
-                    );
-                    results.push(json!({"test": test, "passed": false, "error": msg}));
-                    continue;
-                }
-                // code_test's results hold no output, so neither does its error.
-                Err(mut e) => {
-                    e.partial = None;
-                    return Err(e);
-                }
-            };
-            let error = report.exception().map(|e| {
-                let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");
-                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                let line = e.get("line").and_then(Value::as_u64);
-                let phase = report
-                    .json
-                    .get("phase")
-                    .and_then(Value::as_str)
-                    .unwrap_or("test");
-                let tb = e.get("traceback").and_then(Value::as_str).unwrap_or("");
-                let at = match (innermost_frame(tb), phase, line) {
-                    (Some(("<test>", l)), _, _) => format!(" (test line {l})"),
-                    (Some((_, l)), _, _) | (None, "code", Some(l)) => {
-                        format!(" (in the code, line {l})")
-                    }
-                    (None, "code", None) => " (in the code)".to_string(),
-                    _ => String::new(),
-                };
-                if msg.is_empty() {
-                    format!("{ty}{at}")
-                } else {
-                    format!("{ty}: {msg}{at}")
-                }
-            });
-            let ok = error.is_none();
-            passed += usize::from(ok);
-            results.push(json!({"test": test, "passed": ok, "error": error}));
+            let verdict = run_test(self.runtime.guest()?, code, test, limits, ctx)?;
+            passed += usize::from(verdict.is_none());
+            results.push(json!({"test": test, "passed": verdict.is_none(), "error": verdict}));
         }
         Ok(json!({
             "passed": passed,
             "failed": tests.len() - passed,
             "results": results,
         }))
+    }
+}
+
+/// Why a test failed, as its result's `error`: `Type: message (where)`.
+fn failure(ty: &str, message: &str, at: Option<&str>) -> String {
+    let at = at.map(|a| format!(" ({a})")).unwrap_or_default();
+    if message.is_empty() {
+        format!("{ty}{at}")
+    } else {
+        format!("{ty}: {message}{at}")
+    }
+}
+
+/// A stopped run as a failed test (`Ok(Some(reason))`), or as the call's own error when the call itself must
+/// end (cancelled, or the sandbox failed).
+fn stopped_test(e: ToolError, limits: &Limits, ctx: &CallContext) -> Result<Option<String>, ToolError> {
+    match e.kind {
+        // A test that exhausts its fuel, memory or stack fails alone.
+        ErrorKind::LimitExceeded => {
+            let share = if e.message.contains("fuel") {
+                " (its share: the tests left share the call's max_fuel left equally)"
+            } else {
+                ""
+            };
+            Ok(Some(format!("limit_exceeded: {}{share}", e.message)))
+        }
+        // The time left ran out in this test (the call's deadline has not: that would be a cancellation).
+        ErrorKind::Timeout if ctx.cancel.reason().is_none() => Ok(Some(format!(
+            "timeout: the test ran past the {} ms left of the call's timeout_ms",
+            limits.timeout_ms
+        ))),
+        // code_test's results hold no output, so neither does its error.
+        _ => {
+            let mut e = e;
+            e.partial = None;
+            Err(e)
+        }
+    }
+}
+
+/// Runs one test: the code in one interpreter (the program's), then the test in another that never runs the
+/// program's code and reaches it only through a door (`code_test.py` says how). `Ok(None)` is a pass,
+/// `Ok(Some(reason))` a failure; `Err` ends the call.
+fn run_test(
+    guest: &Guest,
+    code: &str,
+    test: &str,
+    limits: Limits,
+    ctx: &CallContext,
+) -> Result<Option<String>, ToolError> {
+    let glimits = guest_limits(limits);
+    let run = Run::for_call(b"", glimits, ctx);
+    let started = Instant::now();
+    let (mut program, reserved) = match guest.open_pair(&run) {
+        Ok(pair) => pair,
+        Err(e) => return stopped_test(e.into(), &limits, ctx),
+    };
+    let request = json!({"mode": "program", "code": code, "max_output_bytes": limits.max_output_bytes / 2});
+    let source = format!(
+        "__beaker_main(False, \"{}\")",
+        base64::engine::general_purpose::STANDARD.encode(request.to_string())
+    );
+    let first = match program.turn(source.as_bytes(), &run) {
+        Ok(o) => o,
+        Err(e) => {
+            if let Some(u) = e.usage() {
+                ctx.usage.record(u);
+            }
+            return stopped_test(stopped(e, 0), &limits, ctx);
+        }
+    };
+    ctx.usage.record(first.usage);
+    let first_fuel = first.usage.fuel;
+    let report = match report(first) {
+        Ok(r) => r,
+        Err(e) => return stopped_test(e, &limits, ctx),
+    };
+    if let Some(exit) = report.json.get("exit").and_then(Value::as_str) {
+        return Ok(Some(failure(
+            "SystemExit",
+            &format!("the code exited before the test ran ({exit})"),
+            Some("in the code"),
+        )));
+    }
+    if let Some(e) = report.exception() {
+        let ty = e.get("type").and_then(Value::as_str).unwrap_or("Exception");
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let tb = e.get("traceback").and_then(Value::as_str).unwrap_or("");
+        let at = match (innermost_frame(tb), e.get("line").and_then(Value::as_u64)) {
+            (Some((_, l)), _) | (None, Some(l)) => format!("in the code, line {l}"),
+            (None, None) => "in the code".to_string(),
+        };
+        return Ok(Some(failure(ty, msg, Some(&at))));
+    }
+    // The test's interpreter: the fuel the code left and the time left of this test's share.
+    let fuel_left = limits.max_fuel.saturating_sub(first_fuel);
+    let deadline = started + Duration::from_millis(limits.timeout_ms);
+    let stopped_by = Arc::new(Mutex::new(None));
+    let door = ProgramDoor {
+        session: program,
+        limits: glimits,
+        deadline,
+        cancel: ctx.cancel.clone(),
+        seed: ctx.seed,
+        usage: ctx.usage.clone(),
+        stopped: stopped_by.clone(),
+    };
+    let mut tlimits = glimits;
+    tlimits.max_fuel = fuel_left.max(1);
+    tlimits.timeout_ms = deadline
+        .saturating_duration_since(Instant::now())
+        .as_millis()
+        .max(1) as u64;
+    let input = json!({"mode": "test", "test": test, "max_output_bytes": limits.max_output_bytes / 2});
+    let bytes = serde_json::to_vec(&input)
+        .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    let outcome = guest.run_with_door(
+        &Run::for_call(&bytes, tlimits, ctx),
+        reserved,
+        Box::new(door),
+    );
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            if let Some(u) = e.usage() {
+                ctx.usage.record(u);
+            }
+            return stopped_test(stopped(e, 0), &limits, ctx);
+        }
+    };
+    ctx.usage.record(outcome.usage);
+    let (_, json) = split_report(&outcome.stdout);
+    let verdict: Value = json
+        .and_then(|j| serde_json::from_slice(j).ok())
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorKind::Internal,
+                "the test's interpreter ended without a verdict",
+            )
+        })?;
+    if verdict["passed"] == true {
+        return Ok(None);
+    }
+    let error = &verdict["error"];
+    if let Some(why) = error.get("stopped") {
+        // The program's interpreter stopped while it answered: say why, as a run of it would.
+        let cause = stopped_by.lock().unwrap_or_else(|p| p.into_inner()).take();
+        return match cause {
+            Some(e) => stopped_test(stopped(e, 0), &limits, ctx).map(|r| {
+                r.or_else(|| Some(format!("the program's interpreter stopped: {why}")))
+            }),
+            None => Ok(Some(format!(
+                "the program's interpreter stopped: {}",
+                why.as_str().unwrap_or("")
+            ))),
+        };
+    }
+    let text = |k: &str| error.get(k).and_then(Value::as_str).unwrap_or("");
+    let ty = if text("type").is_empty() { "Exception" } else { text("type") };
+    Ok(Some(failure(ty, text("message"), error.get("where").and_then(Value::as_str))))
+}
+
+/// The program's interpreter answering the test's: each frame is one turn of it (`__beaker_rpc`), paid from
+/// the test interpreter's fuel and bounded by the test's deadline.
+struct ProgramDoor {
+    session: beaker_sandbox::Session,
+    limits: Limits,
+    deadline: Instant,
+    cancel: beaker_core::CancelToken,
+    seed: u64,
+    usage: beaker_core::UsageSlot,
+    /// Why the program's interpreter stopped (a limit, a trap): later frames are answered with it.
+    stopped: Arc<Mutex<Option<SandboxError>>>,
+}
+
+impl beaker_sandbox::Door for ProgramDoor {
+    fn call(&mut self, frame: &[u8], fuel: &mut u64) -> Option<Vec<u8>> {
+        let stopped_answer = |why: &str| json!({ "stopped": why }).to_string().into_bytes();
+        if let Some(why) = self.stopped.lock().ok()?.as_ref() {
+            return Some(stopped_answer(&why.to_string()));
+        }
+        let source = format!(
+            "__beaker_rpc(\"{}\")",
+            base64::engine::general_purpose::STANDARD.encode(frame)
+        );
+        let mut limits = self.limits;
+        limits.max_fuel = *fuel;
+        limits.timeout_ms = self
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .as_millis()
+            .max(1) as u64;
+        let run = Run {
+            input: b"",
+            limits,
+            seed: self.seed,
+            cancel: Some(self.cancel.clone()),
+            grants: beaker_sandbox::Grants::default(),
+        };
+        let result = self.session.turn(source.as_bytes(), &run);
+        let used = match &result {
+            Ok(o) => Some(o.usage),
+            Err(e) => e.usage(),
+        }
+        .unwrap_or_default();
+        *fuel = fuel.saturating_sub(used.fuel);
+        // The test's interpreter paid the fuel; the rest of what this turn used is the call's too.
+        self.usage.record(beaker_core::Usage {
+            fuel: 0,
+            wall_us: 0,
+            ..used
+        });
+        let why = match result {
+            Ok(o) => match split_report(&o.stdout) {
+                (_, Some(answer)) => return Some(answer.to_vec()),
+                (_, None) => SandboxError::Internal(
+                    "the program's interpreter gave no answer (its output passed the limit max_output_bytes?)".into(),
+                ),
+            },
+            Err(e) => e,
+        };
+        let text = why.to_string();
+        if let Ok(mut s) = self.stopped.lock() {
+            *s = Some(why);
+        }
+        Some(stopped_answer(&text))
     }
 }
 

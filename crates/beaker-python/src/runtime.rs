@@ -20,6 +20,9 @@ pub const DRIVER: &str = include_str!("driver.py");
 /// The guest side of `symbolic_math` and `latex_render`, run after [`DRIVER`] (it uses the driver's names).
 pub const SYMBOLIC: &str = include_str!("symbolic.py");
 
+/// The guest side of `code_test`'s two interpreters, run after [`SYMBOLIC`] (it uses the driver's names).
+pub const CODE_TEST: &str = include_str!("code_test.py");
+
 /// Run last at start-up: lists the objects to mark immortal (see `immortal.rs`).
 const SNAPSHOT_END: &str = include_str!("snapshot_end.py");
 
@@ -144,7 +147,7 @@ impl Installed {
             wasm: self.dir.join("python.wasm"),
             identity: self.python_wasm_sha256.clone(),
             dirs,
-            init: format!("{DRIVER}\n{SYMBOLIC}\n{SNAPSHOT_END}"),
+            init: format!("{DRIVER}\n{SYMBOLIC}\n{CODE_TEST}\n{SNAPSHOT_END}"),
             entry: ENTRY.into(),
             prepare: Some(crate::immortal::prepare()),
         }

@@ -43,7 +43,9 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                         "type": {"type": "string"},
                         "message": {"type": "string"},
                         "line": {"type": ["integer", "null"]},
-                        "traceback": {"type": "string"}
+                        "traceback": {"type": "string"},
+                        "exit": {"type": "object", "description": "Only for a SystemExit: the process status CPython would exit with (`status`, 0 to 255) and what it would print to stderr (`printed`, or null).",
+                                 "properties": {"status": {"type": "integer"}, "printed": {"type": ["string", "null"]}}}
                     }
                 },
                 "truncated": {"type": "boolean", "description": "stdout or stderr was cut at the output limit."},

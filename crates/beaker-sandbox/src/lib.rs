@@ -37,8 +37,10 @@ mod tool;
 
 pub use error::{Printed, SandboxError};
 pub use manifest::{Grants, Manifest};
-pub use reactor::{Prepare, Reactor, ReadOnlyDir};
-pub use sandbox::{declare_thread_stack, Guest, Outcome, Run, Sandbox, SandboxConfig, Session};
+pub use reactor::{Door, Prepare, Reactor, ReadOnlyDir};
+pub use sandbox::{
+    declare_thread_stack, Guest, Outcome, Reserved, Run, Sandbox, SandboxConfig, Session,
+};
 pub use tool::{load_dir, GuestTool, LoadError};
 
 pub use beaker_core::Usage;

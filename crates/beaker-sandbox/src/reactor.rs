@@ -4,8 +4,10 @@
 //! The ABI: `_initialize` (the reactor's libc and interpreter start), `host_alloc(len) -> ptr` (memory the
 //! host may fill), `turn(ptr, len) -> status` (runs the UTF-8 source at `ptr` in the interpreter's
 //! `__main__`; 0 when it ended normally) and `memory`. The one custom import, `host::call(ptr, len,
-//! out_ptr_ptr, out_len_ptr) -> i32`, is the guest's door to a host service; Beaker offers none, so it
-//! answers -1 ("no host") and nothing passes through it.
+//! out_ptr_ptr, out_len_ptr) -> i32`, is the guest's door to a host service (in CPython, `_host.call(frame)
+//! -> bytes`): closed (-1, "no host") unless the run was given a [`Door`], which then answers each frame;
+//! the answer is copied into memory the guest allocates with `host_alloc`, and its address and length are
+//! written at `out_ptr_ptr` and `out_len_ptr` (0 on success, -2 for a fault).
 //!
 //! Pre-initialisation uses wizer's two halves ([`wasmtime_wizer::Wizer::instrument`] and
 //! [`wasmtime_wizer::Wizer::snapshot`]) instead of an exported init function: the instrumented module is
@@ -19,7 +21,7 @@ use crate::pipe::CappedPipe;
 use crate::snapshot::snapshot_store;
 use crate::store::{sealed_wasi, State};
 use std::path::PathBuf;
-use wasmtime::{AsContextMut, Instance, Linker};
+use wasmtime::{AsContextMut, Caller, Extern, Instance, Linker};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 /// A host directory a reactor guest reads at a fixed guest path (the interpreter's library, say).
@@ -76,12 +78,84 @@ const INIT_STDOUT_CAP: usize = 64 << 20;
 /// The `host::call` answer meaning "no host service here".
 pub(crate) const NO_HOST: i32 = -1;
 
-/// Defines `host::call` in `linker` as a door that is always closed.
-pub(crate) fn add_closed_door(linker: &mut Linker<State>) -> wasmtime::Result<()> {
-    linker.func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
-        NO_HOST
-    })?;
+/// The `host::call` answer meaning "the host failed this frame" (a bad address, no answer).
+pub(crate) const HOST_FAULT: i32 = -2;
+
+/// A host service a guest reaches through `host::call`: one request frame in, one answer out.
+///
+/// A door runs on the guest's thread while the guest waits, so it may itself run other guests (code_test's
+/// test interpreter asks the program's interpreter through one). `fuel` is the calling guest's fuel left:
+/// work the door does for the guest is paid from it, so a guest and the work it asks for share one budget.
+pub trait Door: Send + 'static {
+    /// Answers `frame`, or `None` to fault the call (the guest sees an error, never a trap).
+    fn call(&mut self, frame: &[u8], fuel: &mut u64) -> Option<Vec<u8>>;
+}
+
+/// Defines `host::call` in `linker`: the run's [`Door`] answers, and without one the door is closed.
+pub(crate) fn add_door(linker: &mut Linker<State>) -> wasmtime::Result<()> {
+    linker.func_wrap(
+        "host",
+        "call",
+        |mut caller: Caller<'_, State>,
+         ptr: i32,
+         len: i32,
+         out_ptr: i32,
+         out_len: i32|
+         -> wasmtime::Result<i32> {
+            let Some(mut door) = caller.data_mut().door.take() else {
+                return Ok(NO_HOST);
+            };
+            let answer = through_door(&mut caller, &mut *door, [ptr, len, out_ptr, out_len]);
+            caller.data_mut().door = Some(door);
+            answer
+        },
+    )?;
     Ok(())
+}
+
+/// One `host::call` through `door`: reads the frame, lets the door answer from the guest's fuel, and copies
+/// the answer into memory the guest allocates.
+fn through_door(
+    caller: &mut Caller<'_, State>,
+    door: &mut dyn Door,
+    [ptr, len, out_ptr, out_len]: [i32; 4],
+) -> wasmtime::Result<i32> {
+    let Some(memory) = caller.get_export("memory").and_then(Extern::into_memory) else {
+        return Ok(HOST_FAULT);
+    };
+    let (ptr, len) = (ptr as u32 as usize, len as u32 as usize);
+    let (out_ptr, out_len) = (out_ptr as u32 as usize, out_len as u32 as usize);
+    let size = memory.data_size(&*caller);
+    if ptr.saturating_add(len) > size
+        || out_ptr.saturating_add(4) > size
+        || out_len.saturating_add(4) > size
+    {
+        return Ok(HOST_FAULT);
+    }
+    let frame = memory.data(&*caller)[ptr..ptr + len].to_vec();
+    let mut fuel = caller.get_fuel()?;
+    let answer = door.call(&frame, &mut fuel);
+    caller.set_fuel(fuel)?;
+    if fuel == 0 {
+        return Err(wasmtime::Error::new(wasmtime::Trap::OutOfFuel));
+    }
+    let Some(answer) = answer else {
+        return Ok(HOST_FAULT);
+    };
+    let Ok(n) = i32::try_from(answer.len()) else {
+        return Ok(HOST_FAULT);
+    };
+    let Some(alloc) = caller.get_export("host_alloc").and_then(Extern::into_func) else {
+        return Ok(HOST_FAULT);
+    };
+    let at = alloc.typed::<i32, i32>(&*caller)?.call(&mut *caller, n)? as u32 as usize;
+    if at == 0 || at.saturating_add(answer.len()) > memory.data_size(&*caller) {
+        return Ok(HOST_FAULT);
+    }
+    memory.write(&mut *caller, at, &answer)?;
+    memory.write(&mut *caller, out_ptr, &(at as u32).to_le_bytes())?;
+    memory.write(&mut *caller, out_len, &(answer.len() as u32).to_le_bytes())?;
+    Ok(0)
 }
 
 /// Adds the reactor's read-only directories to a WASI context, in order.
@@ -138,7 +212,7 @@ pub(crate) fn snapshot_reactor(
     let mut linker = Linker::<State>::new(engine);
     wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)?;
     crate::sleep::add_virtual_sleep(&mut linker)?;
-    add_closed_door(&mut linker)?;
+    add_door(&mut linker)?;
     let said = |what: &str| {
         let out = String::from_utf8_lossy(&stdout.take().bytes).into_owned();
         let err = String::from_utf8_lossy(&stderr.take().bytes).into_owned();

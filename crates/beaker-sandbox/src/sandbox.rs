@@ -2,7 +2,7 @@ use crate::cache::ModuleCache;
 use crate::error::{chain, Printed, SandboxError};
 use crate::manifest::Grants;
 use crate::pipe::{CappedPipe, Captured};
-use crate::reactor::{add_closed_door, open_dirs, snapshot_reactor, Reactor, ReadOnlyDir};
+use crate::reactor::{add_door, open_dirs, snapshot_reactor, Reactor, ReadOnlyDir};
 use crate::snapshot::snapshot;
 use crate::store::{charge_host_call, sealed_wasi, Limiter, State, MAX_TABLE_ELEMENTS};
 use beaker_core::{CallContext, CancelReason, CancelToken, Limits, Usage, UsageSlot};
@@ -94,20 +94,21 @@ struct Slots {
 }
 
 impl Slots {
-    /// Waits for a slot, giving up when `cancel` is set.
-    fn acquire(&self, cancel: Option<&CancelToken>) -> Option<SlotGuard<'_>> {
-        self.take(cancel).then_some(SlotGuard(self))
-    }
-
     /// Waits for a slot and takes it (to be given back with [`Slots::give`]); false when `cancel` was set.
     fn take(&self, cancel: Option<&CancelToken>) -> bool {
+        self.take_many(1, cancel)
+    }
+
+    /// Waits until `n` slots are free and takes them together, so that two callers that each need two never
+    /// hold one each and wait for the other forever; false when `cancel` was set.
+    fn take_many(&self, n: u32, cancel: Option<&CancelToken>) -> bool {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if cancel.is_some_and(|c| c.reason().is_some()) {
                 return false;
             }
-            if *free > 0 {
-                *free -= 1;
+            if *free >= n {
+                *free -= n;
                 return true;
             }
             free = self
@@ -121,24 +122,35 @@ impl Slots {
     fn give(&self) {
         let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
         *free += 1;
-        self.freed.notify_one();
+        // All waiters: one that needs two slots must not sleep on a wake-up a single taker ignored.
+        self.freed.notify_all();
     }
 }
 
-struct SlotGuard<'a>(&'a Slots);
-
-impl Drop for SlotGuard<'_> {
-    fn drop(&mut self) {
-        self.0.give();
-    }
+/// A pool slot held for as long as its owner lives: a [`Session`]'s (from the session slots), or one of a
+/// pair's (from the run slots, see [`Guest::open_pair`]).
+struct OwnedSlot {
+    inner: Arc<Inner>,
+    session: bool,
 }
-
-/// A session's pool slot, held for as long as the [`Session`] lives.
-struct OwnedSlot(Arc<Inner>);
 
 impl Drop for OwnedSlot {
     fn drop(&mut self) {
-        self.0.session_slots.give();
+        if self.session {
+            self.inner.session_slots.give();
+        } else {
+            self.inner.slots.give();
+        }
+    }
+}
+
+/// A run slot reserved for one run beside a [`Session`] opened with [`Guest::open_pair`]: the run that
+/// session answers through a [`Door`](crate::Door) ([`Guest::run_with_door`]).
+pub struct Reserved(OwnedSlot);
+
+impl std::fmt::Debug for Reserved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reserved")
     }
 }
 
@@ -221,7 +233,7 @@ impl Sandbox {
         crate::sleep::add_virtual_sleep(&mut linker).map_err(|e| {
             SandboxError::Internal(format!("cannot link poll_oneoff: {}", chain(&e)))
         })?;
-        add_closed_door(&mut linker).map_err(|e| {
+        add_door(&mut linker).map_err(|e| {
             SandboxError::Internal(format!("cannot link host::call: {}", chain(&e)))
         })?;
         let ticker_stop = Arc::new(AtomicBool::new(false));
@@ -487,19 +499,66 @@ impl Guest {
                 limit: run.limits.max_input_bytes,
             });
         }
-        on_guest_stack(&self.sandbox, || self.run_here(run))
+        on_guest_stack(&self.sandbox, || self.run_here(run, None, None))
     }
 
-    fn run_here(&self, run: &Run<'_>) -> Result<Outcome, SandboxError> {
-        let inner = &self.sandbox.inner;
-        let Some(_slot) = inner.slots.acquire(run.cancel.as_ref()) else {
-            return Err(SandboxError::Cancelled {
-                usage: Usage::default(),
-                printed: Box::default(),
+    /// Runs the guest once on the slot `reserved` for it, with `door` answering its `host::call`s (a reactor
+    /// guest asks with `_host.call`). Otherwise as [`Guest::run`].
+    pub fn run_with_door(
+        &self,
+        run: &Run<'_>,
+        reserved: Reserved,
+        door: Box<dyn crate::reactor::Door>,
+    ) -> Result<Outcome, SandboxError> {
+        let len = run.input.len() as u64;
+        if len > run.limits.max_input_bytes {
+            return Err(SandboxError::InputTooLarge {
+                len,
+                limit: run.limits.max_input_bytes,
             });
+        }
+        // The door runs the other instance's turns on this thread, on top of this guest's stack: a thread with
+        // room for two guest stacks, whatever the caller declared.
+        let need = 2 * (self.sandbox.inner.config.max_wasm_stack + STACK_MARGIN) + STACK_MARGIN;
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("beaker-pair".into())
+                .stack_size(need)
+                .spawn_scoped(s, move || {
+                    declare_thread_stack(need);
+                    self.run_here(run, Some(reserved), Some(door))
+                })
+                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
+                .join()
+                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
+        })
+    }
+
+    fn run_here(
+        &self,
+        run: &Run<'_>,
+        reserved: Option<Reserved>,
+        door: Option<Box<dyn crate::reactor::Door>>,
+    ) -> Result<Outcome, SandboxError> {
+        let inner = &self.sandbox.inner;
+        let _slot = match reserved {
+            Some(r) => Some(r.0),
+            None => {
+                if !inner.slots.take(run.cancel.as_ref()) {
+                    return Err(SandboxError::Cancelled {
+                        usage: Usage::default(),
+                        printed: Box::default(),
+                    });
+                }
+                Some(OwnedSlot {
+                    inner: inner.clone(),
+                    session: false,
+                })
+            }
         };
         let start = Instant::now();
         let (mut store, stdout, stderr, scratch) = self.new_store(run)?;
+        store.data_mut().door = door;
         arm(&mut store, run, start)?;
         let mut memory = None;
         let result = self.pre.instantiate(&mut store).and_then(|instance| {
@@ -553,6 +612,7 @@ impl Guest {
                 output: Some((stdout.clone(), stderr.clone())),
                 charged_output: 0,
                 time,
+                door: None,
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -654,7 +714,46 @@ impl Guest {
                 printed: Box::default(),
             });
         }
-        let slot = OwnedSlot(inner.clone());
+        let slot = OwnedSlot {
+            inner: inner.clone(),
+            session: true,
+        };
+        self.session_on(run, slot)
+    }
+
+    /// Opens a [`Session`] for the turns of one call, on a run slot (not a session slot), with a second run
+    /// slot reserved for one run beside it ([`Guest::run_with_door`]): both are taken together, so calls that
+    /// each need a pair cannot deadlock holding one half each. code_test's program interpreter is such a
+    /// session, and the test's interpreter the run beside it.
+    pub fn open_pair(&self, run: &Run<'_>) -> Result<(Session, Reserved), SandboxError> {
+        if matches!(self.entry, Entry::Command) {
+            return Err(SandboxError::Internal(format!(
+                "`{}` is a WASI command: only reactor guests keep sessions",
+                self.name
+            )));
+        }
+        let inner = &self.sandbox.inner;
+        if inner.config.pool_size < 2 {
+            return Err(SandboxError::Internal(
+                "a pair of instances needs a pool of at least 2 (pool_size)".into(),
+            ));
+        }
+        if !inner.slots.take_many(2, run.cancel.as_ref()) {
+            return Err(SandboxError::Cancelled {
+                usage: Usage::default(),
+                printed: Box::default(),
+            });
+        }
+        let slot = |session| OwnedSlot {
+            inner: inner.clone(),
+            session,
+        };
+        let reserved = Reserved(slot(false));
+        let session = self.session_on(run, slot(false))?;
+        Ok((session, reserved))
+    }
+
+    fn session_on(&self, run: &Run<'_>, slot: OwnedSlot) -> Result<Session, SandboxError> {
         let (mut store, stdout, stderr, scratch) = self.new_store(run)?;
         arm(&mut store, run, Instant::now())?;
         let instance = self.pre.instantiate(&mut store).map_err(|e| {

@@ -40,6 +40,7 @@ pub(crate) fn snapshot_store(
             output: None,
             charged_output: 0,
             time,
+            door: None,
         },
     );
     store.limiter(|s| &mut s.limiter);

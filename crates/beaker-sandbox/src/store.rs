@@ -17,6 +17,8 @@ pub(crate) struct State {
     pub(crate) charged_output: u64,
     /// The run's virtual time, which a guest's sleep advances (`sleep.rs`).
     pub(crate) time: VirtualTime,
+    /// What answers the guest's `host::call` (the door); `None` keeps it closed.
+    pub(crate) door: Option<Box<dyn crate::reactor::Door>>,
 }
 
 /// Fuel charged for each call from the guest into the host (a WASI function): host work burns no guest
