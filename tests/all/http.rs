@@ -1,9 +1,7 @@
 //! `beaker serve --http` over real loopback sockets: the protocol's routes, malformed and oversized bodies,
 //! concurrency, SandboxFusion's `/run_code`, and that route driven by SandboxFusion's own Python client.
 
-use crate::support::{
-    beaker, clients_python, ensure, jsonl, python_client_passes, root, Outcome,
-};
+use crate::support::{beaker, clients_python, ensure, jsonl, python_client_passes, root, Outcome};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -274,12 +272,21 @@ fn run_code_exit_status_matches_cpython() -> Outcome {
         let rr = &v["run_result"];
         let tail = case["stderr_tail"].as_str().unwrap_or("");
         let stderr = rr["stderr"].as_str().unwrap_or("");
-        let want_status = if case["return_code"] == 0 { "Success" } else { "Failed" };
+        let want_status = if case["return_code"] == 0 {
+            "Success"
+        } else {
+            "Failed"
+        };
         ensure(
             rr["return_code"] == case["return_code"]
                 && v["status"] == want_status
                 && stderr.trim().lines().last().unwrap_or("").trim() == tail,
-            || format!("{}: CPython exits {} with stderr ending {tail:?}; got {v}", case["name"], case["return_code"]),
+            || {
+                format!(
+                    "{}: CPython exits {} with stderr ending {tail:?}; got {v}",
+                    case["name"], case["return_code"]
+                )
+            },
         )?;
     }
     Ok(())

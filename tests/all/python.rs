@@ -5,10 +5,12 @@
 //!   native CPython with the same package versions (`tests/data/python/scientific_expected.jsonl`, written by
 //!   `tests/data/gen/python_scientific_reference.py`);
 //! - (hostile code, `tests/data/python/adversarial.jsonl`, runs in the conformance suite);
+//! - `code_test` against reward hacks (`tests/data/python/code_test_hacks.jsonl`, each with pytest's verdict
+//!   and the one Beaker must give, written by `tests/data/gen/code_test_hacks.py`), over `beaker serve`;
 //! - determinism: the same call gives the same bytes, a different seed different random numbers.
 
 use crate::conformance::engine;
-use crate::support::{ensure, jsonl, root, Outcome};
+use crate::support::{ensure, jsonl, root, Outcome, Server};
 use beaker::{LimitsRequest, ToolCall};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
@@ -212,7 +214,7 @@ fn code_test_times_out_one_test_not_the_call() -> Outcome {
 }
 
 /// `os._exit(n)` is the program's exit: what was printed is kept and a non-zero status is a `SystemExit`, never a
-/// tool error; in `code_test`, `os._exit(0)` in a test passes it.
+/// tool error; in `code_test`, an exit never passes a test, not even the test's own `os._exit(0)`.
 fn os_exit_is_the_programs_exit() -> Outcome {
     let env = run(
         "execute_python",
@@ -240,9 +242,51 @@ fn os_exit_is_the_programs_exit() -> Outcome {
         json!({}),
     )?;
     ensure(
-        env["result"]["passed"] == 1 && env["result"]["failed"] == 1,
+        env["result"]["passed"] == 0
+            && env["result"]["results"][0]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("the test exited")),
         || format!("{env}"),
     )
+}
+
+/// Reward hacks against `code_test` (74 of them: exits, driver and report forging, builtins and sys patches,
+/// trace and audit hooks, frame and collector walks, pytest and unittest patches, always-equal objects), run
+/// through the real binary: each test gets the verdict the data file gives (pytest's, except where the hack
+/// aimed at the harness, which cannot reach the interpreter that decides).
+fn code_test_reward_hacks_get_their_verdicts() -> Outcome {
+    let cases = jsonl("tests/data/python/code_test_hacks.jsonl");
+    ensure(cases.len() >= 40, || format!("{} cases", cases.len()))?;
+    let mut server = Server::start(&[]);
+    for (i, case) in cases.iter().enumerate() {
+        server.send(&json!({"id": i, "tool": "code_test", "params": {"code": case["code"], "tests": case["tests"]}}));
+    }
+    let (answers, _) = server.finish();
+    let mut wrong = Vec::new();
+    for answer in &answers {
+        let i = answer["id"].as_u64().unwrap_or(u64::MAX) as usize;
+        let Some(case) = cases.get(i) else {
+            return Err(format!("an answer for no case: {answer}").into());
+        };
+        let got: Vec<Value> = answer["result"]["results"]
+            .as_array()
+            .map(|r| r.iter().map(|t| t["passed"].clone()).collect())
+            .unwrap_or_default();
+        if answer["success"] != true || Value::Array(got.clone()) != case["beaker"] {
+            wrong.push(format!(
+                "{}: want {}, got {answer}",
+                case["name"], case["beaker"]
+            ));
+        }
+    }
+    ensure(answers.len() == cases.len() && wrong.is_empty(), || {
+        format!(
+            "{} answers for {} cases; {}",
+            answers.len(),
+            cases.len(),
+            wrong.join("\n")
+        )
+    })
 }
 
 /// The documented wasm32 difference: numpy's default integer is 32 bits, so sums wrap; an explicit int64 does not.
@@ -654,6 +698,10 @@ pub fn trials() -> Vec<Trial> {
             numpy_default_int_is_32_bits,
         ),
         Trial::test("python::figures_are_png_images", figures_are_png_images),
+        Trial::test(
+            "python::code_test_reward_hacks_get_their_verdicts",
+            code_test_reward_hacks_get_their_verdicts,
+        ),
         Trial::test(
             "python::the_snapshot_objects_are_immortal",
             the_snapshot_objects_are_immortal,

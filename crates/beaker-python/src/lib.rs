@@ -662,7 +662,11 @@ fn failure(ty: &str, message: &str, at: Option<&str>) -> String {
 
 /// A stopped run as a failed test (`Ok(Some(reason))`), or as the call's own error when the call itself must
 /// end (cancelled, or the sandbox failed).
-fn stopped_test(e: ToolError, limits: &Limits, ctx: &CallContext) -> Result<Option<String>, ToolError> {
+fn stopped_test(
+    e: ToolError,
+    limits: &Limits,
+    ctx: &CallContext,
+) -> Result<Option<String>, ToolError> {
     match e.kind {
         // A test that exhausts its fuel, memory or stack fails alone.
         ErrorKind::LimitExceeded => {
@@ -687,6 +691,25 @@ fn stopped_test(e: ToolError, limits: &Limits, ctx: &CallContext) -> Result<Opti
     }
 }
 
+/// A failure of the program's interpreter as the test's failure: limits and time as [`stopped_test`] says;
+/// anything else (the code killed, trapped or broke its own interpreter) fails the test with why, never the
+/// call, which only a cancellation ends.
+fn program_stopped(
+    e: ToolError,
+    limits: &Limits,
+    ctx: &CallContext,
+) -> Result<Option<String>, ToolError> {
+    match e.kind {
+        ErrorKind::LimitExceeded | ErrorKind::Timeout | ErrorKind::Cancelled => {
+            stopped_test(e, limits, ctx)
+        }
+        _ => Ok(Some(format!(
+            "the code stopped its own interpreter: {}",
+            e.message
+        ))),
+    }
+}
+
 /// Runs one test: the code in one interpreter (the program's), then the test in another that never runs the
 /// program's code and reaches it only through a door (`code_test.py` says how). `Ok(None)` is a pass,
 /// `Ok(Some(reason))` a failure; `Err` ends the call.
@@ -704,7 +727,8 @@ fn run_test(
         Ok(pair) => pair,
         Err(e) => return stopped_test(e.into(), &limits, ctx),
     };
-    let request = json!({"mode": "program", "code": code, "max_output_bytes": limits.max_output_bytes / 2});
+    let request =
+        json!({"mode": "program", "code": code, "max_output_bytes": limits.max_output_bytes / 2});
     let source = format!(
         "__beaker_main(False, \"{}\")",
         base64::engine::general_purpose::STANDARD.encode(request.to_string())
@@ -715,14 +739,14 @@ fn run_test(
             if let Some(u) = e.usage() {
                 ctx.usage.record(u);
             }
-            return stopped_test(stopped(e, 0), &limits, ctx);
+            return program_stopped(stopped(e, 0), &limits, ctx);
         }
     };
     ctx.usage.record(first.usage);
     let first_fuel = first.usage.fuel;
     let report = match report(first) {
         Ok(r) => r,
-        Err(e) => return stopped_test(e, &limits, ctx),
+        Err(e) => return program_stopped(e, &limits, ctx),
     };
     if let Some(exit) = report.json.get("exit").and_then(Value::as_str) {
         return Ok(Some(failure(
@@ -760,7 +784,8 @@ fn run_test(
         .saturating_duration_since(Instant::now())
         .as_millis()
         .max(1) as u64;
-    let input = json!({"mode": "test", "test": test, "max_output_bytes": limits.max_output_bytes / 2});
+    let input =
+        json!({"mode": "test", "test": test, "max_output_bytes": limits.max_output_bytes / 2});
     let bytes = serde_json::to_vec(&input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
     let outcome = guest.run_with_door(
@@ -795,9 +820,7 @@ fn run_test(
         // The program's interpreter stopped while it answered: say why, as a run of it would.
         let cause = stopped_by.lock().unwrap_or_else(|p| p.into_inner()).take();
         return match cause {
-            Some(e) => stopped_test(stopped(e, 0), &limits, ctx).map(|r| {
-                r.or_else(|| Some(format!("the program's interpreter stopped: {why}")))
-            }),
+            Some(e) => program_stopped(stopped(e, 0), &limits, ctx),
             None => Ok(Some(format!(
                 "the program's interpreter stopped: {}",
                 why.as_str().unwrap_or("")
@@ -805,8 +828,16 @@ fn run_test(
         };
     }
     let text = |k: &str| error.get(k).and_then(Value::as_str).unwrap_or("");
-    let ty = if text("type").is_empty() { "Exception" } else { text("type") };
-    Ok(Some(failure(ty, text("message"), error.get("where").and_then(Value::as_str))))
+    let ty = if text("type").is_empty() {
+        "Exception"
+    } else {
+        text("type")
+    };
+    Ok(Some(failure(
+        ty,
+        text("message"),
+        error.get("where").and_then(Value::as_str),
+    )))
 }
 
 /// The program's interpreter answering the test's: each frame is one turn of it (`__beaker_rpc`), paid from
@@ -862,9 +893,13 @@ impl beaker_sandbox::Door for ProgramDoor {
         let why = match result {
             Ok(o) => match split_report(&o.stdout) {
                 (_, Some(answer)) => return Some(answer.to_vec()),
-                (_, None) => SandboxError::Internal(
-                    "the program's interpreter gave no answer (its output passed the limit max_output_bytes?)".into(),
-                ),
+                (_, None) => SandboxError::Guest {
+                    message: "its interpreter ended a turn without an answer (the code exited it or broke its \
+                              driver, or the answer passed max_output_bytes)"
+                        .into(),
+                    usage: o.usage,
+                    printed: Box::default(),
+                },
             },
             Err(e) => e,
         };
