@@ -255,8 +255,80 @@ fn every_family_has_adversarial_cases() -> Outcome {
     Ok(())
 }
 
+/// Every adversarial case of every family, sent at once to one `beaker serve`: each is answered, and the same
+/// process answers a call after them (no case can end the server: issue 36).
+fn one_server_survives_every_adversarial_case() -> Outcome {
+    let mut lines = Vec::new();
+    for family in Catalog::builtin().families() {
+        let rel = format!("tests/data/{}/adversarial.jsonl", family.name);
+        if !root().join(&rel).exists() {
+            continue;
+        }
+        for case in jsonl(&rel) {
+            let mut params = case.get("params").cloned().unwrap_or_else(|| json!({}));
+            if let Some(gens) = case.get("generate").and_then(Value::as_array) {
+                generate(&mut params, gens)?;
+            }
+            let mut call = json!({"id": lines.len(), "tool": case["tool"], "params": params});
+            if let Some(limits) = case.get("limits") {
+                call["limits"] = limits.clone();
+            }
+            lines.push(call);
+        }
+    }
+    let n = lines.len();
+    let mut server = crate::support::Server::start(&[]);
+    let pid = server.child.id();
+    let mut stdin = server.stdin.take().ok_or("no stdin")?;
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        for line in &lines {
+            let mut bytes = serde_json::to_vec(line).unwrap_or_default();
+            bytes.push(b'\n');
+            if stdin.write_all(&bytes).is_err() {
+                return None;
+            }
+        }
+        Some(stdin)
+    });
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < n {
+        let answer = server.recv();
+        if let Some(id) = answer["id"].as_u64() {
+            answered.insert(id);
+        }
+    }
+    let mut stdin = writer
+        .join()
+        .map_err(|_| "the writer panicked")?
+        .ok_or("the server stopped reading")?;
+    {
+        use std::io::Write;
+        writeln!(
+            stdin,
+            "{}",
+            json!({"id": "last", "tool": "calculator", "params": {"expression": "6*7"}})
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    let last = server.recv();
+    server.stdin = Some(stdin);
+    ensure(
+        last["id"] == "last" && last["result"]["value"] == "42" && server.child.id() == pid,
+        || format!("after {n} adversarial cases the server answered {last}"),
+    )?;
+    let (_, status) = server.finish();
+    ensure(status.success(), || {
+        format!("the server ended with {status}")
+    })
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
+        Trial::test(
+            "conformance::one_server_survives_every_adversarial_case",
+            one_server_survives_every_adversarial_case,
+        ),
         Trial::test(
             "conformance::every_tool_has_examples",
             every_tool_has_examples,

@@ -31,6 +31,9 @@ mod trajectories;
 mod units;
 
 fn main() {
+    // Engines built in this process run Z3 in worker processes of the binary under test, as `beaker serve` does
+    // (set before any thread starts; without it, this test binary is not Beaker's, and Z3 would run in-process).
+    std::env::set_var("BEAKER_LOGIC_WORKER", env!("CARGO_BIN_EXE_beaker"));
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
     trials.extend(calculator::trials());

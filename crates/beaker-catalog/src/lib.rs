@@ -58,6 +58,16 @@ impl Entry {
     }
 }
 
+/// Runs this process as a tool's worker process when `args` (the process's arguments) ask for one, and returns
+/// its exit code; `None` when they do not. Front ends call it first thing: a family that isolates native code
+/// in worker processes (`logic`: Z3) starts Beaker's own binary with its worker argument.
+pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
+    match args.get(1).and_then(|a| a.to_str()) {
+        Some(beaker_logic::worker::WORKER_ARG) => Some(beaker_logic::worker::main()),
+        _ => None,
+    }
+}
+
 /// Every tool Beaker ships, in the order catalogs list them. One line per family.
 pub const BUILTIN: &[Entry] = &[
     Entry::native("calculator", || {

@@ -273,6 +273,10 @@ enum ToolsFormat {
 
 /// Runs the `beaker` command line with the process's arguments.
 pub fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = beaker_catalog::run_worker(&args) {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("BEAKER_LOG")
         // rmcp warns of every JSON-RPC error it sends (an unknown tool, a bad method): the client's to read,

@@ -6,14 +6,19 @@
 //! cancelled call interrupts Z3. Scripts ([`smtlib`]) are checked against an allowlist of commands and
 //! options first, because some SMT-LIB commands reach outside the solver.
 //!
+//! Z3 runs in worker processes ([`worker`]): a call Z3 cannot finish in time is killed with its process, and
+//! Z3 running out of memory (which ends its process) ends only that worker.
+//!
 //! Invariant: nothing Z3 is given can fail to type-check (a sort error inside Z3 would be a panic in the
-//! bindings), and nothing a user sends changes Z3's process-wide parameters.
+//! bindings), nothing a user sends changes Z3's process-wide parameters, and when a worker can be started, no
+//! call runs Z3 in the server's process.
 #![deny(missing_docs)]
 
 pub mod expr;
 mod ffi;
 pub mod smtlib;
 pub mod solve;
+pub mod worker;
 
 use beaker_core::{CallContext, Example, Tool, ToolError, ToolSpec};
 use expr::{Reader, Sort};
@@ -31,12 +36,43 @@ pub const MAX_CONSTRAINTS: usize = 10_000;
 /// The `logic_solver` tool.
 pub struct LogicSolver {
     spec: ToolSpec,
+    /// Where calls run: worker processes, or (none found) this process.
+    workers: Option<worker::Pool>,
 }
 
 impl LogicSolver {
-    /// The tool.
+    /// The tool, running Z3 in worker processes when [`worker::WorkerCommand::discover`] finds Beaker's binary,
+    /// else in this process.
     pub fn new() -> Self {
-        LogicSolver { spec: spec() }
+        match worker::WorkerCommand::discover() {
+            Some(command) => Self::with_workers(command),
+            None => Self::in_process(),
+        }
+    }
+
+    /// The tool running Z3 in worker processes started with `command`.
+    pub fn with_workers(command: worker::WorkerCommand) -> Self {
+        LogicSolver {
+            spec: spec(),
+            workers: Some(worker::Pool::new(command)),
+        }
+    }
+
+    /// The tool running Z3 in this process (what a worker process runs; an embedder without Beaker's binary).
+    pub fn in_process() -> Self {
+        LogicSolver {
+            spec: spec(),
+            workers: None,
+        }
+    }
+
+    /// Where Z3 runs: `"process"` (a worker process per call) or `"in-process"`.
+    pub fn isolation(&self) -> &'static str {
+        if self.workers.is_some() {
+            "process"
+        } else {
+            "in-process"
+        }
     }
 }
 
@@ -436,6 +472,19 @@ impl Tool for LogicSolver {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        match &self.workers {
+            Some(pool) => pool.call(params, ctx),
+            None => {
+                solve::cap_process_memory();
+                self.call_here(params, ctx)
+            }
+        }
+    }
+}
+
+impl LogicSolver {
+    /// Runs one call in this process.
+    pub(crate) fn call_here(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let op = params
             .get("operation")
             .and_then(Value::as_str)

@@ -26,6 +26,13 @@ pub struct Budget {
 /// machine, and each call's rlimit and timeout bound its own work.
 pub const PROCESS_MEMORY_CAP_MB: u64 = 4096;
 
+/// Caps Z3's memory in a process that runs calls of many sizes at once ([`PROCESS_MEMORY_CAP_MB`]); a worker
+/// process, which runs one call at a time, sets the call's own cap instead.
+pub fn cap_process_memory() {
+    static CAP: OnceLock<()> = OnceLock::new();
+    CAP.get_or_init(|| z3::set_global_param("memory_max_size", &PROCESS_MEMORY_CAP_MB.to_string()));
+}
+
 /// Runs `f` in a fresh Z3 context limited by `budget`; `cancel` interrupts it.
 pub fn in_context<R: Send + Sync>(
     budget: Budget,
@@ -36,7 +43,6 @@ pub fn in_context<R: Send + Sync>(
     GLOBALS.get_or_init(|| {
         // Minimal unsat cores: what a user asking "which constraints conflict" wants.
         z3::set_global_param("smt.core.minimize", "true");
-        z3::set_global_param("memory_max_size", &PROCESS_MEMORY_CAP_MB.to_string());
     });
     let mut cfg = Config::new();
     cfg.set_timeout_msec(budget.timeout_ms.max(1));
