@@ -18,7 +18,7 @@ fn the_python_sdk_drives_every_tool() -> Outcome {
 
 /// Hostile lines on a raw pipe: none stops the session, and stdout carries nothing but JSON-RPC (the guest's
 /// output included).
-fn bad_input_is_dropped_or_refused_and_stdout_stays_protocol() -> Outcome {
+fn bad_input_is_answered_or_dropped_and_stdout_stays_protocol() -> Outcome {
     let mut s = Server::start(&["--mcp", "--max-line-bytes", "65536"]);
     s.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
@@ -38,6 +38,26 @@ fn bad_input_is_dropped_or_refused_and_stdout_stays_protocol() -> Outcome {
     s.send(
         &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "calculator",
         "arguments": {"expression": "6 * 7"}}}),
+    );
+    // Issue 36: a message nested past serde's limit, and one over the line cap, are answered under their ids;
+    // a byte-order mark before a message is skipped.
+    s.send_raw(
+        format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"tools/call\", \"params\": {}{}}}\n",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        )
+        .as_bytes(),
+    );
+    s.send_raw(
+        format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \"tools/call\", \"params\": {{\"name\": \"calculator\", \"arguments\": {{\"expression\": \"{}1\"}}}}}}\n",
+            "1+".repeat(40_000)
+        )
+        .as_bytes(),
+    );
+    s.send_raw(
+        b"\xef\xbb\xbf{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"tools/call\", \"params\": {\"name\": \"calculator\", \"arguments\": {\"expression\": \"6 * 7\"}}}\n",
     );
     // Every line parses (finish panics otherwise) and is JSON-RPC 2.0.
     let (lines, status) = s.finish();
@@ -64,8 +84,16 @@ fn bad_input_is_dropped_or_refused_and_stdout_stays_protocol() -> Outcome {
     ensure(last["result"]["structuredContent"]["value"] == "42", || {
         format!("{last}")
     })?;
-    // Nothing else was answered: the unreadable lines had no id to answer.
-    ensure(lines.len() == 5, || {
+    for id in [7, 8] {
+        let e = by_id(json!(id)).unwrap_or_default();
+        ensure(e["error"]["code"] == -32700, || format!("id {id}: {e}"))?;
+    }
+    let bom = by_id(json!(9)).unwrap_or_default();
+    ensure(bom["result"]["structuredContent"]["value"] == "42", || {
+        format!("{bom}")
+    })?;
+    // Nothing else was answered: the other unreadable lines had no id to answer.
+    ensure(lines.len() == 8, || {
         format!("{} lines: {lines:?}", lines.len())
     })
 }
@@ -78,8 +106,8 @@ pub fn trials() -> Vec<Trial> {
             the_python_sdk_drives_every_tool,
         ),
         Trial::test(
-            "mcp::bad_input_is_dropped_or_refused_and_stdout_stays_protocol",
-            bad_input_is_dropped_or_refused_and_stdout_stays_protocol,
+            "mcp::bad_input_is_answered_or_dropped_and_stdout_stays_protocol",
+            bad_input_is_answered_or_dropped_and_stdout_stays_protocol,
         ),
     ]
 }

@@ -86,15 +86,23 @@ fn malformed_lines_get_errors_and_the_server_goes_on() -> Outcome {
         "]".repeat(10_000)
     );
     s.send_raw(format!("{deep}\n").as_bytes());
+    // A UTF-8 byte-order mark before a request is not part of its JSON (issue 36).
+    s.send_raw(b"\xef\xbb\xbf{\"id\": \"bom\", \"tool\": \"calculator\", \"params\": {\"expression\": \"6 * 7\"}}\n");
     s.send(&json!({"id": "last", "tool": "calculator", "params": {"expression": "7 * 8"}}));
     let (out, status) = s.finish();
     ensure(status.success(), || format!("exit {status}"))?;
-    ensure(out.len() == 13, || {
+    ensure(out.len() == 14, || {
         format!(
-            "expected 13 responses (blank lines ignored), got {}: {out:?}",
+            "expected 14 responses (blank lines ignored), got {}: {out:?}",
             out.len()
         )
     })?;
+    let bom = out
+        .iter()
+        .find(|r| r["id"] == "bom")
+        .ok_or("no answer for the line with a byte-order mark")?;
+    ensure(bom["result"]["value"] == "42", || format!("bom: {bom}"))?;
+    let out: Vec<Value> = out.into_iter().filter(|r| r["id"] != "bom").collect();
     let expect = [
         (json!(null), "parse_error"),
         (json!(null), "parse_error"),

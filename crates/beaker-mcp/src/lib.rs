@@ -13,9 +13,10 @@
 //!   progress notification every [`Options::progress_every`] while it runs.
 //! - At most [`Options::max_in_flight`] calls run at once; the others wait their turn (a cancellation
 //!   while waiting removes them).
-//! - Input that is not JSON, or a line over [`Options::max_line_bytes`], is dropped unanswered, as every
-//!   official MCP SDK does (it has no id to answer to); JSON that is not a JSON-RPC message is answered
-//!   `Invalid Request`. Either way the session goes on.
+//! - Input that is not JSON (nested past serde's limit included), or a line over [`Options::max_line_bytes`],
+//!   is answered `-32700` under the id its first bytes hold, and dropped when none can be read (so a peer that
+//!   echoes errors cannot start a storm); a UTF-8 byte-order mark is skipped; JSON that is not a JSON-RPC
+//!   message is answered `Invalid Request`. Either way the session goes on.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), beaker_mcp::Error> {
@@ -39,7 +40,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 
 /// How an MCP server runs, beyond the engine's own limits.
@@ -89,9 +90,22 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let transport =
-        rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(input, output)
-            .with_max_line_length(options.max_line_bytes);
+    // rmcp drops a line it cannot read (over the cap, not JSON, nested past serde's limit) without a word, and a
+    // client waits forever for that id. So the client's lines pass a filter first: one rmcp could not read is
+    // answered here, `-32700` under the id its first bytes hold (unanswered when none can be read, so a peer
+    // that echoes errors cannot start a storm), and the rest go on to rmcp. One writer task writes rmcp's lines
+    // and these answers, a whole line at a time.
+    let (rmcp_input, feed) = tokio::io::duplex(1 << 16);
+    let (rmcp_output, produced) = tokio::io::duplex(1 << 16);
+    let (lines, to_write) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    tokio::spawn(write_lines(to_write, output));
+    tokio::spawn(relay_lines(produced, lines.clone()));
+    tokio::spawn(filter_lines(input, feed, lines, options.max_line_bytes));
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(
+        rmcp_input,
+        rmcp_output,
+    )
+    .with_max_line_length(options.max_line_bytes.saturating_add(1));
     let server = Server::new(engine, options)?;
     let running = match rmcp::serve_server(server, transport).await {
         Ok(r) => r,
@@ -101,6 +115,116 @@ where
     };
     running.waiting().await?;
     Ok(())
+}
+
+/// Writes each line it is given, whole, until every sender is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut lines: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    mut output: W,
+) {
+    while let Some(line) = lines.recv().await {
+        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Passes rmcp's output on to the writer a line at a time.
+async fn relay_lines<R: AsyncRead + Unpin>(produced: R, lines: tokio::sync::mpsc::Sender<Vec<u8>>) {
+    let mut produced = BufReader::new(produced);
+    loop {
+        let mut line = Vec::new();
+        match produced.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if lines.send(line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Bytes of an over-long line kept to find its id.
+const ID_PREFIX: usize = 64 << 10;
+
+/// Reads the client's lines, at most `max` bytes each: a line rmcp can read goes on to it (less a UTF-8
+/// byte-order mark), any other is answered with a parse error under its id when one can be read.
+async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
+    input: R,
+    mut feed: F,
+    answers: tokio::sync::mpsc::Sender<Vec<u8>>,
+    max: usize,
+) {
+    let mut input = BufReader::new(input);
+    loop {
+        // The line, or its first ID_PREFIX bytes and its length when it is longer than `max`.
+        let mut line = Vec::new();
+        let mut len = 0usize;
+        loop {
+            let chunk = match input.fill_buf().await {
+                Ok(c) => c,
+                Err(_) => return,
+            };
+            if chunk.is_empty() {
+                if len == 0 {
+                    return;
+                }
+                break;
+            }
+            let (part, end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            len += part.len();
+            let room = if len <= max {
+                part.len()
+            } else {
+                ID_PREFIX.saturating_sub(line.len()).min(part.len())
+            };
+            line.extend_from_slice(&part[..room]);
+            if len > max && line.len() > ID_PREFIX {
+                line.truncate(ID_PREFIX);
+            }
+            let used = part.len() + usize::from(end);
+            input.consume(used);
+            if end {
+                break;
+            }
+        }
+        let body = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&line);
+        let why = if len > max {
+            Some(format!(
+                "the message is {len} bytes; the limit is {max} (--max-line-bytes)"
+            ))
+        } else if body.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        } else {
+            serde_json::from_slice::<serde::de::IgnoredAny>(body)
+                .err()
+                .map(|e| format!("the message is not JSON: {e}"))
+        };
+        match why {
+            None => {
+                let mut ok = body.to_vec();
+                ok.push(b'\n');
+                if feed.write_all(&ok).await.is_err() {
+                    return;
+                }
+            }
+            Some(message) => {
+                let id = beaker_protocol::Request::too_long(body, len, max).id;
+                if let Some(id) = id {
+                    let answer = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32700, "message": message}});
+                    let mut bytes = answer.to_string().into_bytes();
+                    bytes.push(b'\n');
+                    if answers.send(bytes).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Serves one MCP session on this process's stdin and stdout (non-blocking when both are pipes, as MCP

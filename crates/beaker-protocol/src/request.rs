@@ -139,6 +139,8 @@ impl Request {
     /// is refused under its id whenever the id itself can be read (from the raw bytes if need be), and a key
     /// repeated in any object is refused, never resolved silently.
     pub fn parse(line: &[u8]) -> Result<Option<Request>, Box<Refusal>> {
+        // A UTF-8 byte-order mark (what some Windows tools write first) is not part of the JSON.
+        let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
