@@ -424,6 +424,39 @@ fn an_answered_id_can_be_reused_at_once() -> Outcome {
     })
 }
 
+/// A call queued behind a busy session gives its worker back at its own deadline (issue 36): with two sandbox
+/// workers, one running a long turn in session `s` and one waiting for `s` with a 300 ms timeout, an unrelated
+/// call is answered before the long turn ends. (Before, the waiting call held its worker until the turn ahead
+/// of it ended, and the unrelated call came after it.)
+fn a_call_waiting_for_a_busy_session_frees_its_worker() -> Outcome {
+    let mut s = Server::start(&["--sandbox-workers", "2"]);
+    s.send(
+        &json!({"id": "long", "tool": "execute_python", "params": {"code": "while True:\n    pass", "session": "s"},
+        "limits": {"max_fuel": 1_000_000_000_000u64, "timeout_ms": 8000}}),
+    );
+    // Let the long turn start before the others are queued.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    s.send(
+        &json!({"id": "queued", "tool": "execute_python", "params": {"code": "1", "session": "s"},
+        "limits": {"timeout_ms": 300}}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    s.send(&json!({"id": "other", "tool": "execute_python", "params": {"code": "6 * 7"}}));
+    let first = s.recv();
+    let second = s.recv();
+    ensure(
+        first["id"] == "queued" && first["error_kind"] == "timeout",
+        || format!("first answer {first}"),
+    )?;
+    ensure(
+        second["id"] == "other" && second["result"]["result"] == "42",
+        || format!("the unrelated call waited for the long turn: second answer {second}"),
+    )?;
+    s.send(&json!({"cancel": "long"}));
+    let (out, _) = s.finish();
+    ensure(out.iter().any(|r| r["id"] == "long"), || format!("{out:?}"))
+}
+
 /// Native and sandboxed tools run on pools of their own: with one worker each, a calculator call is answered
 /// while a Python loop still holds the sandbox pool (one shared pool would answer it only after the loop ends).
 fn native_calls_never_wait_behind_sandboxed_ones() -> Outcome {
@@ -740,6 +773,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "serve::native_calls_never_wait_behind_sandboxed_ones",
             native_calls_never_wait_behind_sandboxed_ones,
+        ),
+        Trial::test(
+            "serve::a_call_waiting_for_a_busy_session_frees_its_worker",
+            a_call_waiting_for_a_busy_session_frees_its_worker,
         ),
         Trial::test(
             "serve::an_answered_id_can_be_reused_at_once",

@@ -146,7 +146,19 @@ impl ExecutePython {
         let limits = guest_limits(ctx.limits);
         let run = Run::for_call(b"", limits, ctx);
         let slot = self.sessions.slot(name);
-        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        // A turn runs in the session: wait for it, but only until this call's own deadline or cancellation, so a
+        // call queued behind a busy session gives its worker back on time instead of holding it until the turn
+        // ahead ends.
+        let mut slot = loop {
+            match slot.try_lock() {
+                Ok(g) => break g,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    ctx.checkpoint()?;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        };
         if let Some(why) = &slot.ended {
             // This call waited behind the one that ended the session.
             return Err(ToolError::new(
