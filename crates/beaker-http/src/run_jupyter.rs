@@ -44,6 +44,17 @@ fn python3() -> String {
 /// Makes each request's session name unique in this process.
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
+/// A session name for one request that no other client can guess (issue 36: `run_jupyter-<pid>-<n>` let a client
+/// create another's next session first, with its own `print` in it): 128 bits of SipHash under the process's
+/// random keys (`RandomState`, seeded from the OS), over the request's sequence number.
+fn unguessable_name(n: u64) -> String {
+    use std::hash::BuildHasher;
+    let keys = std::collections::hash_map::RandomState::new();
+    let a = keys.hash_one((n, 0u8));
+    let b = keys.hash_one((n, 1u8));
+    format!("run_jupyter-{a:016x}{b:016x}")
+}
+
 fn answer(
     status: &str,
     message: String,
@@ -122,11 +133,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
     }
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(req.total_timeout.min(3600.0));
-    let session = format!(
-        "run_jupyter-{}-{}",
-        std::process::id(),
-        RUNS.fetch_add(1, Ordering::Relaxed)
-    );
+    let session = unguessable_name(RUNS.fetch_add(1, Ordering::Relaxed));
     let last = req.cells.len().saturating_sub(1);
     let mut cells = Vec::with_capacity(req.cells.len());
     let mut files = Map::new();
@@ -221,4 +228,19 @@ async fn end(state: &State, session: &str) {
     );
     call.limits.timeout_ms = Some(2000);
     let _ = state.engine.call_async(call).await;
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::unguessable_name;
+
+    #[test]
+    fn session_names_are_not_derived_from_the_process_or_a_counter() {
+        let a = unguessable_name(0);
+        let b = unguessable_name(1);
+        assert!(a.starts_with("run_jupyter-") && a.len() == "run_jupyter-".len() + 32);
+        assert_ne!(a, b);
+        // The same sequence number gives another name under another RandomState: nothing to predict.
+        assert_ne!(unguessable_name(7), unguessable_name(7));
+    }
 }
