@@ -375,13 +375,7 @@ def _program_main(req):
     _reseed()
     _VFS.clear()
     _VFS_MADE.clear()
-    _STREAMS[1] = _STREAMS[2] = _DISCARD
-    _sys.stdout = _sys.__stdout__ = _DISCARD
-    _sys.stderr = _sys.__stderr__ = _DISCARD
-    _sys.stdin = _sys.__stdin__ = _stdin("")
-    _sys.argv = [""]
-    os._exit = _os_exit
-    builtins.exit = builtins.quit = _quit
+    _set_streams(_DISCARD, _DISCARD, "")
     main = _ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
     _PROGRAM["main"] = main
@@ -396,9 +390,7 @@ def _program_main(req):
         exited = _exit_text(e)
     except BaseException as e:
         exception = _describe(e, cap, state)
-    _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
-    _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
-    _sys.modules["__main__"] = _DRIVER_MAIN
+    _restore_streams()
     _write_report({"exception": exception, "exit": exited})
 
 
@@ -634,20 +626,7 @@ def _test_main(req):
     _reseed()
     _VFS.clear()
     _VFS_MADE.clear()
-    out_budget = [cap, False]
-    err_budget = [cap, False]
-    _OUT.start()
-    _ERR.start()
-    stdout = _Capture("<stdout>", out_budget, _OUT)
-    stderr = _Capture("<stderr>", err_budget, _ERR)
-    _STREAMS[1] = stdout
-    _STREAMS[2] = stderr
-    _sys.stdout = _sys.__stdout__ = stdout
-    _sys.stderr = _sys.__stderr__ = stderr
-    _sys.stdin = _sys.__stdin__ = _stdin("")
-    _sys.argv = [""]
-    os._exit = _os_exit
-    builtins.exit = builtins.quit = _quit
+    _open_streams(cap, "")
     main = _ModuleType("__main__")
     g = main.__dict__
     g["__builtins__"] = builtins
@@ -681,9 +660,7 @@ def _test_main(req):
             "message": _clip(message, 4096, [False]),
             "where": _t_where(e),
         }
-    _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
-    _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
-    _sys.modules["__main__"] = _DRIVER_MAIN
+    _restore_streams()
     _OUT.flush()
     _ERR.flush()
     _write_report({"passed": passed, "error": error})

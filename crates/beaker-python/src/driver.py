@@ -839,6 +839,38 @@ _DRIVER_MAIN = sys.modules["__main__"]
 _REAL_STREAMS = (sys.stdin, sys.stdout, sys.stderr)
 
 
+def _set_streams(stdout, stderr, stdin_text):
+    """A call's standard streams, argv and exits: what the program sees as its process's."""
+    _STREAMS[1] = stdout
+    _STREAMS[2] = stderr
+    _sys.stdout = _sys.__stdout__ = stdout
+    _sys.stderr = _sys.__stderr__ = stderr
+    _sys.stdin = _sys.__stdin__ = _stdin(stdin_text)
+    _sys.argv = [""]
+    os._exit = _os_exit
+    builtins.exit = builtins.quit = _quit
+
+
+def _open_streams(cap, stdin_text):
+    """stdout and stderr captured through their buffers, each up to `cap` bytes, and stdin; returns the two
+    streams and their budgets (whose second item says whether the stream was cut)."""
+    out_budget = [cap, False]
+    err_budget = [cap, False]
+    _OUT.start()
+    _ERR.start()
+    stdout = _Capture("<stdout>", out_budget, _OUT)
+    stderr = _Capture("<stderr>", err_budget, _ERR)
+    _set_streams(stdout, stderr, stdin_text)
+    return stdout, stderr, out_budget, err_budget
+
+
+def _restore_streams():
+    """The interpreter's own streams and `__main__` back, so the next turn finds the driver."""
+    _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
+    _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
+    _sys.modules["__main__"] = _DRIVER_MAIN
+
+
 def __beaker_main(session=False, request=None):
     """One call: the request from stdin, or (a session's turn) base64 JSON in `request`."""
     global _SESSION_MAIN
@@ -867,20 +899,7 @@ def __beaker_main(session=False, request=None):
     except BaseException as e:
         files_error = e
 
-    out_budget = [cap, False]
-    err_budget = [cap, False]
-    _OUT.start()
-    _ERR.start()
-    stdout = _Capture("<stdout>", out_budget, _OUT)
-    stderr = _Capture("<stderr>", err_budget, _ERR)
-    _STREAMS[1] = stdout
-    _STREAMS[2] = stderr
-    _sys.stdout = _sys.__stdout__ = stdout
-    _sys.stderr = _sys.__stderr__ = stderr
-    _sys.stdin = _sys.__stdin__ = _stdin(req.get("stdin") or "")
-    _sys.argv = [""]
-    os._exit = _os_exit
-    builtins.exit = builtins.quit = _quit
+    stdout, stderr, out_budget, err_budget = _open_streams(cap, req.get("stdin") or "")
 
     if session and _SESSION_MAIN is not None:
         main = _SESSION_MAIN
@@ -928,9 +947,7 @@ def __beaker_main(session=False, request=None):
             fetched = _fetch(req.get("fetch_files"), cap)
         except BaseException:
             fetched = ({}, [])
-    _sys.stdin, _sys.stdout, _sys.stderr = _REAL_STREAMS
-    _sys.__stdin__, _sys.__stdout__, _sys.__stderr__ = _REAL_STREAMS
-    _sys.modules["__main__"] = _DRIVER_MAIN
+    _restore_streams()
     for stream in (stdout, stderr):
         try:
             stream.buffer.finish()
