@@ -242,9 +242,16 @@ def _p_raised(e):
         args = _enc(_tuple(e.args), _p_unsendable)
     except BaseException:
         args = None
+    # The nearest class of its MRO that is a genuine builtin exception (a class merely named `ValueError`
+    # is not one): the test's stand-in derives from it, so `except ValueError` catches a subclass of it.
+    base = "Exception"
+    for c in t.__mro__:
+        if _getattr(builtins, _getattr(c, "__name__", ""), None) is c and _issubclass(c, BaseException):
+            base = c.__name__
+            break
     return {
         "type": t.__name__,
-        "builtin": t.__module__ == "builtins",
+        "base": base,
         "args": args,
         "message": message[:4096],
         "line": _code_line(e),
@@ -346,7 +353,7 @@ def __beaker_rpc(request):
     try:
         req = _loads(_b64decode(request))
     except BaseException as e:
-        _write_report({"raise": {"type": "ValueError", "builtin": True, "args": None, "message": _str(e), "line": None}})
+        _write_report({"raise": {"type": "ValueError", "base": "ValueError", "args": None, "message": _str(e), "line": None}})
         return
     saved = (_sys.stdout, _sys.stderr)
     _sys.stdout = _sys.stderr = _DISCARD
@@ -360,11 +367,12 @@ def __beaker_rpc(request):
         answer = {"raise": _p_raised(e)}
     _sys.stdout, _sys.stderr = saved
     _sys.modules["__main__"] = _DRIVER_MAIN
+    # ASCII JSON: a string with lone surrogates crosses exactly (as \\udXXX escapes), not as "?".
     try:
-        data = _dumps(answer, ensure_ascii=False, allow_nan=False)
+        data = _dumps(answer, ensure_ascii=True, allow_nan=False).encode("ascii")
     except BaseException as e:
-        data = _dumps({"raise": {"type": _type(e).__name__, "builtin": True, "args": None, "message": _str(e), "line": None}})
-    _write_all(1, data.encode("utf-8", "replace") + _len(data.encode("utf-8", "replace")).to_bytes(4, "little") + b"\xffBKR")
+        data = _dumps({"raise": {"type": _type(e).__name__, "args": None, "message": _str(e), "line": None}}).encode("ascii")
+    _write_all(1, data + _len(data).to_bytes(4, "little") + b"\xffBKR")
 
 
 def _program_main(req):
@@ -408,13 +416,19 @@ class _ProgramStopped(BaseException):
 
 _REMOTE_CLASSES = {}
 
+# How the program's interpreter ended while this test ran (an exit, a stop), remembered so that a test that
+# catches what was raised (`except BaseException`) still fails: an exit is never a pass.
+_ENDED = [None]
 
-def _remote_class(name):
-    """A stand-in for an exception class the program raised that T has no copy of (named like it)."""
-    cls = _REMOTE_CLASSES.get(name)
+
+def _remote_class(name, base):
+    """A stand-in for an exception class the program raised that T has no copy of: named like it, derived from
+    its nearest builtin base (an `Exception` one; exits are handled apart)."""
+    key = (name, base)
+    cls = _REMOTE_CLASSES.get(key)
     if cls is None:
-        cls = _type(_str(name), (Exception,), {"__module__": "<code>"})
-        _REMOTE_CLASSES[name] = cls
+        cls = _type(_str(name), (base,), {"__module__": "<code>"})
+        _REMOTE_CLASSES[key] = cls
     return cls
 
 
@@ -434,7 +448,7 @@ def _t_value(x):
 
 def _t_handle(v):
     if _type(v) is _Remote:
-        return {"h": _object_getattr(v, "_h")}
+        return {"h": _object_getattr(v, "_beaker_h")}
     try:
         import sympy
 
@@ -458,16 +472,16 @@ _object_getattr = object.__getattribute__
 def _t_raise(info):
     name = _str(info.get("type") or "Exception")
     message = _str(info.get("message") or "")
-    cls = _getattr(builtins, name, None) if info.get("builtin") else None
-    exc = None
-    if _isinstance(cls, _type) and _issubclass(cls, Exception):
-        args = info.get("args")
-        try:
-            exc = cls(*_t_value(args)) if args is not None else cls(message)
-        except BaseException:
-            exc = cls(message)
-    if exc is None:
-        exc = _remote_class(name)(message)
+    base = _getattr(builtins, _str(info.get("base") or "Exception"), None)
+    if not (_isinstance(base, _type) and _issubclass(base, Exception)):
+        base = Exception
+    # The builtin class itself when that is what was raised, else a stand-in derived from it.
+    cls = base if base.__name__ == name else _remote_class(name, base)
+    args = info.get("args")
+    try:
+        exc = cls(*_t_value(args)) if args is not None else cls(message)
+    except BaseException:
+        exc = cls(message)
     line = info.get("line")
     exc.__beaker_remote__ = (name, message, line if _type(line) is _int else None)
     raise exc
@@ -478,7 +492,7 @@ def _rpc(req, passed=None):
     if _host_call is None:
         raise _ProgramStopped("this interpreter has no door to the program's")
     try:
-        frame = _dumps(req, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        frame = _dumps(req, ensure_ascii=True, allow_nan=False).encode("ascii")
     except ValueError as e:
         raise _Unsendable(_str(e))
     try:
@@ -490,9 +504,11 @@ def _rpc(req, passed=None):
     if _type(answer) is not _dict:
         raise _ProgramStopped("the program's interpreter answered something unreadable")
     if "stopped" in answer:
-        raise _ProgramStopped(_str(answer["stopped"]))
+        _ENDED[0] = _ProgramStopped(_str(answer["stopped"]))
+        raise _ENDED[0]
     if "exit" in answer:
-        raise _ProgramExited(_str(answer["exit"]))
+        _ENDED[0] = _ProgramExited(_str(answer["exit"]))
+        raise _ENDED[0]
     if "raise" in answer and _type(answer["raise"]) is _dict:
         _t_raise(answer["raise"])
     if "stop" in answer:
@@ -547,27 +563,27 @@ def _unary(name):
 class _Remote:
     """An object that lives in the program's interpreter, seen from the test's: every use is a request."""
 
-    __slots__ = ("_h", "_type")
+    __slots__ = ("_beaker_h", "_beaker_type")
 
     def __init__(self, h, type_name):
-        _object_setattr(self, "_h", h)
-        _object_setattr(self, "_type", type_name)
+        _object_setattr(self, "_beaker_h", h)
+        _object_setattr(self, "_beaker_type", type_name)
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return _rpc({"op": "getattr", "target": {"h": _object_getattr(self, "_h")}, "name": name})
+        return _rpc({"op": "getattr", "target": {"h": _object_getattr(self, "_beaker_h")}, "name": name})
 
     def __setattr__(self, name, value):
-        _rpc({"op": "setattr", "target": {"h": _object_getattr(self, "_h")}, "name": name, "value": _t_enc(value)})
+        _rpc({"op": "setattr", "target": {"h": _object_getattr(self, "_beaker_h")}, "name": name, "value": _t_enc(value)})
 
     def __delattr__(self, name):
-        _rpc({"op": "delattr", "target": {"h": _object_getattr(self, "_h")}, "name": name})
+        _rpc({"op": "delattr", "target": {"h": _object_getattr(self, "_beaker_h")}, "name": name})
 
     def __call__(self, *args, **kwargs):
         req = {
             "op": "call",
-            "target": {"h": _object_getattr(self, "_h")},
+            "target": {"h": _object_getattr(self, "_beaker_h")},
             "args": [_t_enc(a) for a in args],
             "kwargs": {_str(k): _t_enc(v) for k, v in kwargs.items()},
         }
@@ -623,6 +639,7 @@ def _test_main(req):
     answers data; the report is this interpreter's own verdict."""
     test = req.get("test") or ""
     cap = int(req.get("max_output_bytes") or (1 << 20))
+    _ENDED[0] = None
     _reseed()
     _VFS.clear()
     _VFS_MADE.clear()
@@ -639,9 +656,13 @@ def _test_main(req):
         if _type(names) is not _dict:
             raise _ProgramStopped("the program's interpreter answered something unreadable")
         for k, v in names.items():
-            if _type(k) is _str and k.isidentifier():
+            # Only the code's own names: a dunder (`__builtins__`, `__name__`) is the test interpreter's to set,
+            # whatever the program's interpreter answers.
+            if _type(k) is _str and k.isidentifier() and not k.startswith("__"):
                 g[k] = v
         _exec(_compile(test, "<test>", "exec"), g)
+        if _ENDED[0] is not None:
+            raise _ENDED[0]
         passed = True
     except _ProgramExited as e:
         error = {"type": "SystemExit", "message": "the code exited while the test ran (" + _str(e) + ")", "where": "in the code"}
