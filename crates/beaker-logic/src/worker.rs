@@ -212,6 +212,12 @@ impl Worker {
         })
     }
 
+    /// Writes one request line.
+    fn send(&mut self, request: &Value) -> std::io::Result<()> {
+        writeln!(self.stdin, "{request}")?;
+        self.stdin.flush()
+    }
+
     /// Ends the process and reaps it.
     fn kill(mut self) -> Option<std::process::ExitStatus> {
         let _ = self.child.kill();
@@ -265,21 +271,16 @@ impl Pool {
             "timeout_ms": left.as_millis() as u64,
         });
         let mut worker = self.take()?;
-        if writeln!(worker.stdin, "{request}")
-            .and_then(|()| worker.stdin.flush())
-            .is_err()
-        {
+        if worker.send(&request).is_err() {
             // An idle worker that died since its last call: start a fresh one, once.
             let _ = worker.kill();
             worker = Worker::start(&self.command)?;
-            writeln!(worker.stdin, "{request}")
-                .and_then(|()| worker.stdin.flush())
-                .map_err(|e| {
-                    ToolError::new(
-                        ErrorKind::Internal,
-                        format!("cannot write to Z3's worker: {e}"),
-                    )
-                })?;
+            worker.send(&request).map_err(|e| {
+                ToolError::new(
+                    ErrorKind::Internal,
+                    format!("cannot write to Z3's worker: {e}"),
+                )
+            })?;
         }
         loop {
             match worker.lines.recv_timeout(Duration::from_millis(5)) {

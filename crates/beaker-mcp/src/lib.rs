@@ -213,8 +213,7 @@ async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
                 }
             }
             Some(message) => {
-                let id = beaker_protocol::Request::too_long(body, len, max).id;
-                if let Some(id) = id {
+                if let Some(id) = beaker_protocol::id_in(body) {
                     let answer = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32700, "message": message}});
                     let mut bytes = answer.to_string().into_bytes();
                     bytes.push(b'\n');

@@ -39,7 +39,7 @@ mod scan;
 mod session;
 
 pub use request::{
-    id_key, parse_dialect, reply, template_option, trajectory_answer, Refusal, Request,
+    id_in, id_key, parse_dialect, reply, template_option, trajectory_answer, Refusal, Request,
     TextOptions, MAX_CALLS_CEILING, TEXT_KEYS,
 };
 pub use session::{Pending, Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};

@@ -166,7 +166,7 @@ impl Request {
     /// the prefix holds it.
     pub fn too_long(prefix: &[u8], len: usize, max: usize) -> Box<Refusal> {
         let msg = format!("the request line is {len} bytes; the limit is {max}");
-        Refusal::parse(recovered_id(&scan(prefix).id), "", msg)
+        Refusal::parse(id_in(prefix), "", msg)
     }
 
     /// Reads one request from its JSON.
@@ -400,6 +400,12 @@ pub fn reply(id: Option<Value>, body: Value, meta: Option<Value>) -> Value {
         v.insert("meta".into(), meta);
     }
     Value::Object(v)
+}
+
+/// The top-level `"id"` a line (or the first bytes of one) holds, as written, when it is a string or a number:
+/// what an answer to a line that cannot be parsed carries (the stdio server's refusals, MCP's parse errors).
+pub fn id_in(line: &[u8]) -> Option<Value> {
+    recovered_id(&scan(line).id)
 }
 
 /// An id read from the raw line, when it is a string or a number.

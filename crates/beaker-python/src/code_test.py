@@ -288,6 +288,15 @@ _OPS.update(
 )
 
 
+# Containers a call may change in place: their new contents go back to the test's copies.
+_IN_PLACE = (_list, _dict, _set, _bytearray)
+
+
+def _p_changed(args):
+    """What each argument now holds, for the arguments a call may have changed in place (None for the rest)."""
+    return [_p_enc(a) if _type(a) in _IN_PLACE else None for a in args]
+
+
 def _p_answer(req):
     op = req["op"]
     if op == "names":
@@ -305,9 +314,7 @@ def _p_answer(req):
         args = [_p_value(a) for a in req["args"]]
         kwargs = {k: _p_value(v) for k, v in req["kwargs"].items()}
         result = target(*args, **kwargs)
-        # Containers the test passed may have been changed in place: their new contents go back.
-        back = [_p_enc(a) if _type(a) in (_list, _dict, _set, _bytearray) else None for a in args]
-        return {"ok": _p_enc(result), "args": back}
+        return {"ok": _p_enc(result), "args": _p_changed(args)}
     if op == "getattr":
         return {"ok": _p_enc(_getattr(_p_value(req["target"]), req["name"]))}
     if op == "setattr":
@@ -321,8 +328,7 @@ def _p_answer(req):
         raise ValueError("unknown request " + _repr(op))
     args = [_p_value(a) for a in req["args"]]
     result = fn(*args)
-    back = [_p_enc(a) if _type(a) in (_list, _dict, _set, _bytearray) else None for a in args]
-    return {"ok": _p_enc(result), "args": back}
+    return {"ok": _p_enc(result), "args": _p_changed(args)}
 
 
 class _Discard:
@@ -518,7 +524,7 @@ def _rpc(req, passed=None):
         back = answer.get("args")
         if passed is not None and _type(back) is _list:
             for original, new in zip(passed, back):
-                if new is not None and _type(original) in (_list, _dict, _set, _bytearray):
+                if new is not None and _type(original) in _IN_PLACE:
                     _restore(original, _t_value(new))
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
         raise _ProgramStopped("the program's interpreter answered something unreadable (" + _str(e) + ")")

@@ -185,18 +185,14 @@ impl ExecutePython {
             "__beaker_main(True, \"{}\")",
             base64::engine::general_purpose::STANDARD.encode(bytes)
         );
-        let outcome = session.turn(source.as_bytes(), &run);
+        let outcome = recorded(session.turn(source.as_bytes(), &run), ctx);
         slot.last_used = Instant::now();
         match outcome {
             Ok(o) => {
                 drop(slot);
-                ctx.usage.record(o.usage);
                 report(o)
             }
             Err(e) => {
-                if let Some(u) = e.usage() {
-                    ctx.usage.record(u);
-                }
                 // A trap, a limit or a stop mid-turn leaves the interpreter in an unknown state.
                 let why = format!("a call failed in it ({e})");
                 slot.session = None;
@@ -745,16 +741,11 @@ fn run_test(
         "__beaker_main(False, \"{}\")",
         base64::engine::general_purpose::STANDARD.encode(request.to_string())
     );
-    let first = match program.turn(source.as_bytes(), &run) {
+    let first = recorded(program.turn(source.as_bytes(), &run), ctx);
+    let first = match first {
         Ok(o) => o,
-        Err(e) => {
-            if let Some(u) = e.usage() {
-                ctx.usage.record(u);
-            }
-            return program_stopped(stopped(e, 0), &limits, ctx);
-        }
+        Err(e) => return program_stopped(stopped(e, 0), &limits, ctx),
     };
-    ctx.usage.record(first.usage);
     let first_fuel = first.usage.fuel;
     let report = match report(first) {
         Ok(r) => r,
@@ -792,29 +783,23 @@ fn run_test(
     };
     let mut tlimits = glimits;
     tlimits.max_fuel = fuel_left.max(1);
-    tlimits.timeout_ms = deadline
-        .saturating_duration_since(Instant::now())
-        .as_millis()
-        .max(1) as u64;
+    tlimits.timeout_ms = ms_left(deadline);
     let input =
         json!({"mode": "test", "test": test, "max_output_bytes": limits.max_output_bytes / 2});
     let bytes = serde_json::to_vec(&input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
-    let outcome = guest.run_with_door(
-        &Run::for_call(&bytes, tlimits, ctx),
-        reserved,
-        Box::new(door),
+    let outcome = recorded(
+        guest.run_with_door(
+            &Run::for_call(&bytes, tlimits, ctx),
+            reserved,
+            Box::new(door),
+        ),
+        ctx,
     );
     let outcome = match outcome {
         Ok(o) => o,
-        Err(e) => {
-            if let Some(u) = e.usage() {
-                ctx.usage.record(u);
-            }
-            return stopped_test(stopped(e, 0), &limits, ctx);
-        }
+        Err(e) => return stopped_test(stopped(e, 0), &limits, ctx),
     };
-    ctx.usage.record(outcome.usage);
     let (_, json) = split_report(&outcome.stdout);
     let verdict: Value = json
         .and_then(|j| serde_json::from_slice(j).ok())
@@ -852,6 +837,25 @@ fn run_test(
     )))
 }
 
+/// A run's or a turn's result, with what it consumed added to the call's usage whether it succeeded or failed.
+fn recorded(
+    result: Result<Outcome, SandboxError>,
+    ctx: &CallContext,
+) -> Result<Outcome, SandboxError> {
+    if let Some(u) = beaker_sandbox::usage_of(&result) {
+        ctx.usage.record(u);
+    }
+    result
+}
+
+/// Milliseconds until `deadline`, at least 1 (a limit of 0 would be no time at all).
+fn ms_left(deadline: Instant) -> u64 {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .as_millis()
+        .max(1) as u64
+}
+
 /// The program's interpreter answering the test's: each frame is one turn of it (`__beaker_rpc`), paid from
 /// the test interpreter's fuel and bounded by the test's deadline.
 struct ProgramDoor {
@@ -877,11 +881,7 @@ impl beaker_sandbox::Door for ProgramDoor {
         );
         let mut limits = self.limits;
         limits.max_fuel = *fuel;
-        limits.timeout_ms = self
-            .deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis()
-            .max(1) as u64;
+        limits.timeout_ms = ms_left(self.deadline);
         let run = Run {
             input: b"",
             limits,
@@ -890,11 +890,7 @@ impl beaker_sandbox::Door for ProgramDoor {
             grants: beaker_sandbox::Grants::default(),
         };
         let result = self.session.turn(source.as_bytes(), &run);
-        let used = match &result {
-            Ok(o) => Some(o.usage),
-            Err(e) => e.usage(),
-        }
-        .unwrap_or_default();
+        let used = beaker_sandbox::usage_of(&result).unwrap_or_default();
         *fuel = fuel.saturating_sub(used.fuel);
         // The test's interpreter paid the fuel; the rest of what this turn used is the call's too.
         self.usage.record(beaker_core::Usage {

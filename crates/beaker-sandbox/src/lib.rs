@@ -39,7 +39,7 @@ pub use error::{Printed, SandboxError};
 pub use manifest::{Grants, Manifest};
 pub use reactor::{Door, Prepare, Reactor, ReadOnlyDir};
 pub use sandbox::{
-    declare_thread_stack, Guest, Outcome, Reserved, Run, Sandbox, SandboxConfig, Session,
+    declare_thread_stack, usage_of, Guest, Outcome, Reserved, Run, Sandbox, SandboxConfig, Session,
 };
 pub use tool::{load_dir, GuestTool, LoadError};
 

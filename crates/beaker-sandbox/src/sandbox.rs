@@ -432,6 +432,13 @@ impl<'a> Run<'a> {
     }
 }
 
+/// What a run or a turn consumed, whether it succeeded or failed (`None` when it never started).
+pub fn usage_of(result: &Result<Outcome, SandboxError>) -> Option<Usage> {
+    result
+        .as_ref()
+        .map_or_else(SandboxError::usage, |o| Some(o.usage))
+}
+
 /// What a run that exited with status 0 produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -480,10 +487,7 @@ impl Guest {
     /// [`Guest::run`], adding what the run consumed to `usage` whether it succeeded or failed.
     pub fn run_recorded(&self, run: &Run<'_>, usage: &UsageSlot) -> Result<Outcome, SandboxError> {
         let result = self.run(run);
-        if let Some(u) = result
-            .as_ref()
-            .map_or_else(SandboxError::usage, |o| Some(o.usage))
-        {
+        if let Some(u) = usage_of(&result) {
             usage.record(u);
         }
         result
@@ -492,14 +496,8 @@ impl Guest {
     /// Runs the guest once in a fresh instance. Waits for a pool slot first; the deadline starts when the
     /// guest does. Exit status 0 is an [`Outcome`]; anything else is a [`SandboxError`].
     pub fn run(&self, run: &Run<'_>) -> Result<Outcome, SandboxError> {
-        let len = run.input.len() as u64;
-        if len > run.limits.max_input_bytes {
-            return Err(SandboxError::InputTooLarge {
-                len,
-                limit: run.limits.max_input_bytes,
-            });
-        }
-        on_guest_stack(&self.sandbox, || self.run_here(run, None, None))
+        check_input(run)?;
+        on_guest_stack(&self.sandbox, 1, || self.run_here(run, None, None))
     }
 
     /// Runs the guest once on the slot `reserved` for it, with `door` answering its `host::call`s (a reactor
@@ -510,27 +508,10 @@ impl Guest {
         reserved: Reserved,
         door: Box<dyn crate::reactor::Door>,
     ) -> Result<Outcome, SandboxError> {
-        let len = run.input.len() as u64;
-        if len > run.limits.max_input_bytes {
-            return Err(SandboxError::InputTooLarge {
-                len,
-                limit: run.limits.max_input_bytes,
-            });
-        }
-        // The door runs the other instance's turns on this thread, on top of this guest's stack: a thread with
-        // room for two guest stacks, whatever the caller declared.
-        let need = 2 * (self.sandbox.inner.config.max_wasm_stack + STACK_MARGIN) + STACK_MARGIN;
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("beaker-pair".into())
-                .stack_size(need)
-                .spawn_scoped(s, move || {
-                    declare_thread_stack(need);
-                    self.run_here(run, Some(reserved), Some(door))
-                })
-                .map_err(|e| SandboxError::Internal(format!("cannot start a guest thread: {e}")))?
-                .join()
-                .unwrap_or_else(|_| Err(SandboxError::Internal("the guest thread panicked".into())))
+        check_input(run)?;
+        // The door runs the other instance's turns on this thread, on top of this guest's stack.
+        on_guest_stack(&self.sandbox, 2, move || {
+            self.run_here(run, Some(reserved), Some(door))
         })
     }
 
@@ -542,7 +523,7 @@ impl Guest {
     ) -> Result<Outcome, SandboxError> {
         let inner = &self.sandbox.inner;
         let _slot = match reserved {
-            Some(r) => Some(r.0),
+            Some(r) => r.0,
             None => {
                 if !inner.slots.take(run.cancel.as_ref()) {
                     return Err(SandboxError::Cancelled {
@@ -550,10 +531,10 @@ impl Guest {
                         printed: Box::default(),
                     });
                 }
-                Some(OwnedSlot {
+                OwnedSlot {
                     inner: inner.clone(),
                     session: false,
-                })
+                }
             }
         };
         let start = Instant::now();
@@ -696,12 +677,7 @@ impl Guest {
     /// Opens a [`Session`]: one instance of this reactor guest kept across turns, holding one of the
     /// `max_sessions` session slots until it is dropped (waiting for one when all are held). `run` gives the seed and the memory limit; its input is not used.
     pub fn open_session(&self, run: &Run<'_>) -> Result<Session, SandboxError> {
-        if matches!(self.entry, Entry::Command) {
-            return Err(SandboxError::Internal(format!(
-                "`{}` is a WASI command: only reactor guests keep sessions",
-                self.name
-            )));
-        }
+        self.reactor_only()?;
         let inner = &self.sandbox.inner;
         if inner.config.max_sessions == 0 {
             return Err(SandboxError::Internal(
@@ -726,12 +702,7 @@ impl Guest {
     /// each need a pair cannot deadlock holding one half each. code_test's program interpreter is such a
     /// session, and the test's interpreter the run beside it.
     pub fn open_pair(&self, run: &Run<'_>) -> Result<(Session, Reserved), SandboxError> {
-        if matches!(self.entry, Entry::Command) {
-            return Err(SandboxError::Internal(format!(
-                "`{}` is a WASI command: only reactor guests keep sessions",
-                self.name
-            )));
-        }
+        self.reactor_only()?;
         let inner = &self.sandbox.inner;
         if inner.config.pool_size < 2 {
             return Err(SandboxError::Internal(
@@ -751,6 +722,17 @@ impl Guest {
         let reserved = Reserved(slot(false));
         let session = self.session_on(run, slot(false))?;
         Ok((session, reserved))
+    }
+
+    /// Only a reactor keeps an instance across turns.
+    fn reactor_only(&self) -> Result<(), SandboxError> {
+        if matches!(self.entry, Entry::Command) {
+            return Err(SandboxError::Internal(format!(
+                "`{}` is a WASI command: only reactor guests keep sessions",
+                self.name
+            )));
+        }
+        Ok(())
     }
 
     fn session_on(&self, run: &Run<'_>, slot: OwnedSlot) -> Result<Session, SandboxError> {
@@ -891,13 +873,26 @@ fn stderr_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim().to_string()
 }
 
-/// Runs `f` (which enters a guest) on this thread when it declared enough stack for the sandbox's guests,
-/// else on a short-lived thread of the right size.
+/// A run's input within its `max_input_bytes`.
+fn check_input(run: &Run<'_>) -> Result<(), SandboxError> {
+    let len = run.input.len() as u64;
+    if len > run.limits.max_input_bytes {
+        return Err(SandboxError::InputTooLarge {
+            len,
+            limit: run.limits.max_input_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Runs `f` (which enters `guests` guests, each on top of the one before, as a run with a door does) on this
+/// thread when it declared enough stack for them, else on a short-lived thread of the right size.
 fn on_guest_stack<T: Send>(
     sandbox: &Sandbox,
+    guests: usize,
     f: impl FnOnce() -> Result<T, SandboxError> + Send,
 ) -> Result<T, SandboxError> {
-    let need = sandbox.inner.config.max_wasm_stack + STACK_MARGIN;
+    let need = guests * (sandbox.inner.config.max_wasm_stack + STACK_MARGIN);
     if STACK.with(|s| s.get()) >= need {
         return f();
     }
@@ -979,7 +974,7 @@ impl Session {
     /// turn takes what it needs from `source`).
     pub fn turn(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {
         let sandbox = self.guest.sandbox.clone();
-        on_guest_stack(&sandbox, || self.turn_here(source, run))
+        on_guest_stack(&sandbox, 1, || self.turn_here(source, run))
     }
 
     fn turn_here(&mut self, source: &[u8], run: &Run<'_>) -> Result<Outcome, SandboxError> {
