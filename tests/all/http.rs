@@ -10,13 +10,13 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 /// A `beaker serve --http 127.0.0.1:0` child, killed when dropped.
-struct Http {
+pub(crate) struct Http {
     child: Child,
     port: u16,
 }
 
 impl Http {
-    fn start(args: &[&str]) -> Result<Http, String> {
+    pub(crate) fn start(args: &[&str]) -> Result<Http, String> {
         let mut child = beaker()
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
@@ -48,7 +48,7 @@ impl Http {
     }
 
     /// One request with extra header lines (each ending in `\r\n`): the status, the head and the body.
-    fn request_with(
+    pub(crate) fn request_with(
         &self,
         method: &str,
         path: &str,
@@ -424,13 +424,13 @@ fn run_text_runs_the_calls_in_a_models_text() -> Outcome {
 }
 
 /// A `--http-tokens` file in a folder of its own, removed when dropped.
-struct TokenFile {
+pub(crate) struct TokenFile {
     dir: std::path::PathBuf,
-    path: String,
+    pub(crate) path: String,
 }
 
 impl TokenFile {
-    fn new(tag: &str, contents: &str) -> Result<TokenFile, String> {
+    pub(crate) fn new(tag: &str, contents: &str) -> Result<TokenFile, String> {
         let dir = std::env::temp_dir().join(format!("beaker-http-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let path = dir.join("tokens").to_string_lossy().to_string();

@@ -24,6 +24,7 @@ mod serve;
 mod statistics;
 mod support;
 mod templates;
+mod tenants;
 mod text_mode;
 mod tidy;
 mod traces;
@@ -57,6 +58,7 @@ fn main() {
     trials.extend(traces::trials());
     trials.extend(templates::trials());
     trials.extend(trajectories::trials());
+    trials.extend(tenants::trials());
     trials.extend(grading::trials());
     trials.extend(plans::trials());
     trials.extend(bench::trials());

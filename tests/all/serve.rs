@@ -457,6 +457,38 @@ fn a_call_waiting_for_a_busy_session_frees_its_worker() -> Outcome {
     ensure(out.iter().any(|r| r["id"] == "long"), || format!("{out:?}"))
 }
 
+/// A native computation that cannot interrupt itself (an SVD of a 1500 × 1500 matrix, a minute in a debug build)
+/// is answered `timeout` on time and gives its worker back: with one native worker, a calculator call sent after
+/// that answer runs at once instead of after the SVD.
+fn a_timed_out_native_computation_frees_its_worker() -> Outcome {
+    let mut s = Server::start(&["--workers", "1", "--no-python"]);
+    let n = 1500;
+    let a: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| ((i * 7 + j * 13) % 10) as f64 - 4.5 + f64::from(u8::from(i == j)))
+                .collect()
+        })
+        .collect();
+    s.send(
+        &json!({"id": "svd", "tool": "numerical", "params": {"operation": "svd", "data": {"A": a}},
+        "limits": {"timeout_ms": 500, "max_array_len": 3_000_000, "max_matrix_dim": 1500}}),
+    );
+    let svd = s.recv();
+    ensure(svd["id"] == "svd" && svd["error_kind"] == "timeout", || {
+        format!("{svd}")
+    })?;
+    s.send(&json!({"id": "calc", "tool": "calculator", "params": {"expression": "2 + 2"}}));
+    let calc = s.recv();
+    ensure(
+        calc["result"]["value"] == "4"
+            && calc["queued_us"].as_u64().is_some_and(|us| us < 5_000_000),
+        || format!("the calculator waited behind the abandoned SVD: {calc}"),
+    )?;
+    let (out, _) = s.finish();
+    ensure(out.is_empty(), || format!("{out:?}"))
+}
+
 /// Native and sandboxed tools run on pools of their own: with one worker each, a calculator call is answered
 /// while a Python loop still holds the sandbox pool (one shared pool would answer it only after the loop ends).
 fn native_calls_never_wait_behind_sandboxed_ones() -> Outcome {
@@ -777,6 +809,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "serve::a_call_waiting_for_a_busy_session_frees_its_worker",
             a_call_waiting_for_a_busy_session_frees_its_worker,
+        ),
+        Trial::test(
+            "serve::a_timed_out_native_computation_frees_its_worker",
+            a_timed_out_native_computation_frees_its_worker,
         ),
         Trial::test(
             "serve::an_answered_id_can_be_reused_at_once",

@@ -14,7 +14,10 @@
 #![deny(missing_docs)]
 
 use beaker_core::Tool;
-use beaker_sandbox::{LoadError, Sandbox, SandboxError};
+use beaker_sandbox::{LoadError, SandboxError};
+
+/// The sandbox sandboxed tools run in, and how it is set up (for [`Catalog::sandbox`]).
+pub use beaker_sandbox::{Sandbox, SandboxConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
 

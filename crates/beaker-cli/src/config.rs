@@ -40,6 +40,10 @@ pub struct EngineArgs {
     /// Leave out the sandboxed Python tools (`execute_python`, `code_test`).
     #[arg(long)]
     pub no_python: bool,
+    /// Python sessions open at once across every client (default 32; each holds an interpreter). When it is
+    /// reached, the client holding the most gives up its least recently used idle one.
+    #[arg(long)]
+    pub max_sessions: Option<u32>,
     /// Also register testing-only tools (`_block`).
     #[arg(long, hide = true)]
     pub test_tools: bool,
@@ -90,6 +94,7 @@ struct File {
     drain_ms: Option<u64>,
     max_queued: Option<usize>,
     max_trajectories: Option<usize>,
+    max_sessions: Option<u32>,
     trajectory_idle_secs: Option<u64>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
@@ -107,6 +112,8 @@ pub struct Settings {
     pub config: Config,
     pub guest_dirs: Vec<PathBuf>,
     pub python: bool,
+    /// Python sessions open at once, when not the sandbox's default.
+    pub max_sessions: Option<u32>,
     pub test_tools: bool,
     pub max_in_flight: usize,
     pub max_line_bytes: usize,
@@ -162,6 +169,7 @@ impl Settings {
             config,
             guest_dirs,
             python: !args.no_python && file.python.unwrap_or(true),
+            max_sessions: args.max_sessions.or(file.max_sessions),
             test_tools: args.test_tools,
             max_in_flight: file.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT),
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
@@ -201,6 +209,14 @@ impl Settings {
         }
         if self.test_tools {
             catalog = catalog.with("testing")?;
+        }
+        if let Some(n) = self.max_sessions {
+            anyhow::ensure!(n > 0, "max_sessions must be at least 1");
+            let sandbox = beaker_catalog::Sandbox::new(beaker_catalog::SandboxConfig {
+                max_sessions: n,
+                ..Default::default()
+            })?;
+            catalog = catalog.sandbox(sandbox);
         }
         for d in &self.guest_dirs {
             catalog = catalog.guest_dir(d.clone());

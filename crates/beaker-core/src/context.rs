@@ -51,7 +51,7 @@ impl CancelToken {
     }
 }
 
-/// What a tool sees while it runs: its effective limits, its cancellation token and its seed.
+/// What a tool sees while it runs: its effective limits, its cancellation token, its seed and its tenant.
 ///
 /// Deadlines are enforced by the engine, which flips the token when the execution time runs out; a tool
 /// only has to call [`CallContext::checkpoint`] in its long loops (one atomic load, so it is cheap to call often).
@@ -67,6 +67,8 @@ pub struct CallContext {
     pub deadline: Option<Instant>,
     /// Where a sandboxed tool records what it consumed; the engine copies it into the envelope.
     pub usage: UsageSlot,
+    /// Whose call it is: a tool that keeps named state across calls (sessions) keeps it per tenant.
+    pub tenant: crate::Tenant,
 }
 
 /// What one call consumed inside the sandbox, reported as `usage` in its envelope.
@@ -122,6 +124,7 @@ impl CallContext {
             seed: 0,
             deadline: None,
             usage: UsageSlot::default(),
+            tenant: crate::Tenant::default(),
         }
     }
 

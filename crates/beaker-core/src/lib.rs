@@ -5,7 +5,8 @@
 //! - [`Envelope`]: one answer, exactly one per call (`success` with `result`, or `error` with [`ErrorKind`]).
 //! - [`ToolSpec`]: a tool's name, description and the JSON Schemas of its params and result.
 //! - [`Limits`]: the bounds a call runs under; [`LimitsRequest`] is what a call may ask for.
-//! - [`CallContext`]: what a running tool sees (limits, cancellation, seed); [`Tool`]: what a tool implements.
+//! - [`CallContext`]: what a running tool sees (limits, cancellation, seed, tenant); [`Tool`]: what a tool implements.
+//! - [`Tenant`]: whose call it is; named server state (sessions, trajectories) is scoped by it.
 //!
 //! This crate never performs IO, never spawns threads and never widens [`Limits`].
 //!
@@ -23,6 +24,7 @@ mod error;
 mod json;
 mod limits;
 mod spec;
+mod tenant;
 
 pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{head_and_tail, Envelope, ToolCall};
@@ -30,6 +32,7 @@ pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest};
 pub use spec::{Example, Tool, ToolSpec};
+pub use tenant::Tenant;
 
 /// A 64-bit FNV-1a hash: stable across Rust versions and platforms, used to derive per-call seeds.
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {

@@ -5,7 +5,7 @@ use crate::stats::PoolCounters;
 use crate::watchdog::Watchdog;
 use crate::Engine;
 use beaker_catalog::{Catalog, CatalogError};
-use beaker_core::{Limits, LimitsError, Tool};
+use beaker_core::{Limits, LimitsError, Tenant, Tool};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -172,6 +172,7 @@ impl EngineBuilder {
                     config_max_trajectories,
                 ),
             }),
+            tenant: Tenant::default(),
         })
     }
 }

@@ -8,8 +8,8 @@ use crate::trajectory::{Admission, TrajectoryLimits};
 use crate::watchdog::{Expire, Watchdog};
 use beaker_catalog::Catalog;
 use beaker_core::{
-    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, Tool, ToolCall, ToolError,
-    ToolSpec, UsageSlot,
+    CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, Tenant, Tool, ToolCall,
+    ToolError, ToolSpec, UsageSlot,
 };
 use beaker_sandbox::LoadError;
 use serde_json::Value;
@@ -80,9 +80,13 @@ impl Drop for Inner {
 }
 
 /// Runs tool calls. One per process is typical; it is cheap to clone (an `Arc`) and thread-safe.
+///
+/// A handle acts for one [`Tenant`] (the default one unless [`Engine::for_tenant`] chose another): the calls it
+/// submits and the trajectories it names are that tenant's.
 #[derive(Clone)]
 pub struct Engine {
     pub(crate) inner: Arc<Inner>,
+    pub(crate) tenant: Tenant,
 }
 
 /// One submitted call (or plan); lets its owner cancel it.
@@ -247,6 +251,20 @@ impl Engine {
         EngineBuilder::new()
     }
 
+    /// The same engine acting for `tenant`: its calls run on the same workers under the same limits, but the
+    /// sessions and trajectories they name are `tenant`'s, apart from every other tenant's.
+    pub fn for_tenant(&self, tenant: Tenant) -> Engine {
+        Engine {
+            inner: self.inner.clone(),
+            tenant,
+        }
+    }
+
+    /// The tenant this handle acts for.
+    pub fn tenant(&self) -> &Tenant {
+        &self.tenant
+    }
+
     /// The names of the tools that run in the WebAssembly sandbox.
     pub fn sandboxed_tools(&self) -> Vec<&str> {
         self.inner.sandboxed.iter().map(String::as_str).collect()
@@ -269,19 +287,21 @@ impl Engine {
 
     /// Sets (replaces) the budgets of trajectory `tag`, opening it when new; returns its figures.
     pub fn set_trajectory_limits(&self, tag: &str, limits: TrajectoryLimits) -> Value {
-        self.inner.trajectories.set_limits(tag, limits)
+        self.inner
+            .trajectories
+            .set_limits(&self.tenant, tag, limits)
     }
 
     /// The figures of trajectory `tag` (calls, successes, errors by kind, time, fuel, output bytes, per tool,
     /// budgets and what is left of them), or `None` when it is not open (never used, closed, or expired).
     pub fn trajectory_stats(&self, tag: &str) -> Option<Value> {
-        self.inner.trajectories.stats(tag)
+        self.inner.trajectories.stats(&self.tenant, tag)
     }
 
     /// Closes trajectory `tag` and returns its final figures (`None` when it was not open). A later call with
     /// the tag opens it afresh, without budgets.
     pub fn close_trajectory(&self, tag: &str) -> Option<Value> {
-        self.inner.trajectories.close(tag)
+        self.inner.trajectories.close(&self.tenant, tag)
     }
 
     /// The configuration the engine runs with.
@@ -384,7 +404,7 @@ impl Engine {
         // A tagged call counts against its trajectory: refused when a budget is spent, its timeout no longer than
         // the time budget left, and its answer counted.
         let (refusal, on_done): (Option<ToolError>, Box<dyn FnOnce(Envelope) + Send>) = match (
-            inner.trajectories.admit(call.tag.as_deref()),
+            inner.trajectories.admit(&self.tenant, call.tag.as_deref()),
             call.tag.clone(),
         ) {
             (Admission::Run { max_ms, generation }, Some(tag)) => {
@@ -392,20 +412,24 @@ impl Engine {
                     limits.timeout_ms = limits.timeout_ms.min(ms);
                 }
                 let engine = self.inner.clone();
+                let tenant = self.tenant.clone();
                 (
                     None,
                     Box::new(move |env: Envelope| {
-                        engine.trajectories.record(&tag, Some(generation), &env);
+                        engine
+                            .trajectories
+                            .record(&tenant, &tag, Some(generation), &env);
                         on_done(env);
                     }),
                 )
             }
             (Admission::Refused(e), Some(tag)) => {
                 let engine = self.inner.clone();
+                let tenant = self.tenant.clone();
                 (
                     Some(e),
                     Box::new(move |env: Envelope| {
-                        engine.trajectories.record(&tag, None, &env);
+                        engine.trajectories.record(&tenant, &tag, None, &env);
                         on_done(env);
                     }),
                 )
@@ -466,8 +490,18 @@ impl Engine {
         // The job holds the engine alive: calls already queued finish even if every `Engine` handle is dropped.
         let engine = self.inner.clone();
         let job_state = state.clone();
-        let job: Job =
-            Box::new(move || run(&engine, &job_state, &registered.tool, &params, limits, seed));
+        let tenant = self.tenant.clone();
+        let job: Job = Box::new(move || {
+            run(
+                &engine,
+                &job_state,
+                &registered.tool,
+                &params,
+                limits,
+                seed,
+                tenant,
+            )
+        });
         if queue.send(job).is_err() {
             state.finish(
                 Err(ToolError::new(
@@ -508,6 +542,7 @@ fn run(
     params: &Value,
     limits: Limits,
     seed: u64,
+    tenant: Tenant,
 ) {
     if state.cancel.reason().is_some() {
         return;
@@ -526,6 +561,7 @@ fn run(
         seed,
         deadline: Some(deadline),
         usage: state.usage.clone(),
+        tenant,
     };
     let outcome = match catch_unwind(AssertUnwindSafe(|| tool.call(params, &ctx))) {
         Ok(r) => r,

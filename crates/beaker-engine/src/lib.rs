@@ -41,7 +41,9 @@ pub use beaker_templates as templates;
 
 pub use beaker_catalog::{Catalog, CatalogError};
 
-pub use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolCall, ToolError, ToolSpec};
+pub use beaker_core::{
+    Envelope, ErrorKind, Limits, LimitsRequest, Tenant, ToolCall, ToolError, ToolSpec,
+};
 pub use builder::{Config, EngineBuilder, EngineError};
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;

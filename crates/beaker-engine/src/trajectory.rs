@@ -6,7 +6,7 @@
 //! `close`, expire when idle, and are capped in number (the least recently used idle one makes room), so memory
 //! stays bounded however many rollouts a server sees.
 
-use beaker_core::{Envelope, ErrorKind, ToolError};
+use beaker_core::{Envelope, ErrorKind, Tenant, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -136,7 +136,7 @@ impl Trajectory {
 /// Every open trajectory of an engine.
 #[derive(Debug)]
 pub(crate) struct Trajectories {
-    map: Mutex<HashMap<String, Trajectory>>,
+    map: Mutex<Open>,
     /// How long a trajectory with nothing in flight is kept after its last call.
     idle: Duration,
     /// The most trajectories kept at once.
@@ -145,6 +145,30 @@ pub(crate) struct Trajectories {
     swept: Mutex<Instant>,
     /// The last generation given to a trajectory.
     generations: std::sync::atomic::AtomicU64,
+}
+
+/// The open trajectories, each tenant's apart: a tag names a trajectory only within its tenant.
+#[derive(Debug, Default)]
+struct Open {
+    by_tenant: HashMap<Tenant, HashMap<String, Trajectory>>,
+    /// Trajectories open across every tenant.
+    total: usize,
+}
+
+impl Open {
+    fn get_mut(&mut self, tenant: &Tenant, tag: &str) -> Option<&mut Trajectory> {
+        self.by_tenant.get_mut(tenant)?.get_mut(tag)
+    }
+
+    fn remove(&mut self, tenant: &Tenant, tag: &str) -> Option<Trajectory> {
+        let tags = self.by_tenant.get_mut(tenant)?;
+        let t = tags.remove(tag)?;
+        self.total -= 1;
+        if tags.is_empty() {
+            self.by_tenant.remove(tenant);
+        }
+        Some(t)
+    }
 }
 
 /// What admitting a call decided.
@@ -166,7 +190,7 @@ pub(crate) enum Admission {
 impl Trajectories {
     pub(crate) fn new(idle: Duration, max: usize) -> Trajectories {
         Trajectories {
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(Open::default()),
             idle,
             max: max.max(1),
             swept: Mutex::new(Instant::now()),
@@ -174,79 +198,109 @@ impl Trajectories {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Trajectory>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The trajectory `tag`, made (room being made first) when it is new.
-    fn entry<'a>(&self, map: &'a mut HashMap<String, Trajectory>, tag: &str) -> &'a mut Trajectory {
-        if !map.contains_key(tag) {
-            self.make_room(map);
+    /// The trajectory `tag` of `tenant`, made (room being made first) when it is new.
+    fn entry<'a>(&self, open: &'a mut Open, tenant: &Tenant, tag: &str) -> &'a mut Trajectory {
+        let known = open
+            .by_tenant
+            .get(tenant)
+            .is_some_and(|tags| tags.contains_key(tag));
+        if !known {
+            self.make_room(open);
             let generation = self
                 .generations
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                 + 1;
-            map.insert(
+            open.by_tenant.entry(tenant.clone()).or_default().insert(
                 tag.to_string(),
                 Trajectory {
                     generation,
                     ..Trajectory::default()
                 },
             );
+            open.total += 1;
         }
-        let t = map.entry(tag.to_string()).or_default();
+        let t = open
+            .by_tenant
+            .entry(tenant.clone())
+            .or_default()
+            .entry(tag.to_string())
+            .or_default();
         t.last_used = Some(Instant::now());
         t
     }
 
     /// Drops idle trajectories (at most once a second, or when full), then, when still full, the least recently
-    /// used eighth of those with nothing in flight.
-    fn make_room(&self, map: &mut HashMap<String, Trajectory>) {
+    /// used eighth of the idle ones of the tenant holding the most: one client opening trajectories without end
+    /// evicts its own, never another's while it holds more than that one.
+    fn make_room(&self, open: &mut Open) {
         let now = Instant::now();
-        let full = map.len() >= self.max;
+        let full = open.total >= self.max;
         {
             let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
             if full || now.duration_since(*swept) >= Duration::from_secs(1) {
                 *swept = now;
-                map.retain(|_, t| {
-                    t.in_flight > 0
-                        || t.last_used
-                            .is_some_and(|u| now.duration_since(u) < self.idle)
-                });
+                for tags in open.by_tenant.values_mut() {
+                    tags.retain(|_, t| {
+                        t.in_flight > 0
+                            || t.last_used
+                                .is_some_and(|u| now.duration_since(u) < self.idle)
+                    });
+                }
+                open.by_tenant.retain(|_, tags| !tags.is_empty());
+                open.total = open.by_tenant.values().map(HashMap::len).sum();
             }
         }
-        if map.len() >= self.max {
-            // An eighth at a time, so a full map pays for the sort once per many new trajectories.
-            let mut idle: Vec<(Option<Instant>, String)> = map
-                .iter()
-                .filter(|(_, t)| t.in_flight == 0)
-                .map(|(k, t)| (t.last_used, k.clone()))
-                .collect();
-            let n = (self.max / 8).max(1).min(idle.len());
-            if n > 0 {
-                idle.select_nth_unstable(n - 1);
-                for (_, k) in idle.into_iter().take(n) {
-                    map.remove(&k);
-                }
+        if open.total < self.max {
+            return;
+        }
+        let idle =
+            |tags: &HashMap<String, Trajectory>| tags.values().filter(|t| t.in_flight == 0).count();
+        let Some((tenant, _)) = open
+            .by_tenant
+            .iter()
+            .filter(|(_, tags)| idle(tags) > 0)
+            .max_by_key(|(_, tags)| tags.len())
+        else {
+            return;
+        };
+        let tenant = tenant.clone();
+        let Some(tags) = open.by_tenant.get_mut(&tenant) else {
+            return;
+        };
+        // An eighth at a time, so a full map pays for the sort once per many new trajectories.
+        let mut idle: Vec<(Option<Instant>, String)> = tags
+            .iter()
+            .filter(|(_, t)| t.in_flight == 0)
+            .map(|(k, t)| (t.last_used, k.clone()))
+            .collect();
+        let n = (self.max / 8).max(1).min(idle.len());
+        if n > 0 {
+            idle.select_nth_unstable(n - 1);
+            for (_, k) in idle.into_iter().take(n) {
+                open.remove(&tenant, &k);
             }
         }
     }
 
     /// Sets (replaces) the budgets of `tag`, opening it if it is new; its figures so far.
-    pub(crate) fn set_limits(&self, tag: &str, limits: TrajectoryLimits) -> Value {
+    pub(crate) fn set_limits(&self, tenant: &Tenant, tag: &str, limits: TrajectoryLimits) -> Value {
         let mut map = self.lock();
-        let t = self.entry(&mut map, tag);
+        let t = self.entry(&mut map, tenant, tag);
         t.limits = limits;
         t.to_json(tag)
     }
 
     /// Decides whether a call of `tag` may run, and counts it in flight if so.
-    pub(crate) fn admit(&self, tag: Option<&str>) -> Admission {
+    pub(crate) fn admit(&self, tenant: &Tenant, tag: Option<&str>) -> Admission {
         let Some(tag) = tag else {
             return Admission::Untracked;
         };
         let mut map = self.lock();
-        let t = self.entry(&mut map, tag);
+        let t = self.entry(&mut map, tenant, tag);
         if let Some(why) = t.spent(tag) {
             return Admission::Refused(ToolError::new(ErrorKind::LimitExceeded, why));
         }
@@ -264,10 +318,12 @@ impl Trajectories {
     /// Counts an answered call of `tag`: `admitted` in `generation` (it was let run), or refused by a budget
     /// (`None`). A call answered before it reached a worker (unknown tool, params the schema refuses, an
     /// overloaded queue) frees its place without counting against `max_calls`; every call that ran counts.
-    pub(crate) fn record(&self, tag: &str, admitted: Option<u64>, env: &Envelope) {
+    pub(crate) fn record(&self, tenant: &Tenant, tag: &str, admitted: Option<u64>, env: &Envelope) {
         let mut map = self.lock();
         // Closed or evicted while the call ran (and perhaps opened again since): nothing to count it in.
-        let Some(t) = map.get_mut(tag) else { return };
+        let Some(t) = map.get_mut(tenant, tag) else {
+            return;
+        };
         if admitted.is_some_and(|g| g != t.generation) {
             return;
         }
@@ -310,19 +366,19 @@ impl Trajectories {
     }
 
     /// The figures of `tag`, or `None` when no such trajectory is open.
-    pub(crate) fn stats(&self, tag: &str) -> Option<Value> {
-        self.lock().get(tag).map(|t| t.to_json(tag))
+    pub(crate) fn stats(&self, tenant: &Tenant, tag: &str) -> Option<Value> {
+        self.lock().get_mut(tenant, tag).map(|t| t.to_json(tag))
     }
 
     /// Closes `tag`: its final figures, or `None` when it was not open. Calls still running are not counted.
-    pub(crate) fn close(&self, tag: &str) -> Option<Value> {
-        self.lock().remove(tag).map(|t| t.to_json(tag))
+    pub(crate) fn close(&self, tenant: &Tenant, tag: &str) -> Option<Value> {
+        self.lock().remove(tenant, tag).map(|t| t.to_json(tag))
     }
 
     /// Open trajectories.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().total
     }
 }
 
@@ -330,6 +386,9 @@ impl Trajectories {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The one tenant of these tests.
+    static D: std::sync::LazyLock<Tenant> = std::sync::LazyLock::new(Tenant::default);
 
     fn ok(tool: &str, us: u64) -> Envelope {
         let mut e = Envelope::success(None, tool, json!({"value": "56"}));
@@ -339,15 +398,15 @@ mod tests {
     }
 
     fn run(t: &Trajectories, tag: &str, env: &Envelope) -> bool {
-        match t.admit(Some(tag)) {
+        match t.admit(&D, Some(tag)) {
             Admission::Run { generation, .. } => {
-                t.record(tag, Some(generation), env);
+                t.record(&D, tag, Some(generation), env);
                 true
             }
             Admission::Refused(e) => {
                 let mut refused = Envelope::failure(None, env.tool.clone().unwrap_or_default(), e);
                 refused.elapsed_us = 0;
-                t.record(tag, None, &refused);
+                t.record(&D, tag, None, &refused);
                 false
             }
             Admission::Untracked => unreachable!("a tag was given"),
@@ -358,6 +417,7 @@ mod tests {
     fn budgets_refuse_the_call_past_them_and_say_which() {
         let t = Trajectories::new(Duration::from_secs(60), 100);
         t.set_limits(
+            &D,
             "r1",
             TrajectoryLimits {
                 max_calls: Some(2),
@@ -366,38 +426,40 @@ mod tests {
         );
         assert!(run(&t, "r1", &ok("calculator", 10)));
         assert!(run(&t, "r1", &ok("calculator", 10)));
-        match t.admit(Some("r1")) {
+        match t.admit(&D, Some("r1")) {
             Admission::Refused(e) => {
                 assert_eq!(e.kind, ErrorKind::LimitExceeded);
                 assert!(e.message.contains("2 calls (max_calls)"), "{}", e.message);
             }
             _ => panic!("the third call must be refused"),
         }
-        let s = t.stats("r1").expect("open");
+        let s = t.stats(&D, "r1").expect("open");
         assert_eq!(s["calls"], 2);
         assert_eq!(s["remaining"]["calls"], 0);
 
         t.set_limits(
+            &D,
             "r2",
             TrajectoryLimits {
                 max_total_ms: Some(5),
                 ..Default::default()
             },
         );
-        let generation = match t.admit(Some("r2")) {
+        let generation = match t.admit(&D, Some("r2")) {
             Admission::Run { max_ms, generation } => {
                 assert_eq!(max_ms, Some(5));
                 generation
             }
             _ => panic!("the first call runs"),
         };
-        t.record("r2", Some(generation), &ok("numerical", 6_000));
+        t.record(&D, "r2", Some(generation), &ok("numerical", 6_000));
         assert!(!run(&t, "r2", &ok("numerical", 1)));
-        let s = t.stats("r2").expect("open");
+        let s = t.stats(&D, "r2").expect("open");
         assert_eq!(s["errors_by_kind"]["limit_exceeded"], 1);
         assert_eq!(s["tools"]["numerical"]["calls"], 2);
 
         t.set_limits(
+            &D,
             "r3",
             TrajectoryLimits {
                 max_output_bytes: Some(20),
@@ -408,7 +470,7 @@ mod tests {
         assert!(run(&t, "r3", &ok("calculator", 1)));
         assert!(run(&t, "r3", &ok("calculator", 1)));
         assert!(!run(&t, "r3", &ok("calculator", 1)));
-        assert_eq!(t.stats("r3").expect("open")["output_bytes"], 28);
+        assert_eq!(t.stats(&D, "r3").expect("open")["output_bytes"], 28);
     }
 
     #[test]
@@ -416,12 +478,13 @@ mod tests {
         let t = Trajectories::new(Duration::from_secs(60), 100);
         let Admission::Run {
             generation: old, ..
-        } = t.admit(Some("r"))
+        } = t.admit(&D, Some("r"))
         else {
             panic!("runs")
         };
-        assert!(t.close("r").is_some());
+        assert!(t.close(&D, "r").is_some());
         t.set_limits(
+            &D,
             "r",
             TrajectoryLimits {
                 max_calls: Some(1),
@@ -430,26 +493,27 @@ mod tests {
         );
         let Admission::Run {
             generation: new, ..
-        } = t.admit(Some("r"))
+        } = t.admit(&D, Some("r"))
         else {
             panic!("runs")
         };
-        t.record("r", Some(old), &ok("calculator", 1));
-        let s = t.stats("r").expect("open");
+        t.record(&D, "r", Some(old), &ok("calculator", 1));
+        let s = t.stats(&D, "r").expect("open");
         assert_eq!(
             (s["calls"].clone(), s["in_flight"].clone()),
             (json!(0), json!(1))
         );
-        t.record("r", Some(new), &ok("calculator", 1));
+        t.record(&D, "r", Some(new), &ok("calculator", 1));
         // An invalid call frees its place and does not use up max_calls.
         t.set_limits(
+            &D,
             "q",
             TrajectoryLimits {
                 max_calls: Some(1),
                 ..Default::default()
             },
         );
-        let Admission::Run { generation, .. } = t.admit(Some("q")) else {
+        let Admission::Run { generation, .. } = t.admit(&D, Some("q")) else {
             panic!("runs")
         };
         let bad = Envelope::failure(
@@ -457,20 +521,21 @@ mod tests {
             "calculator",
             ToolError::new(ErrorKind::InvalidParams, "params: expression is required"),
         );
-        t.record("q", Some(generation), &bad);
+        t.record(&D, "q", Some(generation), &bad);
         assert!(
             run(&t, "q", &ok("calculator", 1)),
             "the budget is still there"
         );
         // A tool's own failure ran: it uses up the budget and its time counts.
         t.set_limits(
+            &D,
             "f",
             TrajectoryLimits {
                 max_calls: Some(1),
                 ..Default::default()
             },
         );
-        let Admission::Run { generation, .. } = t.admit(Some("f")) else {
+        let Admission::Run { generation, .. } = t.admit(&D, Some("f")) else {
             panic!("runs")
         };
         let mut failed = Envelope::failure(
@@ -479,12 +544,54 @@ mod tests {
             ToolError::new(ErrorKind::ParseError, "unexpected `)` at character 3"),
         );
         (failed.elapsed_us, failed.queued_us) = (89, Some(100));
-        t.record("f", Some(generation), &failed);
+        t.record(&D, "f", Some(generation), &failed);
         assert!(!run(&t, "f", &ok("calculator", 1)), "the budget is spent");
         assert_eq!(
-            t.stats("f").map(|s| s["time_ms"].clone()),
+            t.stats(&D, "f").map(|s| s["time_ms"].clone()),
             Some(json!(0.089))
         );
+    }
+
+    #[test]
+    fn a_tag_names_a_trajectory_only_within_its_tenant() {
+        let t = Trajectories::new(Duration::from_secs(600), 1000);
+        let (a, b) = (Tenant::named("a", None), Tenant::named("b", None));
+        t.set_limits(
+            &a,
+            "r",
+            TrajectoryLimits {
+                max_calls: Some(1),
+                ..Default::default()
+            },
+        );
+        assert!(t.stats(&b, "r").is_none(), "b does not see a's trajectory");
+        assert!(t.close(&b, "r").is_none(), "nor close it");
+        let Admission::Run { generation, .. } = t.admit(&b, Some("r")) else {
+            panic!("a's budget does not bound b's calls");
+        };
+        t.record(&b, "r", Some(generation), &ok("calculator", 1));
+        assert_eq!(t.stats(&a, "r").expect("a's is open")["calls"], 0);
+        assert_eq!(t.stats(&b, "r").expect("b's is open")["calls"], 1);
+    }
+
+    #[test]
+    fn a_tenant_that_opens_trajectories_without_end_evicts_its_own() {
+        let t = Trajectories::new(Duration::from_secs(600), 100);
+        let (quiet, flood) = (Tenant::named("quiet", None), Tenant::named("flood", None));
+        for i in 0..10 {
+            t.set_limits(&quiet, &format!("q{i}"), TrajectoryLimits::default());
+        }
+        for i in 0..10_000 {
+            t.set_limits(&flood, &format!("f{i}"), TrajectoryLimits::default());
+        }
+        assert!(t.len() <= 100, "{}", t.len());
+        for i in 0..10 {
+            assert!(
+                t.stats(&quiet, &format!("q{i}")).is_some(),
+                "q{i} was evicted"
+            );
+        }
+        assert!(t.stats(&flood, "f9999").is_some() && t.stats(&flood, "f0").is_none());
     }
 
     #[test]
@@ -493,7 +600,7 @@ mod tests {
         for i in 0..100_000 {
             let tag = format!("rollout-{i}");
             assert!(run(&t, &tag, &ok("calculator", 1)));
-            assert!(t.close(&tag).is_some());
+            assert!(t.close(&D, &tag).is_some());
         }
         assert_eq!(t.len(), 0);
         // Never closed: the cap holds, the least recently used idle one making room.
@@ -501,13 +608,13 @@ mod tests {
             assert!(run(&t, &format!("open-{i}"), &ok("calculator", 1)));
         }
         assert!(t.len() <= 1000 && t.len() > 800, "{}", t.len());
-        assert!(t.stats("open-99999").is_some() && t.stats("open-0").is_none());
+        assert!(t.stats(&D, "open-99999").is_some() && t.stats(&D, "open-0").is_none());
         // Idle ones expire.
         let short = Trajectories::new(Duration::from_millis(1), 1000);
         assert!(run(&short, "a", &ok("calculator", 1)));
         std::thread::sleep(Duration::from_millis(1100));
         assert!(run(&short, "b", &ok("calculator", 1)));
-        assert!(short.stats("a").is_none() && short.stats("b").is_some());
-        assert!(t.close("never-opened").is_none());
+        assert!(short.stats(&D, "a").is_none() && short.stats(&D, "b").is_some());
+        assert!(t.close(&D, "never-opened").is_none());
     }
 }

@@ -36,7 +36,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use beaker_engine::Engine;
+use beaker_engine::{Engine, Tenant};
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -89,7 +89,8 @@ pub fn router(engine: Engine, options: Options) -> Router {
                 .tokens
                 .iter()
                 .cloned()
-                .map(tokens::Guarded::new)
+                .enumerate()
+                .map(|(i, t)| tokens::Guarded::new(t, i))
                 .collect(),
         ),
         options: Arc::new(options),
@@ -121,6 +122,26 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 
 async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+/// The engine acting for the request's tenant, which [`guard`] found from its bearer token (the default tenant
+/// when the server has no tokens): every route that runs calls or names a trajectory takes it.
+pub(crate) struct Caller(pub(crate) Engine);
+
+impl axum::extract::FromRequestParts<State> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &State,
+    ) -> Result<Caller, Self::Rejection> {
+        let tenant = parts
+            .extensions
+            .get::<Tenant>()
+            .cloned()
+            .unwrap_or_default();
+        Ok(Caller(state.engine.for_tenant(tenant)))
+    }
 }
 
 /// Before any route: the bearer token (when tokens are configured), then a permit of the in-flight cap.
@@ -186,7 +207,9 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
             return (StatusCode::BAD_REQUEST, Json(body)).into_response();
         }
     };
-    let req = Request::from_parts(parts, axum::body::Body::from(bytes));
+    let mut req = Request::from_parts(parts, axum::body::Body::from(bytes));
+    req.extensions_mut()
+        .insert(caller.map(|t| t.tenant.clone()).unwrap_or_default());
     if let Some(permits) = caller.and_then(|t| t.in_flight.as_ref()) {
         match permits.clone().try_acquire_owned() {
             Ok(p) => token_permit = Some(p),

@@ -1,6 +1,6 @@
 //! The protocol's routes: one call, a batch, the catalog, health.
 
-use crate::State;
+use crate::{Caller, State};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State as Shared};
 use axum::http::StatusCode;
@@ -62,16 +62,20 @@ fn parse_call(body: &[u8]) -> Result<ToolCall, Box<Response>> {
 }
 
 /// `POST /v1/call`: runs one call; a tool's failure is a 200 answer with `success: false`.
-pub(crate) async fn call(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn call(Caller(engine): Caller, body: Bytes) -> Response {
     let call = match parse_call(&body) {
         Ok(c) => c,
         Err(r) => return *r,
     };
-    Json(state.engine.call_async(call).await).into_response()
+    Json(engine.call_async(call).await).into_response()
 }
 
 /// `POST /v1/batch`: `{"calls": [...]}`, every call queued at once, answered in order.
-pub(crate) async fn batch(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn batch(
+    Shared(state): Shared<State>,
+    Caller(engine): Caller,
+    body: Bytes,
+) -> Response {
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => return bad_request(ErrorKind::ParseError, format!("the body is not JSON: {e}")),
@@ -96,7 +100,7 @@ pub(crate) async fn batch(Shared(state): Shared<State>, body: Bytes) -> Response
     let pending: Vec<_> = calls
         .iter()
         .map(|c| match Request::from_json(c.clone()) {
-            Ok(Request::Call(call)) => Slot::Running(state.engine.call_async(call)),
+            Ok(Request::Call(call)) => Slot::Running(engine.call_async(call)),
             Ok(_) => Slot::Answered(Box::new(Envelope::failure(
                 c.get("id").cloned(),
                 String::new(),
@@ -123,7 +127,7 @@ enum Slot<F> {
 
 /// `POST /v1/run-text`: a model's text (`{"text": ...}`) or an OpenAI conversation (`{"messages": [...]}`), as on
 /// stdio: every call in it runs, and the answer has the envelopes and the text to append.
-pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn run_text(Caller(engine): Caller, body: Bytes) -> Response {
     let (id, request, messages, meta) = match Request::parse(&body) {
         Ok(Some(Request::Text { id, request, meta })) => (id, request, None, meta),
         Ok(Some(Request::Messages {
@@ -146,12 +150,12 @@ pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Respo
     };
     match messages {
         Some(m) => {
-            if let Err(e) = state.engine.submit_messages(&m, &request, on_done) {
+            if let Err(e) = engine.submit_messages(&m, &request, on_done) {
                 return bad_request(e.kind, e.message);
             }
         }
         None => {
-            state.engine.submit_text(request, on_done);
+            engine.submit_text(request, on_done);
         }
     }
     let Ok(reply) = rx.recv_async().await else {
@@ -163,7 +167,7 @@ pub(crate) async fn run_text(Shared(state): Shared<State>, body: Bytes) -> Respo
 /// `POST /v1/run-plan`: a tool plan (`{"plan": {...}}`), as on stdio: its steps run as their dependencies
 /// allow, and the answer says what each did and in what order they started. A client that goes away cancels
 /// the plan.
-pub(crate) async fn run_plan(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn run_plan(Caller(engine): Caller, body: Bytes) -> Response {
     let (id, plan, meta) = match Request::parse(&body) {
         Ok(Some(Request::Plan { id, plan, meta })) => (id, plan, meta),
         Ok(_) => {
@@ -175,7 +179,7 @@ pub(crate) async fn run_plan(Shared(state): Shared<State>, body: Bytes) -> Respo
         Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
     };
     let (tx, rx) = flume::bounded(1);
-    let handle = state.engine.submit_plan(plan, move |report| {
+    let handle = engine.submit_plan(plan, move |report| {
         let _ = tx.send(report);
     });
     // Dropped (the client went away) before the report: cancel the plan's steps.
@@ -206,9 +210,9 @@ impl Drop for CancelPlan {
 }
 
 /// `POST /v1/trajectory`: sets a trajectory's budgets (the stdio `{"trajectory", "limits"}` message).
-pub(crate) async fn set_trajectory(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn set_trajectory(Caller(engine): Caller, body: Bytes) -> Response {
     match Request::parse(&body) {
-        Ok(Some(r @ Request::Trajectory { .. })) => trajectory_response(&state, &r),
+        Ok(Some(r @ Request::Trajectory { .. })) => trajectory_response(&engine, &r),
         Ok(_) => bad_request(
             ErrorKind::ParseError,
             "this route sets a trajectory's budgets: {\"trajectory\": TAG, \"limits\": {...}}"
@@ -219,24 +223,18 @@ pub(crate) async fn set_trajectory(Shared(state): Shared<State>, body: Bytes) ->
 }
 
 /// `GET /v1/trajectory/{tag}`: what a trajectory has used.
-pub(crate) async fn trajectory_stats(
-    Shared(state): Shared<State>,
-    Path(tag): Path<String>,
-) -> Response {
-    trajectory_response(&state, &Request::Stats { id: None, tag })
+pub(crate) async fn trajectory_stats(Caller(engine): Caller, Path(tag): Path<String>) -> Response {
+    trajectory_response(&engine, &Request::Stats { id: None, tag })
 }
 
 /// `DELETE /v1/trajectory/{tag}`: closes a trajectory, answering its final figures.
-pub(crate) async fn close_trajectory(
-    Shared(state): Shared<State>,
-    Path(tag): Path<String>,
-) -> Response {
-    trajectory_response(&state, &Request::Close { id: None, tag })
+pub(crate) async fn close_trajectory(Caller(engine): Caller, Path(tag): Path<String>) -> Response {
+    trajectory_response(&engine, &Request::Close { id: None, tag })
 }
 
 /// The protocol's answer to a trajectory request; 404 when the trajectory is not open.
-fn trajectory_response(state: &State, request: &Request) -> Response {
-    match beaker_protocol::trajectory_answer(&state.engine, request) {
+fn trajectory_response(engine: &beaker_engine::Engine, request: &Request) -> Response {
+    match beaker_protocol::trajectory_answer(engine, request) {
         Some(Ok(answer)) => Json(answer).into_response(),
         Some(Err(failed)) => (StatusCode::NOT_FOUND, Json(failed)).into_response(),
         None => bad_request(ErrorKind::ParseError, "not a trajectory request".into()),

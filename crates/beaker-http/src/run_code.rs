@@ -2,9 +2,8 @@
 //! `execute_python` so that switching is a change of URL. Python only; see docs/HTTP.md for how each field
 //! maps.
 
-use crate::State;
+use crate::Caller;
 use axum::body::Bytes;
-use axum::extract::State as Shared;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -90,7 +89,7 @@ pub(crate) fn sandbox_fusion_request<T: serde::de::DeserializeOwned>(
 }
 
 /// `POST /run_code`.
-pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn run_code(Caller(engine): Caller, body: Bytes) -> Response {
     let req: RunCodeRequest = match sandbox_fusion_request(&body) {
         Ok(r) => r,
         Err(refused) => return *refused,
@@ -106,7 +105,7 @@ pub(crate) async fn run_code(Shared(state): Shared<State>, body: Bytes) -> Respo
         Ok(c) => c,
         Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
     };
-    let env = state.engine.call_async(call).await;
+    let env = engine.call_async(call).await;
     Json(from_envelope(env)).into_response()
 }
 

@@ -4,9 +4,8 @@
 //! `total_timeout` is `Failed` with a `TimeLimitExceeded` driver and no cells.
 
 use crate::run_code::{sandbox_fusion_request, time_limit, CommandRunResult, FUEL_PER_SECOND};
-use crate::State;
+use crate::Caller;
 use axum::body::Bytes;
-use axum::extract::State as Shared;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use beaker_core::{ErrorKind, LimitsRequest, ToolCall};
@@ -110,7 +109,7 @@ fn cell(result: &Value) -> Value {
 }
 
 /// `POST /run_jupyter`.
-pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Response {
+pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response {
     let req: RunJupyterRequest = match sandbox_fusion_request(&body) {
         Ok(r) => r,
         Err(refused) => return *refused,
@@ -147,7 +146,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
             remaining
         };
         if seconds <= 0.0 {
-            end(&state, &session).await;
+            end(&engine, &session).await;
             return answer(
                 "Failed",
                 String::new(),
@@ -177,7 +176,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
             max_fuel: Some((seconds * FUEL_PER_SECOND) as u64),
             ..LimitsRequest::default()
         };
-        let env = state.engine.call_async(call).await;
+        let env = engine.call_async(call).await;
         match (env.success, env.result, env.error_kind) {
             (true, Some(r), _) => {
                 if let Some(f) = r["files"].as_object() {
@@ -186,7 +185,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
                 cells.push(cell(&r));
             }
             (_, _, Some(ErrorKind::Timeout | ErrorKind::LimitExceeded | ErrorKind::Cancelled)) => {
-                end(&state, &session).await;
+                end(&engine, &session).await;
                 let message = env.error.unwrap_or_default();
                 return answer(
                     "Failed",
@@ -200,7 +199,7 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
                 );
             }
             _ => {
-                end(&state, &session).await;
+                end(&engine, &session).await;
                 return answer(
                     "SandboxError",
                     env.error.unwrap_or_default(),
@@ -221,13 +220,13 @@ pub(crate) async fn run_jupyter(Shared(state): Shared<State>, body: Bytes) -> Re
 }
 
 /// Ends a session a run left open (a cell past its limit, a refused cell); a session already gone is fine.
-async fn end(state: &State, session: &str) {
+async fn end(engine: &beaker_engine::Engine, session: &str) {
     let mut call = ToolCall::new(
         "execute_python",
         json!({"code": "", "session": session, "end_session": true}),
     );
     call.limits.timeout_ms = Some(2000);
-    let _ = state.engine.call_async(call).await;
+    let _ = engine.call_async(call).await;
 }
 
 #[cfg(test)]

@@ -1,13 +1,19 @@
-//! Bearer tokens and what each may do: a request rate (a token bucket) and a cap on its requests in flight.
+//! Bearer tokens and what each may do: a request rate (a token bucket), a cap on its requests in flight, and
+//! the tenant it acts for (whose sessions and trajectories it sees) with that tenant's cap on open sessions.
 //!
 //! The token file has one token per line, optionally followed by its limits, `#` starting a comment line:
 //!
 //! ```text
-//! # rollout workers: 200 requests a second, bursts of 400, 64 at once
-//! 3f9c...e1 rate=200 burst=400 in_flight=64
+//! # rollout workers: 200 requests a second, bursts of 400, 64 at once, 8 Python sessions open at most
+//! 3f9c...e1 rate=200 burst=400 in_flight=64 sessions=8
 //! # a dashboard: no limits of its own
 //! a71d...07
+//! # two tokens of one team (rotating a token): one tenant, they see the same sessions
+//! 9b20...c4 name=team-a
+//! 51e7...aa name=team-a
 //! ```
+//!
+//! A token without `name=` is a tenant of its own, labelled by its line (`line-7`), never by its secret.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,6 +30,10 @@ pub struct Token {
     pub burst: Option<f64>,
     /// Requests of this token being answered at once; one more is answered 429.
     pub in_flight: Option<usize>,
+    /// The tenant it acts for; tokens with the same name share one. `None`: a tenant of its own.
+    pub name: Option<String>,
+    /// Python sessions its tenant may hold open (beyond it, its own least recently used one is ended).
+    pub sessions: Option<usize>,
 }
 
 impl Token {
@@ -34,13 +44,15 @@ impl Token {
             rate: None,
             burst: None,
             in_flight: None,
+            name: None,
+            sessions: None,
         }
     }
 }
 
 /// Reads a token file (see the module docs); an error names the line.
 pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
-    let mut out = Vec::new();
+    let mut out: Vec<Token> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -51,11 +63,21 @@ pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
         for w in words {
             let bad = || {
                 format!(
-                    "line {}: `{w}` is not rate=N, burst=N or in_flight=N",
+                    "line {}: `{w}` is not rate=N, burst=N, in_flight=N, sessions=N or name=LABEL",
                     n + 1
                 )
             };
             let (key, value) = w.split_once('=').ok_or_else(bad)?;
+            if key == "name" {
+                if value.is_empty() || value.starts_with("line-") {
+                    return Err(format!(
+                        "line {}: a name is not empty and does not start with `line-` (those label unnamed tokens)",
+                        n + 1
+                    ));
+                }
+                t.name = Some(value.to_string());
+                continue;
+            }
             let number: f64 = value.parse().map_err(|_| bad())?;
             if !(number.is_finite() && number > 0.0) {
                 return Err(format!("line {}: {key} must be a positive number", n + 1));
@@ -64,20 +86,37 @@ pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
                 "rate" => t.rate = Some(number),
                 "burst" => t.burst = Some(number),
                 "in_flight" if number.fract() == 0.0 => t.in_flight = Some(number as usize),
+                "sessions" if number.fract() == 0.0 => t.sessions = Some(number as usize),
                 _ => return Err(bad()),
             }
         }
         if t.burst.is_some() && t.rate.is_none() {
             return Err(format!("line {}: burst needs a rate", n + 1));
         }
+        if t.name.is_none() {
+            t.name = Some(format!("line-{}", n + 1));
+        }
+        if let Some(other) = out
+            .iter()
+            .find(|o| o.name == t.name && o.sessions != t.sessions)
+        {
+            return Err(format!(
+                "line {}: tokens of tenant `{}` give it different session caps ({:?} and {:?})",
+                n + 1,
+                other.name.as_deref().unwrap_or_default(),
+                other.sessions,
+                t.sessions
+            ));
+        }
         out.push(t);
     }
     Ok(out)
 }
 
-/// A token's live state: its bucket and its in-flight permits.
+/// A token's live state: its bucket, its in-flight permits and its tenant.
 pub(crate) struct Guarded {
     pub(crate) token: Token,
+    pub(crate) tenant: beaker_core::Tenant,
     bucket: Option<Mutex<Bucket>>,
     pub(crate) in_flight: Option<Arc<Semaphore>>,
 }
@@ -88,7 +127,8 @@ struct Bucket {
 }
 
 impl Guarded {
-    pub(crate) fn new(token: Token) -> Guarded {
+    /// The live state of `token`, the `index`-th of the server's (which labels its tenant when it has no name).
+    pub(crate) fn new(token: Token, index: usize) -> Guarded {
         let bucket = token.rate.map(|rate| {
             Mutex::new(Bucket {
                 level: token.burst.unwrap_or(rate).max(1.0),
@@ -96,8 +136,17 @@ impl Guarded {
             })
         });
         let in_flight = token.in_flight.map(|n| Arc::new(Semaphore::new(n.max(1))));
+        // A token built in code rather than read from a file may have no name: its secret is never the label.
+        let tenant = beaker_core::Tenant::named(
+            token
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("token-{}", index + 1)),
+            token.sessions,
+        );
         Guarded {
             token,
+            tenant,
             bucket,
             in_flight,
         }
@@ -136,7 +185,18 @@ mod tests {
             (t[0].token.as_str(), t[0].rate, t[0].burst, t[0].in_flight),
             ("abc", Some(2.5), Some(5.0), Some(3))
         );
-        assert_eq!(t[1], Token::new("def"));
+        assert_eq!(t[0].name.as_deref(), Some("line-3"), "labelled by its line");
+        assert_eq!(
+            t[1],
+            Token {
+                name: Some("line-4".into()),
+                ..Token::new("def")
+            }
+        );
+        let shared = parse_tokens("a name=team sessions=4\nb name=team sessions=4\nc sessions=2\n")
+            .expect("parses");
+        assert_eq!(shared[0].name, shared[1].name);
+        assert_eq!((shared[1].sessions, shared[2].sessions), (Some(4), Some(2)));
         for bad in [
             "abc rate",
             "abc rate=x",
@@ -145,6 +205,11 @@ mod tests {
             "abc in_flight=1.5",
             "abc speed=3",
             "abc burst=3",
+            "abc sessions=0.5",
+            "abc name=",
+            "abc name=line-2",
+            "a name=t sessions=1\nb name=t sessions=2",
+            "a name=t\nb name=t sessions=2",
         ] {
             assert!(parse_tokens(bad).is_err(), "{bad}");
         }
@@ -152,11 +217,14 @@ mod tests {
 
     #[test]
     fn the_bucket_allows_a_burst_then_the_rate() {
-        let g = Guarded::new(Token {
-            rate: Some(10.0),
-            burst: Some(3.0),
-            ..Token::new("t")
-        });
+        let g = Guarded::new(
+            Token {
+                rate: Some(10.0),
+                burst: Some(3.0),
+                ..Token::new("t")
+            },
+            0,
+        );
         let t0 = Instant::now();
         for _ in 0..3 {
             assert_eq!(g.take(t0), Ok(()));
@@ -168,7 +236,8 @@ mod tests {
         assert_eq!(g.take(t1), Ok(()));
         assert!(g.take(t1).is_err());
         // No rate: never limited.
-        let free = Guarded::new(Token::new("u"));
+        let free = Guarded::new(Token::new("u"), 1);
+        assert_eq!(free.tenant.name(), Some("token-2"));
         assert!((0..1000).all(|_| free.take(t0).is_ok()));
     }
 }

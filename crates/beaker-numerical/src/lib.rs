@@ -28,6 +28,7 @@ mod input;
 mod interp;
 mod linalg;
 mod ode;
+mod offload;
 mod optimize;
 mod quad;
 mod spec;

@@ -174,7 +174,48 @@ pub(crate) fn run(
         return Ok(json!({"norm": vector_norm(&x, options)?}));
     }
     let a = matrix(require(data, "A", op)?, "data.A", l)?;
+    // The second operand is read here, on the worker, so the computation owns everything it needs.
+    let second = match op {
+        "solve_linear" => Second::Vector(vector(require(data, "b", op)?, "data.b", l)?),
+        "matmul" => {
+            let bv = require(data, "B", op)?;
+            if matches!(bv, Value::Array(r) if r.first().is_some_and(|x| !x.is_array())) {
+                let v = vector(bv, "data.B", l)?;
+                Second::Column(DMatrix::from_column_slice(v.len(), 1, &v))
+            } else {
+                Second::Matrix(matrix(bv, "data.B", l)?)
+            }
+        }
+        _ => Second::None,
+    };
     ctx.checkpoint()?;
+    let (m, n) = (a.nrows() as f64, a.ncols() as f64);
+    let work = match &second {
+        Second::Matrix(b) | Second::Column(b) => m * n * b.ncols() as f64,
+        _ => m * n * m.min(n),
+    };
+    let (op, options) = (op.to_string(), options.clone());
+    crate::offload::run(ctx, work, move |_| compute(&op, a, second, &options))
+}
+
+/// The operand besides `A` an operation takes.
+enum Second {
+    None,
+    /// `solve_linear`'s `b`.
+    Vector(Vec<f64>),
+    /// `matmul`'s `B` given as a matrix.
+    Matrix(DMatrix<f64>),
+    /// `matmul`'s `B` given as a vector: a column, answered as a vector.
+    Column(DMatrix<f64>),
+}
+
+/// Computes operation `op` of `a` (and its second operand), once every input has been read.
+fn compute(
+    op: &str,
+    a: DMatrix<f64>,
+    second: Second,
+    options: &Map<String, Value>,
+) -> Result<Value, ToolError> {
     match op {
         "determinant" => {
             square(&a, op)?;
@@ -222,7 +263,9 @@ pub(crate) fn run(
             Ok(json!({"U": rows(&uu), "S": arr(&ss), "Vt": rows(&vv)}))
         }
         "solve_linear" => {
-            let b = vector(require(data, "b", op)?, "data.b", l)?;
+            let Second::Vector(b) = second else {
+                return Err(invalid("`solve_linear` needs data.b"));
+            };
             if b.len() != a.nrows() {
                 return Err(invalid(format!(
                     "data.b has {} entries but data.A has {} rows",
@@ -327,14 +370,10 @@ pub(crate) fn run(
             Ok(json!({"condition_number": c, "ord": ord}))
         }
         "matmul" => {
-            let bv = require(data, "B", op)?;
-            let vector_b =
-                matches!(bv, Value::Array(r) if r.first().is_some_and(|x| !x.is_array()));
-            let b = if vector_b {
-                let v = vector(bv, "data.B", l)?;
-                DMatrix::from_column_slice(v.len(), 1, &v)
-            } else {
-                matrix(bv, "data.B", l)?
+            let (b, vector_b) = match second {
+                Second::Matrix(b) => (b, false),
+                Second::Column(b) => (b, true),
+                _ => return Err(invalid("`matmul` needs data.B")),
             };
             if a.ncols() != b.nrows() {
                 return Err(invalid(format!(

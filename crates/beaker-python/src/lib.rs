@@ -133,7 +133,7 @@ impl ExecutePython {
                 sessions::MAX_NAME_BYTES
             )));
         }
-        if let Some(why) = self.sessions.take_ended(name) {
+        if let Some(why) = self.sessions.take_ended(&ctx.tenant, name) {
             return Err(ToolError::new(
                 ErrorKind::ToolError,
                 format!(
@@ -145,7 +145,7 @@ impl ExecutePython {
         let guest = self.runtime.guest()?;
         let limits = guest_limits(ctx.limits);
         let run = Run::for_call(b"", limits, ctx);
-        let slot = self.sessions.slot(name);
+        let slot = self.sessions.slot(&ctx.tenant, name)?;
         // A turn runs in the session: wait for it, but only until this call's own deadline or cancellation, so a
         // call queued behind a busy session gives its worker back on time instead of holding it until the turn
         // ahead ends.
@@ -171,7 +171,7 @@ impl ExecutePython {
                 Ok(s) => slot.session = Some(s),
                 Err(e) => {
                     drop(slot);
-                    self.sessions.close(name);
+                    self.sessions.close(&ctx.tenant, name);
                     return Err(e.into());
                 }
             }
@@ -198,7 +198,7 @@ impl ExecutePython {
                 slot.session = None;
                 slot.ended = Some(why.clone());
                 drop(slot);
-                self.sessions.end(name, why);
+                self.sessions.end(&ctx.tenant, name, why);
                 let mut err = stopped(e, ctx.limits.max_output_bytes / 2);
                 err.message = format!("{} (session `{name}` was ended)", err.message);
                 Err(err)
@@ -554,7 +554,7 @@ impl Tool for ExecutePython {
             Some(name) => {
                 let report = self.session_turn(name, &input, ctx);
                 if end_session {
-                    self.sessions.close(name);
+                    self.sessions.close(&ctx.tenant, name);
                 }
                 report?
             }
