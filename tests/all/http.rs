@@ -259,6 +259,57 @@ fn slow_clients_hold_nobody_up() -> Outcome {
     )
 }
 
+/// A connection that never finishes its request's head is closed after the header timeout, and a body that
+/// stops arriving is answered 408 after the body timeout: neither holds a connection (and its memory) for ever.
+fn slow_heads_and_bodies_are_cut_off() -> Outcome {
+    let config = TokenFile::new(
+        "timeouts",
+        "http_header_timeout_ms = 300\nhttp_body_timeout_ms = 300\n",
+    )?;
+    let h = Http::start(&["--no-python", "--config", &config.path])?;
+    let connect = || -> Result<TcpStream, String> {
+        let s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        // Far past both timeouts: a read still blocked then means the server never cut the client off.
+        s.set_read_timeout(Some(Duration::from_secs(20)))
+            .map_err(|e| e.to_string())?;
+        Ok(s)
+    };
+    let mut half_line = connect()?;
+    half_line
+        .write_all(b"POST /v1/call HTT")
+        .map_err(|e| e.to_string())?;
+    let mut rest = Vec::new();
+    half_line
+        .read_to_end(&mut rest)
+        .map_err(|e| format!("half a request line was held open: {e}"))?;
+    let mut slow_body = connect()?;
+    slow_body
+        .write_all(b"POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"tool\":")
+        .map_err(|e| e.to_string())?;
+    let mut answer = Vec::new();
+    slow_body
+        .read_to_end(&mut answer)
+        .map_err(|e| format!("a stalled body was held open: {e}"))?;
+    let text = String::from_utf8_lossy(&answer);
+    ensure(
+        text.starts_with("HTTP/1.1 408") && text.contains("limit_exceeded"),
+        || text.to_string(),
+    )?;
+    let (_, _, metrics) = h.request_with("GET", "/metrics", b"", "")?;
+    ensure(
+        String::from_utf8_lossy(&metrics).contains("reason=\"slow_body\"} 1"),
+        || String::from_utf8_lossy(&metrics).to_string(),
+    )?;
+    let (st, v) = h.json(
+        "POST",
+        "/v1/call",
+        &json!({"tool": "calculator", "params": {"expression": "6*7"}}),
+    )?;
+    ensure(st == 200 && v["result"]["value"] == "42", || {
+        format!("{st} {v}")
+    })
+}
+
 /// Every way a program can exit ends `/run_code` with the status a real `python3 -c` process gives
 /// (`tests/data/gen/exit_status.py` ran each one natively): `sys.exit('0')` is 1, not Success.
 fn run_code_exit_status_matches_cpython() -> Outcome {
@@ -1018,6 +1069,10 @@ pub fn trials() -> Vec<Trial> {
             openapi_describes_what_is_served,
         ),
         t("slow_clients_hold_nobody_up", slow_clients_hold_nobody_up),
+        t(
+            "slow_heads_and_bodies_are_cut_off",
+            slow_heads_and_bodies_are_cut_off,
+        ),
         t(
             "tokens_have_their_own_rate_and_in_flight_limits",
             tokens_have_their_own_rate_and_in_flight_limits,

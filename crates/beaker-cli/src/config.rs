@@ -95,6 +95,8 @@ struct File {
     max_queued: Option<usize>,
     max_trajectories: Option<usize>,
     max_sessions: Option<u32>,
+    http_header_timeout_ms: Option<u64>,
+    http_body_timeout_ms: Option<u64>,
     trajectory_idle_secs: Option<u64>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
@@ -119,6 +121,8 @@ pub struct Settings {
     pub max_line_bytes: usize,
     pub max_queued_bytes: usize,
     pub drain_ms: u64,
+    /// With `--http`: how long a request's head and its body may take to arrive (milliseconds).
+    pub http_timeouts_ms: (Option<u64>, Option<u64>),
 }
 
 impl Settings {
@@ -175,6 +179,7 @@ impl Settings {
             max_line_bytes: file.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             max_queued_bytes: file.max_queued_bytes.unwrap_or(DEFAULT_MAX_QUEUED_BYTES),
             drain_ms: file.drain_ms.unwrap_or(0),
+            http_timeouts_ms: (file.http_header_timeout_ms, file.http_body_timeout_ms),
         })
     }
 

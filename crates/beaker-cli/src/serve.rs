@@ -80,12 +80,19 @@ pub fn serve_http(
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("beaker: serving HTTP on http://{}", listener.local_addr()?);
-        let options = beaker_http::Options {
+        let mut options = beaker_http::Options {
             max_body_bytes: settings.max_line_bytes,
             max_in_flight: settings.max_in_flight,
             tokens,
             ..beaker_http::Options::default()
         };
+        let ms = std::time::Duration::from_millis;
+        if let Some(t) = settings.http_timeouts_ms.0 {
+            options.header_timeout = ms(t.max(1));
+        }
+        if let Some(t) = settings.http_timeouts_ms.1 {
+            options.body_timeout = ms(t.max(1));
+        }
         beaker_http::serve(listener, engine, options).await?;
         anyhow::Ok(())
     })

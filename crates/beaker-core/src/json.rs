@@ -50,6 +50,30 @@ pub fn json_len(v: &Value) -> u64 {
     n
 }
 
+/// The length in bytes of `values` written as a JSON array of numbers by serde_json (a non-finite value as `null`),
+/// computed without building the array: a tool checks a large numeric result against `max_output_bytes` before it
+/// turns it into JSON values (each of which, with exact numbers kept as text, weighs tens of bytes more).
+pub fn floats_json_len(values: &[f64]) -> u64 {
+    /// Counts what serde_json writes, keeping none of it.
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(2 + values.len().saturating_sub(1) as u64);
+    for x in values {
+        if !x.is_finite() || serde_json::to_writer(&mut count, x).is_err() {
+            count.0 += 4;
+        }
+    }
+    count.0
+}
+
 /// The serialized length of a scalar; `None` for an array or object.
 fn scalar_len(v: &Value) -> Option<u64> {
     Some(match v {
@@ -78,6 +102,23 @@ fn string_len(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_are_counted_as_serde_json_writes_them() {
+        let xs = [
+            0.0,
+            -1.5,
+            1e-300,
+            3.0,
+            f64::NAN,
+            123_456_789.125,
+            f64::INFINITY,
+            0.1,
+        ];
+        let written = serde_json::to_string(&serde_json::json!(xs)).unwrap_or_default();
+        assert_eq!(floats_json_len(&xs), written.len() as u64, "{written}");
+        assert_eq!(floats_json_len(&[]), 2);
+    }
     use serde_json::json;
 
     #[test]

@@ -29,7 +29,7 @@ mod tenant;
 pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
-pub use json::{json_len, json_type};
+pub use json::{floats_json_len, json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest};
 pub use spec::{Example, Tool, ToolSpec};
 pub use tenant::Tenant;

@@ -106,6 +106,41 @@ limits! {
     max_input_bytes: u64 = 4 << 20, max 256 << 20;
 }
 
+impl Limits {
+    /// Refuses, before anything is built, a result of `items` values that cannot fit `max_output_bytes` even if
+    /// each took only `min_bytes` (its separator included): large results are refused by their size, never
+    /// after they were built whole.
+    pub fn check_result_items(
+        &self,
+        items: u64,
+        min_bytes: u64,
+        what: &str,
+    ) -> Result<(), crate::ToolError> {
+        let at_least = items.saturating_mul(min_bytes);
+        if at_least > self.max_output_bytes {
+            return Err(crate::ToolError::limit(format!(
+                "{what} asks for {items} values, a result of at least {at_least} bytes; the limit is \
+                 max_output_bytes = {}",
+                self.max_output_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a numeric result whose JSON would be over `max_output_bytes`, measured before it is turned into
+    /// JSON values (see [`crate::floats_json_len`]).
+    pub fn check_floats(&self, values: &[f64], what: &str) -> Result<(), crate::ToolError> {
+        let n = crate::floats_json_len(values);
+        if n > self.max_output_bytes {
+            return Err(crate::ToolError::limit(format!(
+                "{what} would be {n} bytes of JSON; the limit is max_output_bytes = {}",
+                self.max_output_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// A configured limit that makes no sense (a default above its maximum, a zero).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("limit `{name}`: {message}")]

@@ -54,6 +54,12 @@ pub struct Options {
     /// Bearer tokens, any of which a request must carry (`Authorization: Bearer TOKEN`) on every route but
     /// `/healthz`, each with its own rate and in-flight limits; empty: no authentication.
     pub tokens: Vec<Token>,
+    /// How long a connection may take to send a request's head (the request line and headers) once it starts
+    /// one or while it is idle; past it the connection is closed. Without it a client could hold a connection
+    /// open forever with half a request line.
+    pub header_timeout: std::time::Duration,
+    /// How long a request's body may take to arrive once its head has; past it the answer is 408.
+    pub body_timeout: std::time::Duration,
 }
 
 impl Default for Options {
@@ -64,6 +70,8 @@ impl Default for Options {
             max_batch: 1024,
             max_in_flight: 256,
             tokens: Vec::new(),
+            header_timeout: std::time::Duration::from_secs(10),
+            body_timeout: std::time::Duration::from_secs(60),
         }
     }
 }
@@ -194,7 +202,13 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     // The whole body is read before a slot is taken, so clients that trickle their bodies (slowloris) hold
     // no slot and cannot starve the others; the body cap still bounds what is buffered.
     let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(body, state.options.max_body_bytes).await {
+    let read = axum::body::to_bytes(body, state.options.max_body_bytes);
+    let Ok(read) = tokio::time::timeout(state.options.body_timeout, read).await else {
+        state.rejected.slow.fetch_add(1, Ordering::Relaxed);
+        let body = json!({"success": false, "error": format!("the request body did not arrive within {} ms", state.options.body_timeout.as_millis()), "error_kind": "limit_exceeded"});
+        return (StatusCode::REQUEST_TIMEOUT, Json(body)).into_response();
+    };
+    let bytes = match read {
         Ok(b) => b,
         // http-body-util's length limit error is the only one that says this; others are the client's I/O.
         Err(e) if e.to_string().contains("length limit") => {
@@ -265,9 +279,43 @@ pub async fn serve(
     engine: Engine,
     options: Options,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(engine, options))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    // Our own accept loop rather than `axum::serve`, which installs no timer in hyper, so hyper's header read
+    // timeout never fires there (tokio-rs/axum#2741).
+    let header_timeout = options.header_timeout;
+    let app = router(engine, options);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut stop = std::pin::pin!(shutdown_signal());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors or a connection reset before it was accepted: the listener is fine,
+                // and retrying at once would spin.
+                Err(e) => {
+                    tracing::debug!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(header_timeout);
+        let conn =
+            graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("connection ended: {e}");
+            }
+        });
+    }
+    drop(listener);
+    // Requests in flight finish and are answered; idle connections close.
+    graceful.shutdown().await;
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -15,6 +15,8 @@ pub(crate) struct Rejected {
     pub(crate) overloaded: AtomicU64,
     pub(crate) rate_limited: AtomicU64,
     pub(crate) too_large: AtomicU64,
+    /// Bodies that did not arrive within the body timeout.
+    pub(crate) slow: AtomicU64,
 }
 
 /// The label value calls naming no known tool are counted under.
@@ -178,6 +180,7 @@ pub(crate) fn render(s: &Stats, http_in_flight: usize, rejected: &Rejected) -> S
         ("overloaded", &rejected.overloaded),
         ("rate_limited", &rejected.rate_limited),
         ("too_large", &rejected.too_large),
+        ("slow_body", &rejected.slow),
     ] {
         let _ = writeln!(
             out,

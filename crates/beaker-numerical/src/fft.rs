@@ -73,6 +73,8 @@ pub(crate) fn run(
                 return Err(invalid("data.d (the sample spacing) must not be 0"));
             }
             let real = crate::input::opt_bool(options, "real", false)?;
+            let items = if real { n / 2 + 1 } else { n };
+            l.check_result_items(items as u64, 4, "data.n")?;
             let val = 1.0 / (n as f64 * d);
             let f: Vec<f64> = if real {
                 (0..=n / 2).map(|k| k as f64 * val).collect()
@@ -88,6 +90,7 @@ pub(crate) fn run(
                     })
                     .collect()
             };
+            l.check_floats(&f, "the frequencies")?;
             Ok(json!({ "result": arr(&f) }))
         }
         "fft" | "ifft" => {

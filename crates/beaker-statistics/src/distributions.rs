@@ -1228,6 +1228,7 @@ fn sample(d: &Dist, args: &Args) -> Result<Value, ToolError> {
         "options.n",
         args.ctx,
     )?;
+    args.ctx.limits.check_result_items(n, 4, "options.n")?;
     let seed = match args.options.get("seed") {
         None | Some(Value::Null) => args.ctx.seed,
         Some(v) => count(v, "options.seed")?,
@@ -1240,5 +1241,6 @@ fn sample(d: &Dist, args: &Args) -> Result<Value, ToolError> {
         }
         out.push(d.sample(&mut rng));
     }
+    args.ctx.limits.check_floats(&out, "the sample")?;
     Ok(json!({"value": nums(&out), "seed": seed}))
 }
