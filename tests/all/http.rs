@@ -310,6 +310,65 @@ fn slow_heads_and_bodies_are_cut_off() -> Outcome {
     })
 }
 
+/// Request bodies reserve their declared size from the memory budget before they are read: with a 40 MiB budget,
+/// two connections each sending a 16 MiB body leave no room for a third (503, naming the budget), while a
+/// small request is still answered.
+fn bodies_reserve_from_the_memory_budget() -> Outcome {
+    let h = Http::start(&["--no-python", "--max-memory", "40MiB"])?;
+    let big = 16usize << 20;
+    let mut holding = Vec::new();
+    for _ in 0..2 {
+        let mut s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        let head = format!("POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: {big}\r\n\r\n");
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        s.write_all(&vec![b' '; 1 << 20])
+            .map_err(|e| e.to_string())?;
+        holding.push(s);
+    }
+    // The two bodies are being read: wait until the server has reserved both.
+    let mut metrics = String::new();
+    for _ in 0..200 {
+        let (_, _, m) = h.request_with("GET", "/metrics", b"", "")?;
+        metrics = String::from_utf8_lossy(&m).to_string();
+        if metrics.contains(&format!("beaker_memory_reserved_bytes {}", 2 * big)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ensure(
+        metrics.contains(&format!("beaker_memory_reserved_bytes {}", 2 * big))
+            && metrics.contains(&format!("beaker_memory_budget_bytes {}", 40u64 << 20)),
+        || metrics.clone(),
+    )?;
+    let mut third = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+    third
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .map_err(|e| e.to_string())?;
+    let head = format!(
+        "POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: {big}\r\nConnection: close\r\n\r\n"
+    );
+    third
+        .write_all(head.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut answer = vec![0u8; 4096];
+    let n = third.read(&mut answer).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&answer[..n]);
+    ensure(
+        text.starts_with("HTTP/1.1 503") && text.contains("memory budget"),
+        || text.to_string(),
+    )?;
+    let (st, v) = h.json(
+        "POST",
+        "/v1/call",
+        &json!({"tool": "calculator", "params": {"expression": "6*7"}}),
+    )?;
+    ensure(st == 200 && v["result"]["value"] == "42", || {
+        format!("{st} {v}")
+    })?;
+    drop(holding);
+    Ok(())
+}
+
 /// Every way a program can exit ends `/run_code` with the status a real `python3 -c` process gives
 /// (`tests/data/gen/exit_status.py` ran each one natively): `sys.exit('0')` is 1, not Success.
 fn run_code_exit_status_matches_cpython() -> Outcome {
@@ -1072,6 +1131,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "slow_heads_and_bodies_are_cut_off",
             slow_heads_and_bodies_are_cut_off,
+        ),
+        t(
+            "bodies_reserve_from_the_memory_budget",
+            bodies_reserve_from_the_memory_budget,
         ),
         t(
             "tokens_have_their_own_rate_and_in_flight_limits",

@@ -15,6 +15,7 @@ mod grading;
 mod http;
 mod logic;
 mod mcp;
+mod memory;
 mod numerical;
 mod plans;
 mod python;
@@ -43,6 +44,7 @@ fn main() {
     trials.extend(serve::trials());
     trials.extend(http::trials());
     trials.extend(mcp::trials());
+    trials.extend(memory::trials());
     trials.extend(text_mode::trials());
     trials.extend(api::trials());
     trials.extend(tidy::trials());

@@ -72,17 +72,17 @@ fn bad_input_is_answered_or_dropped_and_stdout_stays_protocol() -> Outcome {
     })?;
     let refused = by_id(json!(4)).unwrap_or_default();
     ensure(refused["result"]["isError"] == true, || {
-        format!("{refused}")
+        format!("id 4: {refused}; every answer: {lines:?}")
     })?;
     let py = by_id(json!(5)).unwrap_or_default();
     let out = &py["result"]["structuredContent"];
     ensure(
         out["stdout"] == "to stdout\n" && out["stderr"] == "to stderr\n",
-        || format!("{py}"),
+        || format!("id 5: {py}; every answer: {lines:?}"),
     )?;
     let last = by_id(json!(6)).unwrap_or_default();
     ensure(last["result"]["structuredContent"]["value"] == "42", || {
-        format!("{last}")
+        format!("id 6: {last}; every answer: {lines:?}")
     })?;
     for id in [7, 8] {
         let e = by_id(json!(id)).unwrap_or_default();
@@ -90,12 +90,39 @@ fn bad_input_is_answered_or_dropped_and_stdout_stays_protocol() -> Outcome {
     }
     let bom = by_id(json!(9)).unwrap_or_default();
     ensure(bom["result"]["structuredContent"]["value"] == "42", || {
-        format!("{bom}")
+        format!("id 9: {bom}; every answer: {lines:?}")
     })?;
     // Nothing else was answered: the other unreadable lines had no id to answer.
     ensure(lines.len() == 8, || {
         format!("{} lines: {lines:?}", lines.len())
     })
+}
+
+/// A client that writes its requests and closes stdin at once (`echo ... | beaker serve --mcp`) still gets every
+/// answer: the session ends when the requests it was fed are answered, not when the input ends.
+fn piped_requests_are_answered_before_the_session_ends() -> Outcome {
+    let mut s = Server::start(&["--mcp"]);
+    s.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    s.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "execute_python",
+        "arguments": {"code": "print(sum(i * i for i in range(3_000_000)))"}}}));
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "calculator",
+        "arguments": {"expression": "6 * 7"}}}),
+    );
+    let (lines, status) = s.finish();
+    ensure(status.success(), || format!("exit status {status}"))?;
+    let py = lines
+        .iter()
+        .find(|l| l["id"] == 2)
+        .cloned()
+        .unwrap_or_default();
+    ensure(
+        py["result"]["structuredContent"]["stdout"] == "8999995500000500000\n",
+        || format!("id 2: {py}; every answer: {lines:?}"),
+    )?;
+    ensure(lines.iter().any(|l| l["id"] == 3), || format!("{lines:?}"))
 }
 
 /// The MCP trials.
@@ -108,6 +135,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "mcp::bad_input_is_answered_or_dropped_and_stdout_stays_protocol",
             bad_input_is_answered_or_dropped_and_stdout_stays_protocol,
+        ),
+        Trial::test(
+            "mcp::piped_requests_are_answered_before_the_session_ends",
+            piped_requests_are_answered_before_the_session_ends,
         ),
     ]
 }

@@ -44,6 +44,11 @@ pub struct EngineArgs {
     /// reached, the client holding the most gives up its least recently used idle one.
     #[arg(long)]
     pub max_sessions: Option<u32>,
+    /// The memory budget every client-grown holder reserves from (interpreters and sessions, request bodies,
+    /// answers waiting to be written): bytes, or with a unit (`2GiB`, `512MiB`). Default: three quarters of the
+    /// machine's (or the cgroup's) memory.
+    #[arg(long, value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
     /// Also register testing-only tools (`_block`).
     #[arg(long, hide = true)]
     pub test_tools: bool,
@@ -95,6 +100,7 @@ struct File {
     max_queued: Option<usize>,
     max_trajectories: Option<usize>,
     max_sessions: Option<u32>,
+    max_memory: Option<String>,
     http_header_timeout_ms: Option<u64>,
     http_body_timeout_ms: Option<u64>,
     trajectory_idle_secs: Option<u64>,
@@ -149,6 +155,12 @@ impl Settings {
             anyhow::ensure!(n > 0, "max_trajectories must be at least 1");
             config.max_trajectories = n;
         }
+        if let Some(m) = args.max_memory {
+            config.max_memory = m;
+        } else if let Some(m) = &file.max_memory {
+            config.max_memory = parse_bytes(m).map_err(|e| anyhow::anyhow!("max_memory: {e}"))?;
+        }
+        anyhow::ensure!(config.max_memory > 0, "max_memory must be at least 1 byte");
         if let Some(s) = file.trajectory_idle_secs {
             config.trajectory_idle = std::time::Duration::from_secs(s);
         }
@@ -234,5 +246,51 @@ impl Settings {
             eprintln!("beaker: guest tool not loaded: {e}");
         }
         Ok(engine)
+    }
+}
+
+/// A size in bytes: a whole number, optionally with a unit (`KiB`, `MiB`, `GiB`, `TiB`, or `K`, `M`, `G`, `T`
+/// meaning the same powers of 1024; `KB`, `MB`, `GB`, `TB` are powers of 1000).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: u64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a size (a whole number of bytes, or with a unit: 2GiB)")
+    })?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}` (KiB, MiB, GiB, TiB)"
+            ))
+        }
+    };
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_read_with_and_without_units() {
+        assert_eq!(parse_bytes("1024"), Ok(1024));
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("512 MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("3g"), Ok(3 << 30));
+        assert_eq!(parse_bytes("5MB"), Ok(5_000_000));
+        for bad in ["", "GiB", "2 parsecs", "-1", "99999999999TiB", "1.5GiB"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -14,9 +14,11 @@
 use crate::config::Settings;
 use crate::lines::{read_line_capped, Line};
 use anyhow::Context;
+use beaker_core::{MemoryBudget, Reservation};
 use beaker_protocol::{Request, Session, SessionInfo, Sink};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::io::{BufWriter, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,8 +27,8 @@ const PARSE_ELSEWHERE_BYTES: usize = 1 << 20;
 
 /// What the writer thread is sent.
 enum Out {
-    /// A response line.
-    Line(String),
+    /// A response line, and its bytes reserved from the memory budget until it is written.
+    Line(String, Reservation),
     /// Flush everything before this and exit the process with this status.
     Exit(i32),
 }
@@ -35,13 +37,42 @@ enum Out {
 struct Stdout {
     lines: flume::Sender<Out>,
     permits: flume::Receiver<()>,
+    /// The process's memory budget, which answers waiting to be written reserve from.
+    memory: MemoryBudget,
+    /// Bytes of answers queued and not yet written.
+    queued: Arc<AtomicU64>,
 }
 
 impl Sink for Stdout {
     fn send(&self, line: String, finished: bool) {
-        let _ = self.lines.send(Out::Line(line));
+        let reservation = self.reserve(line.len() as u64);
+        let _ = self.lines.send(Out::Line(line, reservation));
         if finished {
             let _ = self.permits.try_recv();
+        }
+    }
+}
+
+impl Stdout {
+    /// Reserves an answer's bytes, waiting while the budget is spent and answers of ours wait to be written (a
+    /// client that does not read holds up the calls that answer it, not the process's memory). With none
+    /// waiting, the answer goes out whatever the budget says: only writing frees what the writer holds.
+    fn reserve(&self, bytes: u64) -> Reservation {
+        loop {
+            match self
+                .memory
+                .try_reserve(bytes, "an answer waiting for the client to read it")
+            {
+                Ok(r) => {
+                    self.queued.fetch_add(bytes, Ordering::AcqRel);
+                    return r;
+                }
+                Err(_) if self.queued.load(Ordering::Acquire) == 0 => {
+                    self.queued.fetch_add(bytes, Ordering::AcqRel);
+                    return self.memory.force(bytes);
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(1)),
+            }
         }
     }
 }
@@ -120,13 +151,17 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
     // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.
     let (lines, rx) = flume::bounded::<Out>(settings.max_in_flight.saturating_mul(2).max(64));
+    let queued = Arc::new(AtomicU64::new(0));
+    let written = queued.clone();
     let writer = std::thread::Builder::new()
         .name("beaker-writer".into())
-        .spawn(move || write_loop(rx))?;
+        .spawn(move || write_loop(rx, &written))?;
     let (take, give_back) = flume::bounded(settings.max_in_flight);
     let sink = Arc::new(Stdout {
         lines: lines.clone(),
         permits: give_back,
+        memory: engine.memory().clone(),
+        queued,
     });
     let info = SessionInfo {
         max_in_flight: settings.max_in_flight,
@@ -238,7 +273,7 @@ fn on_signals(
     Ok(())
 }
 
-fn write_loop(rx: flume::Receiver<Out>) {
+fn write_loop(rx: flume::Receiver<Out>, queued: &AtomicU64) {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut exit = None;
@@ -247,7 +282,11 @@ fn write_loop(rx: flume::Receiver<Out>) {
         // Batch whatever else is ready, then flush once.
         for out in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
             match out {
-                Out::Line(line) => ok &= writeln!(w, "{line}").is_ok(),
+                Out::Line(line, reservation) => {
+                    ok &= writeln!(w, "{line}").is_ok();
+                    // Buffered or written, the line is out of the queue; its memory goes with the reservation.
+                    queued.fetch_sub(reservation.bytes(), Ordering::AcqRel);
+                }
                 Out::Exit(status) => {
                     exit = Some(status);
                     break;

@@ -69,6 +69,9 @@ pub struct CallContext {
     pub usage: UsageSlot,
     /// Whose call it is: a tool that keeps named state across calls (sessions) keeps it per tenant.
     pub tenant: crate::Tenant,
+    /// The process's memory budget: a tool that holds memory beyond its call's result (an interpreter, a session)
+    /// reserves it here first.
+    pub memory: crate::MemoryBudget,
 }
 
 /// What one call consumed inside the sandbox, reported as `usage` in its envelope.
@@ -125,6 +128,7 @@ impl CallContext {
             deadline: None,
             usage: UsageSlot::default(),
             tenant: crate::Tenant::default(),
+            memory: crate::MemoryBudget::unlimited(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! - [`Limits`]: the bounds a call runs under; [`LimitsRequest`] is what a call may ask for.
 //! - [`CallContext`]: what a running tool sees (limits, cancellation, seed, tenant); [`Tool`]: what a tool implements.
 //! - [`Tenant`]: whose call it is; named server state (sessions, trajectories) is scoped by it.
+//! - [`MemoryBudget`]: the one budget every holder of client-grown memory reserves from.
 //!
 //! This crate never performs IO, never spawns threads and never widens [`Limits`].
 //!
@@ -23,6 +24,7 @@ mod envelope;
 mod error;
 mod json;
 mod limits;
+mod memory;
 mod spec;
 mod tenant;
 
@@ -31,6 +33,7 @@ pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest};
+pub use memory::{MemoryBudget, Reservation};
 pub use spec::{Example, Tool, ToolSpec};
 pub use tenant::Tenant;
 

@@ -35,6 +35,10 @@ pub struct Config {
     pub trajectory_idle: std::time::Duration,
     /// The most trajectories kept at once; past it the least recently used idle one is dropped. Default 100,000.
     pub max_trajectories: usize,
+    /// Bytes the process lets its clients make it hold ([`beaker_core::MemoryBudget`]): interpreter sessions and
+    /// runs, and what front ends hold for requests and answers, reserve from it. Default: three quarters of the
+    /// machine's memory (or of the cgroup's limit when lower), 8 GiB where neither can be read.
+    pub max_memory: u64,
 }
 
 impl Default for Config {
@@ -51,6 +55,7 @@ impl Default for Config {
             output_dir: None,
             trajectory_idle: std::time::Duration::from_secs(600),
             max_trajectories: 100_000,
+            max_memory: default_max_memory(),
         }
     }
 }
@@ -119,8 +124,11 @@ impl EngineBuilder {
     /// Loads the catalog, compiles each tool's params schema, starts the worker pool and the watchdog.
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
-        let (config_idle, config_max_trajectories) =
-            (config.trajectory_idle, config.max_trajectories);
+        let (config_idle, config_max_trajectories, config_max_memory) = (
+            config.trajectory_idle,
+            config.max_trajectories,
+            config.max_memory,
+        );
         config.defaults.validate_against(&config.maxima)?;
         if config.workers == 0 || config.sandbox_workers == 0 {
             return Err(EngineError::Config(
@@ -171,6 +179,7 @@ impl EngineBuilder {
                     config_idle,
                     config_max_trajectories,
                 ),
+                memory: beaker_core::MemoryBudget::new(config_max_memory),
             }),
             tenant: Tenant::default(),
         })
@@ -205,3 +214,22 @@ fn pool(name: &str, n: usize) -> Result<(flume::Sender<Job>, Arc<PoolCounters>),
 /// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only
 /// touched pages cost memory.
 const WORKER_STACK: usize = 16 << 20;
+
+/// Three quarters of the memory this process may use: the machine's, or its cgroup's limit when lower.
+fn default_max_memory() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    // cgroup v2 says `max` when there is no limit.
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    match (meminfo, cgroup) {
+        (Some(m), Some(c)) => m.min(c) / 4 * 3,
+        (Some(m), None) => m / 4 * 3,
+        (None, Some(c)) => c / 4 * 3,
+        (None, None) => 8 << 30,
+    }
+}

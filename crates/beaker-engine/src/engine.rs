@@ -71,6 +71,8 @@ pub(crate) struct Inner {
     pub(crate) sandbox_pool: Arc<PoolCounters>,
     /// Each tag's figures and budgets.
     pub(crate) trajectories: crate::trajectory::Trajectories,
+    /// The process's memory budget ([`Config::max_memory`]).
+    pub(crate) memory: beaker_core::MemoryBudget,
 }
 
 impl Drop for Inner {
@@ -260,6 +262,12 @@ impl Engine {
         }
     }
 
+    /// The process's memory budget: what front ends reserve request bodies and queued answers from, and tools
+    /// their interpreters.
+    pub fn memory(&self) -> &beaker_core::MemoryBudget {
+        &self.inner.memory
+    }
+
     /// The tenant this handle acts for.
     pub fn tenant(&self) -> &Tenant {
         &self.tenant
@@ -302,6 +310,18 @@ impl Engine {
     /// the tag opens it afresh, without budgets.
     pub fn close_trajectory(&self, tag: &str) -> Option<Value> {
         self.inner.trajectories.close(&self.tenant, tag)
+    }
+
+    /// An equal part, for each of `n` calls answered together (a text request's, a batch's), of the
+    /// `max_output_bytes` that `limits` ask for (the server's default when they ask for none), so that all of
+    /// them together stay within it.
+    pub fn share_of_output(&self, limits: &beaker_core::LimitsRequest, n: usize) -> u64 {
+        let cfg = &self.inner.config;
+        let whole = limits
+            .max_output_bytes
+            .unwrap_or(cfg.defaults.max_output_bytes)
+            .min(cfg.maxima.max_output_bytes);
+        (whole / n.max(1) as u64).max(1)
     }
 
     /// The configuration the engine runs with.
@@ -562,6 +582,7 @@ fn run(
         deadline: Some(deadline),
         usage: state.usage.clone(),
         tenant,
+        memory: inner.memory.clone(),
     };
     let outcome = match catch_unwind(AssertUnwindSafe(|| tool.call(params, &ctx))) {
         Ok(r) => r,

@@ -487,6 +487,11 @@ impl Engine {
                 req.key.as_bytes(),
             ])
         });
+        // The calls of one text request share its result budget: each may return an equal part of its
+        // `max_output_bytes`, so the answer, and what the server holds while gathering it, is bounded by one
+        // call's limit however many calls the text holds (and the part is the same on every run).
+        let mut limits = req.limits;
+        limits.max_output_bytes = Some(self.share_of_output(&req.limits, found.len()));
         let mut handles = Vec::new();
         for (slot, f) in found.into_iter().enumerate() {
             let finish = {
@@ -512,7 +517,7 @@ impl Engine {
                         id: Some(id),
                         tool: call.tool.clone(),
                         params: call.params,
-                        limits: req.limits,
+                        limits,
                         meta: None,
                         tag: req.tag.clone(),
                         seed: Some(stable_hash(&[

@@ -202,6 +202,31 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     // The whole body is read before a slot is taken, so clients that trickle their bodies (slowloris) hold
     // no slot and cannot starve the others; the body cap still bounds what is buffered.
     let (parts, body) = req.into_parts();
+    // What the body may take is reserved from the process's memory budget before a byte of it is read, and
+    // held until the answer is sent: many connections each sending a large body cannot exceed it together.
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let cap = state.options.max_body_bytes as u64;
+    let _body_memory = match state
+        .engine
+        .memory()
+        .try_reserve(declared.unwrap_or(cap).min(cap), "this request's body")
+    {
+        Ok(r) => r,
+        Err(e) => {
+            state.rejected.memory.fetch_add(1, Ordering::Relaxed);
+            let body = json!({"success": false, "error": e.message, "error_kind": "limit_exceeded", "retryable": true});
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, "1")],
+                Json(body),
+            )
+                .into_response();
+        }
+    };
     let read = axum::body::to_bytes(body, state.options.max_body_bytes);
     let Ok(read) = tokio::time::timeout(state.options.body_timeout, read).await else {
         state.rejected.slow.fetch_add(1, Ordering::Relaxed);

@@ -17,6 +17,8 @@ pub(crate) struct Rejected {
     pub(crate) too_large: AtomicU64,
     /// Bodies that did not arrive within the body timeout.
     pub(crate) slow: AtomicU64,
+    /// Bodies refused because the memory budget could not hold them.
+    pub(crate) memory: AtomicU64,
 }
 
 /// The label value calls naming no known tool are counted under.
@@ -28,7 +30,8 @@ pub(crate) async fn metrics(Shared(state): Shared<State>) -> Response {
         .max_in_flight
         .max(1)
         .saturating_sub(state.in_flight.available_permits());
-    let text = render(&state.engine.stats(), in_flight, &state.rejected);
+    let mut text = render(&state.engine.stats(), in_flight, &state.rejected);
+    memory(&mut text, state.engine.memory());
     (
         [(
             header::CONTENT_TYPE,
@@ -53,6 +56,39 @@ fn header(out: &mut String, name: &str, kind: &str, help: &str) {
 /// Seconds from microseconds, as a Prometheus float.
 fn seconds(us: u64) -> f64 {
     us as f64 / 1e6
+}
+
+/// The process's memory budget: its size, what is reserved now and at most, and the reservations it refused.
+fn memory(out: &mut String, m: &beaker_core::MemoryBudget) {
+    for (metric, kind, help, value) in [
+        (
+            "beaker_memory_budget_bytes",
+            "gauge",
+            "The process's memory budget (--max-memory).",
+            m.limit(),
+        ),
+        (
+            "beaker_memory_reserved_bytes",
+            "gauge",
+            "Bytes reserved from the memory budget now (interpreters, sessions, request bodies, queued answers).",
+            m.used(),
+        ),
+        (
+            "beaker_memory_reserved_peak_bytes",
+            "gauge",
+            "The most bytes reserved from the memory budget at once since the server started.",
+            m.peak(),
+        ),
+        (
+            "beaker_memory_refused_total",
+            "counter",
+            "Reservations the memory budget refused (each refused a request or a call).",
+            m.refused(),
+        ),
+    ] {
+        header(out, metric, kind, help);
+        let _ = writeln!(out, "{metric} {value}");
+    }
 }
 
 pub(crate) fn render(s: &Stats, http_in_flight: usize, rejected: &Rejected) -> String {
@@ -181,6 +217,7 @@ pub(crate) fn render(s: &Stats, http_in_flight: usize, rejected: &Rejected) -> S
         ("rate_limited", &rejected.rate_limited),
         ("too_large", &rejected.too_large),
         ("slow_body", &rejected.slow),
+        ("memory", &rejected.memory),
     ] {
         let _ = writeln!(
             out,

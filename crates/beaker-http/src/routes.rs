@@ -96,11 +96,24 @@ pub(crate) async fn batch(
             ),
         );
     }
-    // Each call is answered on its own: one that cannot be parsed fails alone, in its place.
+    // Each call is answered on its own: one that cannot be parsed fails alone, in its place. Together their
+    // results are bounded by the largest one result may be: each gets at most an equal part of it.
+    let maxima = beaker_core::LimitsRequest {
+        max_output_bytes: Some(engine.config().maxima.max_output_bytes),
+        ..Default::default()
+    };
+    let share = engine.share_of_output(&maxima, calls.len());
     let pending: Vec<_> = calls
         .iter()
         .map(|c| match Request::from_json(c.clone()) {
-            Ok(Request::Call(call)) => Slot::Running(engine.call_async(call)),
+            Ok(Request::Call(mut call)) => {
+                let own = call
+                    .limits
+                    .max_output_bytes
+                    .unwrap_or(engine.config().defaults.max_output_bytes);
+                call.limits.max_output_bytes = Some(own.min(share));
+                Slot::Running(engine.call_async(call))
+            }
             Ok(_) => Slot::Answered(Box::new(Envelope::failure(
                 c.get("id").cloned(),
                 String::new(),

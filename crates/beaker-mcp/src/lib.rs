@@ -98,9 +98,16 @@ where
     let (rmcp_input, feed) = tokio::io::duplex(1 << 16);
     let (rmcp_output, produced) = tokio::io::duplex(1 << 16);
     let (lines, to_write) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
-    tokio::spawn(write_lines(to_write, output));
-    tokio::spawn(relay_lines(produced, lines.clone()));
-    tokio::spawn(filter_lines(input, feed, lines, options.max_line_bytes));
+    let writer = tokio::spawn(write_lines(to_write, output));
+    let pending = Arc::new(Pending::default());
+    tokio::spawn(relay_lines(produced, lines.clone(), pending.clone()));
+    tokio::spawn(filter_lines(
+        input,
+        feed,
+        lines,
+        options.max_line_bytes,
+        pending,
+    ));
     let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleServer, _, _>::new(
         rmcp_input,
         rmcp_output,
@@ -114,8 +121,40 @@ where
         Err(e) => return Err(Error::Start(Box::new(e))),
     };
     running.waiting().await?;
+    // Every answer rmcp and the filter produced is written before the session ends.
+    let _ = writer.await;
     Ok(())
 }
+
+/// The client's requests rmcp has been fed and the responses it has produced: when the client closes its input,
+/// the session ends once every request it sent has been answered (a client that pipes its requests and closes
+/// stdin, as `echo ... | beaker serve --mcp` does, gets every answer, as on the JSON Lines server).
+#[derive(Default)]
+struct Pending {
+    requests: std::sync::atomic::AtomicI64,
+    responses: std::sync::atomic::AtomicI64,
+}
+
+impl Pending {
+    /// Whether every request fed so far has its response.
+    fn answered(&self) -> bool {
+        use std::sync::atomic::Ordering::Acquire;
+        self.responses.load(Acquire) >= self.requests.load(Acquire)
+    }
+}
+
+/// The fields of a JSON-RPC message that say what it is.
+#[derive(serde::Deserialize)]
+struct Kind {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// The longest the session waits, after the client closed its input, for its requests' answers: a call's
+/// longest timeout and a margin (a request rmcp never answers must not keep the process alive for ever).
+const DRAIN_AT_MOST: Duration = Duration::from_secs(610);
 
 /// Writes each line it is given, whole, until every sender is gone.
 async fn write_lines<W: AsyncWrite + Unpin>(
@@ -130,13 +169,23 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 }
 
 /// Passes rmcp's output on to the writer a line at a time.
-async fn relay_lines<R: AsyncRead + Unpin>(produced: R, lines: tokio::sync::mpsc::Sender<Vec<u8>>) {
+async fn relay_lines<R: AsyncRead + Unpin>(
+    produced: R,
+    lines: tokio::sync::mpsc::Sender<Vec<u8>>,
+    pending: Arc<Pending>,
+) {
     let mut produced = BufReader::new(produced);
     loop {
         let mut line = Vec::new();
         match produced.read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => return,
             Ok(_) => {
+                // A line without a method is a response (notifications and requests to the client have one).
+                if serde_json::from_slice::<Kind>(&line).is_ok_and(|k| k.method.is_none()) {
+                    pending
+                        .responses
+                        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                }
                 if lines.send(line).await.is_err() {
                     return;
                 }
@@ -155,8 +204,16 @@ async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
     mut feed: F,
     answers: tokio::sync::mpsc::Sender<Vec<u8>>,
     max: usize,
+    pending: Arc<Pending>,
 ) {
     let mut input = BufReader::new(input);
+    // At the end of the input, rmcp's input stays open until every request fed to it is answered.
+    let drain = |pending: Arc<Pending>| async move {
+        let since = tokio::time::Instant::now();
+        while !pending.answered() && since.elapsed() < DRAIN_AT_MOST {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
     loop {
         // The line, or its first ID_PREFIX bytes and its length when it is longer than `max`.
         let mut line = Vec::new();
@@ -168,6 +225,7 @@ async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
             };
             if chunk.is_empty() {
                 if len == 0 {
+                    drain(pending).await;
                     return;
                 }
                 break;
@@ -206,6 +264,19 @@ async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
         };
         match why {
             None => {
+                // A request (an id and a method) will be answered; a cancelled one will not be.
+                if let Ok(kind) = serde_json::from_slice::<Kind>(body) {
+                    use std::sync::atomic::Ordering::AcqRel;
+                    match (kind.id.filter(|id| !id.is_null()), kind.method.as_deref()) {
+                        (Some(_), Some(_)) => {
+                            pending.requests.fetch_add(1, AcqRel);
+                        }
+                        (None, Some("notifications/cancelled")) => {
+                            pending.requests.fetch_sub(1, AcqRel);
+                        }
+                        _ => {}
+                    }
+                }
                 let mut ok = body.to_vec();
                 ok.push(b'\n');
                 if feed.write_all(&ok).await.is_err() {

@@ -484,6 +484,9 @@ impl Session {
         hello.insert("max_in_flight".into(), json!(self.info.max_in_flight));
         hello.insert("max_queued_bytes".into(), json!(self.info.max_queued_bytes));
         hello.insert("max_line_bytes".into(), json!(self.info.max_line_bytes));
+        let memory = self.engine.memory();
+        hello.insert("max_memory".into(), json!(memory.limit()));
+        hello.insert("memory_used".into(), json!(memory.used()));
         hello.insert(
             "limits".into(),
             json!({"defaults": cfg.defaults, "maxima": cfg.maxima}),

@@ -166,6 +166,23 @@ impl ExecutePython {
                 format!("session `{name}` was ended while this call waited for it: {why}"),
             ));
         }
+        // The interpreter may grow to the call's memory limit during the turn: that much is reserved from the
+        // process's budget for it, and after it only what the interpreter then holds.
+        let want = ctx.limits.max_memory_bytes;
+        let what = "this session's interpreter";
+        let reserved = match slot.memory.as_mut() {
+            Some(r) => r.resize(r.bytes().max(want), what),
+            None => ctx.memory.try_reserve(want, what).map(|r| {
+                slot.memory = Some(r);
+            }),
+        };
+        if let Err(e) = reserved {
+            if slot.session.is_none() {
+                drop(slot);
+                self.sessions.close(&ctx.tenant, name);
+            }
+            return Err(e);
+        }
         if slot.session.is_none() {
             match guest.open_session(&run) {
                 Ok(s) => slot.session = Some(s),
@@ -189,6 +206,11 @@ impl ExecutePython {
         slot.last_used = Instant::now();
         match outcome {
             Ok(o) => {
+                // Linear memory never shrinks: the turn's peak is what the interpreter holds from now on.
+                let held = ctx.usage.get().map_or(want, |u| u.peak_memory_bytes);
+                if let Some(r) = slot.memory.as_mut() {
+                    r.force_to(held);
+                }
                 drop(slot);
                 report(o)
             }
@@ -196,6 +218,7 @@ impl ExecutePython {
                 // A trap, a limit or a stop mid-turn leaves the interpreter in an unknown state.
                 let why = format!("a call failed in it ({e})");
                 slot.session = None;
+                slot.memory = None;
                 slot.ended = Some(why.clone());
                 drop(slot);
                 self.sessions.end(&ctx.tenant, name, why);
@@ -287,6 +310,21 @@ pub(crate) fn guest_limits(limits: Limits) -> Limits {
     limits
 }
 
+/// Reserves from the process's memory budget what `n` fresh interpreters of this call may grow to (its memory
+/// limit each), for as long as the returned reservation lives; refused with `limit_exceeded` naming the budget.
+pub(crate) fn reserve_interpreters(
+    ctx: &CallContext,
+    n: u64,
+) -> Result<beaker_core::Reservation, ToolError> {
+    let what = if n == 1 {
+        "this call's interpreter".to_string()
+    } else {
+        format!("this call's {n} interpreters")
+    };
+    ctx.memory
+        .try_reserve(ctx.limits.max_memory_bytes.saturating_mul(n), &what)
+}
+
 /// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
 /// died of resource exhaustion (see [`Report::limit_error`]) is a `limit_exceeded` error, not a report.
 fn run_guest(
@@ -297,6 +335,7 @@ fn run_guest(
 ) -> Result<Report, ToolError> {
     let bytes = serde_json::to_vec(input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    let _memory = reserve_interpreters(ctx, 1)?;
     let outcome = guest
         .run_recorded(
             &Run::for_call(&bytes, guest_limits(limits), ctx),
@@ -731,6 +770,7 @@ fn run_test(
     let glimits = guest_limits(limits);
     let run = Run::for_call(b"", glimits, ctx);
     let started = Instant::now();
+    let _memory = reserve_interpreters(ctx, 2)?;
     let (mut program, reserved) = match guest.open_pair(&run) {
         Ok(pair) => pair,
         Err(e) => return stopped_test(e.into(), &limits, ctx),

@@ -32,6 +32,8 @@ pub(crate) struct Slot {
     pub(crate) session: Option<Session>,
     pub(crate) last_used: Instant,
     pub(crate) ended: Option<String>,
+    /// The interpreter's memory, reserved from the process's budget (its size after its last turn).
+    pub(crate) memory: Option<beaker_core::Reservation>,
 }
 
 /// A session's name within its tenant.
@@ -117,6 +119,7 @@ impl Sessions {
                 }
                 let why = format!("it was idle for more than {} s", IDLE.as_secs());
                 slot.session = None;
+                slot.memory = None;
                 slot.ended = Some(why.clone());
                 ended.push((n.clone(), why));
                 false
@@ -128,6 +131,7 @@ impl Sessions {
                     if let Some(s) = open.remove(&victim) {
                         let mut slot = s.lock().unwrap_or_else(|p| p.into_inner());
                         slot.session = None;
+                        slot.memory = None;
                         slot.ended = Some(why.clone());
                         ended.push((victim, why));
                     }
@@ -136,6 +140,7 @@ impl Sessions {
                     session: None,
                     last_used: now,
                     ended: None,
+                    memory: None,
                 }));
                 open.insert(k, s.clone());
                 s

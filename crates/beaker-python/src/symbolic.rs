@@ -91,6 +91,7 @@ fn call_guest_tool(
     });
     let bytes = serde_json::to_vec(&input)
         .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;
+    let _memory = crate::reserve_interpreters(ctx, 1)?;
     let outcome = guest.run_recorded(
         &Run::for_call(&bytes, guest_limits(ctx.limits), ctx),
         &ctx.usage,
