@@ -16,6 +16,7 @@ fn solve(c: &mut Criterion) {
     let in_process = LogicSolver::in_process();
     let workers = LogicSolver::with_workers(WorkerCommand {
         program: env!("CARGO_BIN_EXE_beaker").into(),
+        arg: beaker_logic::worker::WORKER_ARG,
     });
     // A small system (Z3's context dominates), and a call refused before Z3 starts (the round trip alone).
     for (group, params) in [

@@ -235,6 +235,17 @@ fn bad_templates() -> Outcome {
             "no tools for you",
         ),
         ("{{ messages[0].content.nope.deeper() }}", "failed"),
+        // Issue 36: gigabytes built in a few instructions (fuel counts instructions, not bytes) stop at the
+        // worker's memory limit, not at the machine's.
+        (
+            "{% set a = 'x' * 100000000 %}{% set b = ([a] * 30) | join %}{{ b | length }}",
+            "MiB of memory",
+        ),
+        // Deep nesting that would overflow a stack ends the worker alone.
+        (
+            "{% set ns = namespace(v=[]) %}{% for i in range(90000) %}{% set ns.v = [ns.v] %}{% endfor %}{{ ns.v }}",
+            "worker process ended",
+        ),
     ] {
         server.send(&json!({"id": 7, "text": call, "chat_template": source}));
         let r = server.recv();

@@ -14,6 +14,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-dialects", 1),
     ("beaker-templates", 1),
     ("beaker-sandbox", 1),
+    ("beaker-worker", 1),
     ("beaker-catalog", 3),
     ("beaker-engine", 4),
     ("beaker-protocol", 5),

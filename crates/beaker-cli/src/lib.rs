@@ -274,7 +274,7 @@ enum ToolsFormat {
 /// Runs the `beaker` command line with the process's arguments.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(code) = beaker_catalog::run_worker(&args) {
+    if let Some(code) = beaker_engine::run_worker(&args) {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let cli = Cli::parse();

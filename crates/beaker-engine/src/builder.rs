@@ -180,6 +180,10 @@ impl EngineBuilder {
                     config_max_trajectories,
                 ),
                 memory: beaker_core::MemoryBudget::new(config_max_memory),
+                template_workers: beaker_worker::WorkerCommand::discover(
+                    beaker_templates::worker::WORKER_ARG,
+                )
+                .map(|c| Arc::new(beaker_worker::Pool::new(c, "the chat template"))),
             }),
             tenant: Tenant::default(),
         })

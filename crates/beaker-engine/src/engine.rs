@@ -73,6 +73,8 @@ pub(crate) struct Inner {
     pub(crate) trajectories: crate::trajectory::Trajectories,
     /// The process's memory budget ([`Config::max_memory`]).
     pub(crate) memory: beaker_core::MemoryBudget,
+    /// Worker processes rendering chat templates given as source (none when no Beaker binary can be started).
+    pub(crate) template_workers: Option<Arc<beaker_worker::Pool>>,
 }
 
 impl Drop for Inner {

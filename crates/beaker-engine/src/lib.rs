@@ -45,6 +45,29 @@ pub use beaker_core::{
     Envelope, ErrorKind, Limits, LimitsRequest, Tenant, ToolCall, ToolError, ToolSpec,
 };
 pub use builder::{Config, EngineBuilder, EngineError};
+
+/// Runs this process as a worker when `args` (the process's arguments) say so: a template worker
+/// (`__template-worker`), or a tool's worker ([`beaker_catalog::run_worker`]); the exit code, or `None` for an
+/// ordinary start. Beaker's binary calls it first thing.
+pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
+    if args.get(1).and_then(|a| a.to_str()) == Some(beaker_templates::worker::WORKER_ARG) {
+        return Some(template_worker());
+    }
+    beaker_catalog::run_worker(args)
+}
+
+/// The template worker's loop: each request an observation to render, under an address-space limit.
+fn template_worker() -> i32 {
+    let base = beaker_worker::mapped_bytes();
+    beaker_worker::limit_address_space(base.saturating_add(beaker_templates::worker::MEMORY));
+    beaker_worker::serve(|req| match beaker_templates::worker::answer(req) {
+        Ok(v) => (beaker_worker::ok(v), true),
+        Err(e) => (
+            beaker_worker::error(ErrorKind::ToolError, &e.to_string()),
+            true,
+        ),
+    })
+}
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;
 pub use plan::{

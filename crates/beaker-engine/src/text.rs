@@ -175,6 +175,8 @@ pub(crate) struct Observe {
     answered: Vec<Value>,
     /// An OpenAI entry per tool called (name only), for the template's system prompt.
     tools: Vec<Value>,
+    /// Where a template given as source is rendered: worker processes, when Beaker's binary can start them.
+    workers: Option<Arc<beaker_worker::Pool>>,
 }
 
 impl Gather {
@@ -278,12 +280,34 @@ fn observe(
         model_output: o.output.as_ref().map(|(t, _)| t.as_str()),
         kwargs: &o.template.kwargs,
     };
-    Some(
-        o.template
-            .template
-            .observation(&turn)
-            .map_err(|e| e.to_string()),
-    )
+    let template = &o.template.template;
+    Some(match (template.observation_request(&turn), &o.workers) {
+        // A template given as source renders in a worker process: its memory and time are bounded there.
+        (Some(request), Some(workers)) => {
+            let ctx = beaker_core::CallContext::new(beaker_core::Limits::default());
+            let deadline = std::time::Instant::now() + beaker_templates::worker::TIMEOUT;
+            workers
+                .call(&request, deadline, &ctx, |status| {
+                    ToolError::limit(format!(
+                        "the chat template failed: its rendering used more than {} MiB of memory or crashed, and \
+                         its worker process ended ({})",
+                        beaker_templates::worker::MEMORY >> 20,
+                        status.map_or_else(|| "no status".to_string(), |s| s.to_string())
+                    ))
+                })
+                .map_err(|e| match e.kind {
+                    beaker_core::ErrorKind::Timeout => format!(
+                        "the chat template failed: its rendering ran past {} s",
+                        beaker_templates::worker::TIMEOUT.as_secs()
+                    ),
+                    _ => e.message,
+                })
+                .and_then(|v| {
+                    beaker_templates::worker::observation_from(&v).map_err(|e| e.to_string())
+                })
+        }
+        _ => template.observation(&turn).map_err(|e| e.to_string()),
+    })
 }
 
 /// A `messages` conversation's assistant message as templates read it: `arguments` as objects (OpenAI sends
@@ -343,6 +367,7 @@ impl Engine {
                 params: Vec::new(),
                 answered: Vec::new(),
                 tools: Vec::new(),
+                workers: self.inner.template_workers.clone(),
             }
         });
         self.submit_found(parsed.dialect, parsed.capped, found, &req, observe, on_done)
@@ -402,6 +427,7 @@ impl Engine {
                     .cloned()
                     .collect(),
                 tools: Vec::new(),
+                workers: self.inner.template_workers.clone(),
             }
         });
         Ok(self.submit_found(Some(Dialect::Openai), false, found, req, observe, on_done))

@@ -41,10 +41,10 @@ pub struct LogicSolver {
 }
 
 impl LogicSolver {
-    /// The tool, running Z3 in worker processes when [`worker::WorkerCommand::discover`] finds Beaker's binary,
-    /// else in this process.
+    /// The tool, running Z3 in worker processes when [`worker::discover`] finds Beaker's binary, else in this
+    /// process.
     pub fn new() -> Self {
-        match worker::WorkerCommand::discover() {
+        match worker::discover() {
             Some(command) => Self::with_workers(command),
             None => Self::in_process(),
         }

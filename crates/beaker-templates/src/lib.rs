@@ -177,6 +177,8 @@ pub struct ChatTemplate {
     stop_tokens: Vec<String>,
     /// Given as source by a caller, not built in: rendered on a thread of its own (see [`ChatTemplate::render`]).
     untrusted: bool,
+    /// Its source, kept for a template given as source: it is what a worker process renders.
+    source: Option<String>,
 }
 
 /// The stack of a thread rendering a template given as source: room for the deepest values its fuel can build.
@@ -203,6 +205,17 @@ pub enum PartRole {
 }
 
 impl PartRole {
+    /// The role named `name` in the protocol.
+    pub fn from_name(name: &str) -> Option<PartRole> {
+        [
+            PartRole::AssistantEnd,
+            PartRole::Tool,
+            PartRole::GenerationPrompt,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == name)
+    }
+
     /// Its name in the protocol.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -349,6 +362,7 @@ impl ChatTemplate {
             eos_token: eos_token.to_string(),
             stop_tokens: stop_tokens.iter().map(|s| s.to_string()).collect(),
             untrusted: name == "chat_template",
+            source: (name == "chat_template").then(|| source.to_string()),
         })
     }
 
@@ -843,3 +857,95 @@ fn describe(e: &minijinja::Error) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// Chat templates given as source, rendered in a worker process (`beaker-worker`): MiniJinja's fuel counts
+/// instructions, not bytes, so `{% set a = 'x' * 100000000 %}{{ ([a] * 30) | join }}` builds gigabytes in a few
+/// instructions, and nothing in the engine can stop a rendering midway. A worker renders under an
+/// address-space limit ([`worker::MEMORY`] above what it had at start) and is killed at its deadline.
+pub mod worker {
+    use super::{ChatTemplate, Observation, Part, PartRole, TemplateError, Turn};
+    use serde_json::{json, Map, Value};
+
+    /// The argument that makes Beaker's executable a template worker (`beaker __template-worker`).
+    pub const WORKER_ARG: &str = "__template-worker";
+
+    /// Address space a rendering may use beyond what the worker had mapped at start: far above what any real
+    /// conversation needs (its output is at most [`super::MAX_RENDER_BYTES`]).
+    pub const MEMORY: u64 = 1 << 30;
+
+    /// How long one observation (its three or four renderings) may take in a worker before it is stopped.
+    pub const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+    impl ChatTemplate {
+        /// For a template given as source, the request a worker answers with this turn's observation; `None`
+        /// for a built-in template (trusted: rendered in-process).
+        pub fn observation_request(&self, turn: &Turn<'_>) -> Option<Value> {
+            let source = self.source.as_ref()?;
+            Some(json!({
+                "source": source,
+                "bos_token": self.bos_token,
+                "eos_token": self.eos_token,
+                "history": turn.history,
+                "assistant": turn.assistant,
+                "tool_messages": turn.tool_messages,
+                "tools": turn.tools,
+                "model_output": turn.model_output,
+                "kwargs": turn.kwargs,
+            }))
+        }
+    }
+
+    /// Answers one worker request (in the worker): compiles the source and renders the observation here, the
+    /// process being the isolation. Returns what [`beaker_worker::serve`] writes back.
+    pub fn answer(req: &Value) -> Result<Value, TemplateError> {
+        let text = |k: &str| req[k].as_str().unwrap_or("");
+        let list = |k: &str| req[k].as_array().cloned().unwrap_or_default();
+        let mut t = ChatTemplate::compile(
+            "chat_template",
+            text("source"),
+            text("bos_token"),
+            text("eos_token"),
+            &[],
+        )?;
+        t.untrusted = false;
+        let (history, tool_messages, tools) =
+            (list("history"), list("tool_messages"), list("tools"));
+        let kwargs: Map<String, Value> = req["kwargs"].as_object().cloned().unwrap_or_default();
+        let turn = Turn {
+            history: &history,
+            assistant: &req["assistant"],
+            tool_messages: &tool_messages,
+            tools: &tools,
+            model_output: req["model_output"].as_str(),
+            kwargs: &kwargs,
+        };
+        let o = t.observation(&turn)?;
+        let parts: Vec<Value> = o
+            .parts
+            .iter()
+            .map(|p| json!({"role": p.role.as_str(), "text": p.text}))
+            .collect();
+        Ok(json!({"text": o.text, "parts": parts}))
+    }
+
+    /// An observation a worker answered.
+    pub fn observation_from(v: &Value) -> Result<Observation, TemplateError> {
+        let bad = || {
+            TemplateError::Render("the template worker answered an unreadable observation".into())
+        };
+        let text = v["text"].as_str().ok_or_else(bad)?.to_string();
+        let parts = v["parts"]
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|p| {
+                Some(Part {
+                    role: PartRole::from_name(p["role"].as_str()?)?,
+                    text: p["text"].as_str()?.to_string(),
+                })
+            })
+            .collect::<Option<Vec<Part>>>()
+            .ok_or_else(bad)?;
+        Ok(Observation { text, parts })
+    }
+}
