@@ -11,8 +11,8 @@ use std::time::Duration;
 
 /// A `beaker serve --http 127.0.0.1:0` child, killed when dropped.
 pub(crate) struct Http {
-    child: Child,
-    port: u16,
+    pub(crate) child: Child,
+    pub(crate) port: u16,
 }
 
 impl Http {
@@ -80,7 +80,12 @@ impl Http {
         Ok((status, head, raw[split + 4..].to_vec()))
     }
 
-    fn json(&self, method: &str, path: &str, body: &Value) -> Result<(u16, Value), String> {
+    pub(crate) fn json(
+        &self,
+        method: &str,
+        path: &str,
+        body: &Value,
+    ) -> Result<(u16, Value), String> {
         let (status, bytes) = self.request(method, path, body.to_string().as_bytes())?;
         let v = serde_json::from_slice(&bytes)
             .map_err(|e| format!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))?;

@@ -3,7 +3,7 @@
 
 use crate::support::{ensure, Outcome, Server};
 use libtest_mimic::Trial;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// The resident memory of a process, from `/proc` (Linux).
 fn rss_bytes(pid: u32) -> Result<u64, String> {
@@ -95,6 +95,102 @@ fn unread_answers_wait_within_the_budget() -> Outcome {
     Ok(())
 }
 
+/// Issue 36's seven ways to grow a server's memory, all at once against one HTTP server with a 2 GiB budget: 60
+/// connections each holding most of a 16 MiB body, a chat template that builds gigabytes, sessions asking for
+/// 1.5 GiB each, a text with 12 calls printing 100 MB each, a batch of 16 such calls, and numeric results of 20
+/// million values. Every request is answered (refusals included), a client making ordinary calls meanwhile gets
+/// every answer, and the server's resident memory stays under the budget throughout.
+fn seven_ways_to_grow_memory_at_once_stay_within_the_budget() -> Outcome {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let h = Arc::new(crate::http::Http::start(&["--max-memory", "2GiB"])?);
+    let pid = h.child.id();
+    let done = Arc::new(AtomicBool::new(false));
+    let peak = Arc::new(AtomicU64::new(0));
+    let sampler = {
+        let (done, peak) = (done.clone(), peak.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                if let Ok(rss) = rss_bytes(pid) {
+                    peak.fetch_max(rss, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    // 1. Bodies held open, most of 16 MiB each.
+    let mut held = Vec::new();
+    for _ in 0..60 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        let head = format!("POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n", (16 << 20) - 1);
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        // A refused body (503) may close the connection: writing more is then an error, and fine.
+        let _ = s.write_all(&vec![b' '; 15 << 20]);
+        held.push(s);
+    }
+    let call = "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"7 * 8\"}}\n</tool_call>";
+    let print_100mb = |id: usize| {
+        json!({"id": id, "tool": "execute_python", "limits": {"max_output_bytes": 256u64 << 20},
+               "params": {"code": "print('x' * 100_000_000)"}})
+    };
+    let python_calls: String = (0..12)
+        .map(|_| "<tool_call>\n{\"name\": \"execute_python\", \"arguments\": {\"code\": \"print('x' * 100_000_000)\"}}\n</tool_call>\n")
+        .collect();
+    let requests: Vec<(&str, Value)> = vec![
+        // 2. A chat template that builds gigabytes in a few instructions.
+        ("/v1/run-text", json!({"text": call,
+            "chat_template": "{% set a = 'x' * 100000000 %}{% set b = ([a] * 30) | join %}{{ b | length }}"})),
+        // 3. Sessions asking for 1.5 GiB each.
+        ("/v1/call", json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
+            "params": {"code": "held = bytearray(1536 << 20)", "session": "s1"}})),
+        ("/v1/call", json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
+            "params": {"code": "held = bytearray(1536 << 20)", "session": "s2"}})),
+        // 4. One text whose 12 calls print 100 MB each.
+        ("/v1/run-text", json!({"text": python_calls, "limits": {"max_output_bytes": 256u64 << 20}})),
+        // 5. A batch of 16 calls printing 100 MB each.
+        ("/v1/batch", json!({"calls": (0..16).map(print_100mb).collect::<Vec<_>>()})),
+        // 6. Numeric results of 20 million values.
+        ("/v1/call", json!({"tool": "numerical", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
+            "params": {"operation": "fftfreq", "data": {"n": 20_000_000}}})),
+        ("/v1/call", json!({"tool": "statistics", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
+            "params": {"operation": "distribution", "data": {"distribution": "normal", "function": "sample"}, "options": {"n": 20_000_000}}})),
+    ];
+    let heavy: Vec<_> = requests
+        .into_iter()
+        .map(|(path, body)| {
+            let h = h.clone();
+            std::thread::spawn(move || h.json("POST", path, &body).map(|(st, _)| st))
+        })
+        .collect();
+    // 7. An ordinary client meanwhile.
+    for i in 0..50 {
+        let (st, v) = h.json(
+            "POST",
+            "/v1/call",
+            &json!({"tool": "calculator", "params": {"expression": format!("{i} * 2")}}),
+        )?;
+        ensure(st == 200 && v["result"]["value"] == (i * 2).to_string(), || {
+            format!("ordinary call {i}: {st} {v}")
+        })?;
+    }
+    for (i, t) in heavy.into_iter().enumerate() {
+        let status = t.join().map_err(|_| "a client thread panicked")??;
+        ensure((200..600).contains(&status), || {
+            format!("heavy request {i}: {status}")
+        })?;
+    }
+    drop(held);
+    let (st, _) = h.json("GET", "/healthz", &Value::Null)?;
+    done.store(true, Ordering::Relaxed);
+    let _ = sampler.join();
+    let peak = peak.load(Ordering::Relaxed);
+    ensure(st == 200, || format!("healthz: {st}"))?;
+    ensure(peak < 2 << 30, || {
+        format!("the server reached {} MiB resident", peak >> 20)
+    })
+}
+
 /// The memory trials.
 pub fn trials() -> Vec<Trial> {
     vec![
@@ -105,6 +201,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "memory::unread_answers_wait_within_the_budget",
             unread_answers_wait_within_the_budget,
+        ),
+        Trial::test(
+            "memory::seven_ways_to_grow_memory_at_once_stay_within_the_budget",
+            seven_ways_to_grow_memory_at_once_stay_within_the_budget,
         ),
     ]
 }

@@ -277,7 +277,57 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     let response = next.run(req).await;
     drop(permit);
     drop(token_permit);
-    response
+    reserve_answer(response, state.engine.memory()).await
+}
+
+/// The answer's bytes, accounted in the memory budget until they are written: a client slow to read its answers
+/// holds them in the budget, where they make later requests wait or be refused, rather than outside it. The
+/// answer exists already (the call ran), so it is accounted even past the limit.
+async fn reserve_answer(response: Response, memory: &beaker_core::MemoryBudget) -> Response {
+    let (parts, body) = response.into_parts();
+    // Every route's answer is a body in memory already: collecting it copies nothing.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let reservation = memory.force(bytes.len() as u64);
+    Response::from_parts(
+        parts,
+        axum::body::Body::new(ReservedBody {
+            bytes: Some(bytes),
+            _memory: reservation,
+        }),
+    )
+}
+
+/// An answer's body and its bytes' reservation, given back when hyper has written it and drops the body.
+struct ReservedBody {
+    bytes: Option<axum::body::Bytes>,
+    _memory: beaker_core::Reservation,
+}
+
+impl http_body::Body for ReservedBody {
+    type Data = axum::body::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::task::Poll::Ready(
+            self.get_mut()
+                .bytes
+                .take()
+                .map(|b| Ok(http_body::Frame::data(b))),
+        )
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.bytes.is_none()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.bytes.as_ref().map_or(0, |b| b.len() as u64))
+    }
 }
 
 /// A 429 for a token over its own limits, with the whole seconds to wait (at least 1) in `Retry-After`.
