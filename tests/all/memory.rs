@@ -122,8 +122,12 @@ fn seven_ways_to_grow_memory_at_once_stay_within_the_budget() -> Outcome {
     // 1. Bodies held open, most of 16 MiB each.
     let mut held = Vec::new();
     for _ in 0..60 {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
-        let head = format!("POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n", (16 << 20) - 1);
+        let mut s =
+            std::net::TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        let head = format!(
+            "POST /v1/call HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n",
+            (16 << 20) - 1
+        );
         s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
         // A refused body (503) may close the connection: writing more is then an error, and fine.
         let _ = s.write_all(&vec![b' '; 15 << 20]);
@@ -139,22 +143,43 @@ fn seven_ways_to_grow_memory_at_once_stay_within_the_budget() -> Outcome {
         .collect();
     let requests: Vec<(&str, Value)> = vec![
         // 2. A chat template that builds gigabytes in a few instructions.
-        ("/v1/run-text", json!({"text": call,
-            "chat_template": "{% set a = 'x' * 100000000 %}{% set b = ([a] * 30) | join %}{{ b | length }}"})),
+        (
+            "/v1/run-text",
+            json!({"text": call,
+            "chat_template": "{% set a = 'x' * 100000000 %}{% set b = ([a] * 30) | join %}{{ b | length }}"}),
+        ),
         // 3. Sessions asking for 1.5 GiB each.
-        ("/v1/call", json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
-            "params": {"code": "held = bytearray(1536 << 20)", "session": "s1"}})),
-        ("/v1/call", json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
-            "params": {"code": "held = bytearray(1536 << 20)", "session": "s2"}})),
+        (
+            "/v1/call",
+            json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
+            "params": {"code": "held = bytearray(1536 << 20)", "session": "s1"}}),
+        ),
+        (
+            "/v1/call",
+            json!({"tool": "execute_python", "limits": {"max_memory_bytes": 2u64 << 30},
+            "params": {"code": "held = bytearray(1536 << 20)", "session": "s2"}}),
+        ),
         // 4. One text whose 12 calls print 100 MB each.
-        ("/v1/run-text", json!({"text": python_calls, "limits": {"max_output_bytes": 256u64 << 20}})),
+        (
+            "/v1/run-text",
+            json!({"text": python_calls, "limits": {"max_output_bytes": 256u64 << 20}}),
+        ),
         // 5. A batch of 16 calls printing 100 MB each.
-        ("/v1/batch", json!({"calls": (0..16).map(print_100mb).collect::<Vec<_>>()})),
+        (
+            "/v1/batch",
+            json!({"calls": (0..16).map(print_100mb).collect::<Vec<_>>()}),
+        ),
         // 6. Numeric results of 20 million values.
-        ("/v1/call", json!({"tool": "numerical", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
-            "params": {"operation": "fftfreq", "data": {"n": 20_000_000}}})),
-        ("/v1/call", json!({"tool": "statistics", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
-            "params": {"operation": "distribution", "data": {"distribution": "normal", "function": "sample"}, "options": {"n": 20_000_000}}})),
+        (
+            "/v1/call",
+            json!({"tool": "numerical", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
+            "params": {"operation": "fftfreq", "data": {"n": 20_000_000}}}),
+        ),
+        (
+            "/v1/call",
+            json!({"tool": "statistics", "limits": {"max_array_len": 100_000_000, "max_output_bytes": 256u64 << 20},
+            "params": {"operation": "distribution", "data": {"distribution": "normal", "function": "sample"}, "options": {"n": 20_000_000}}}),
+        ),
     ];
     let heavy: Vec<_> = requests
         .into_iter()
@@ -170,9 +195,10 @@ fn seven_ways_to_grow_memory_at_once_stay_within_the_budget() -> Outcome {
             "/v1/call",
             &json!({"tool": "calculator", "params": {"expression": format!("{i} * 2")}}),
         )?;
-        ensure(st == 200 && v["result"]["value"] == (i * 2).to_string(), || {
-            format!("ordinary call {i}: {st} {v}")
-        })?;
+        ensure(
+            st == 200 && v["result"]["value"] == (i * 2).to_string(),
+            || format!("ordinary call {i}: {st} {v}"),
+        )?;
     }
     for (i, t) in heavy.into_iter().enumerate() {
         let status = t.join().map_err(|_| "a client thread panicked")??;

@@ -586,20 +586,15 @@ fn run(
         tenant,
         memory: inner.memory.clone(),
     };
-    let outcome = match catch_unwind(AssertUnwindSafe(|| tool.call(params, &ctx))) {
-        Ok(r) => r,
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            tracing::error!(tool = %state.tool, "tool panicked: {msg}");
-            Err(ToolError::new(
-                ErrorKind::Internal,
-                format!("the tool failed unexpectedly: {msg}"),
-            ))
-        }
+    // A result is bounded by `max_output_bytes` only once it is built: what it may take while it is built,
+    // checked and answered (its values and their text) is reserved until the call is answered.
+    let result_memory = inner.memory.try_reserve(
+        limits.max_output_bytes.saturating_mul(RESULT_WEIGHT),
+        "this call's result (twice its max_output_bytes)",
+    );
+    let outcome = match &result_memory {
+        Err(e) => Err(e.clone()),
+        Ok(_) => call_catching_panics(tool, params, &ctx, &state.tool),
     };
     let done = Instant::now();
     // Past the deadline the answer is a timeout, whatever the tool made of its cancellation, keeping what
@@ -619,6 +614,34 @@ fn run(
         None => outcome,
     };
     state.finish(outcome, Some(done));
+    drop(result_memory);
+}
+
+/// What a call's result is reserved for while it is built, in multiples of its `max_output_bytes`.
+const RESULT_WEIGHT: u64 = 2;
+
+/// Calls the tool; a panic becomes `internal`.
+fn call_catching_panics(
+    tool: &Arc<dyn Tool>,
+    params: &Value,
+    ctx: &CallContext,
+    name: &str,
+) -> Result<Value, ToolError> {
+    match catch_unwind(AssertUnwindSafe(|| tool.call(params, ctx))) {
+        Ok(r) => r,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            tracing::error!(tool = %name, "tool panicked: {msg}");
+            Err(ToolError::new(
+                ErrorKind::Internal,
+                format!("the tool failed unexpectedly: {msg}"),
+            ))
+        }
+    }
 }
 
 /// Receives, yielding the CPU a few times before parking: a parked thread takes tens of microseconds to
