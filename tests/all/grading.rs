@@ -13,7 +13,34 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("grading::the_protocol_docs_example_runs", docs_example),
         Trial::test("grading::a_tagged_grade_counts_in_its_trajectory", tagged),
         Trial::test("grading::trial_pairs_match_except_the_known_misses", trial),
+        Trial::test(
+            "grading::self_corrections_take_the_last_box_and_totals_the_stated_total",
+            corrections,
+        ),
     ]
+}
+
+/// `tests/data/grading/corrections.jsonl` (`tests/data/gen/grading_corrections.py`): self-corrections and running
+/// totals, each graded as its stated truth (math-verify's verdict, kept beside it, differs on some).
+fn corrections() -> Outcome {
+    let rows = jsonl("tests/data/grading/corrections.jsonl");
+    ensure(rows.len() >= 60, || format!("only {} pairs", rows.len()))?;
+    let answers = grade_rows(&rows, "id");
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|r| answers[&r["id"].to_string()]["result"]["correct"] != r["truth"])
+        .map(|r| {
+            format!(
+                "#{} {:?} against {}: want {}, got {}",
+                r["id"],
+                r["answer"],
+                r["reference"],
+                r["truth"],
+                answers[&r["id"].to_string()]
+            )
+        })
+        .collect();
+    ensure(wrong.is_empty(), || wrong.join("\n"))
 }
 
 fn pairs() -> Outcome {

@@ -38,6 +38,11 @@ const PHRASES: &[&str] = &[
     "the answer is",
     "answer is",
     "answer:",
+    // A running total's stated result (`First 5, then 7 more, so the total is 12.`).
+    "the total is",
+    "total is",
+    "in total,",
+    "total:",
 ];
 
 /// The content of the last `\boxed{…}` or `\fbox{…}` to close (so the outermost of nested boxes), nested boxes
@@ -49,21 +54,62 @@ pub(super) fn boxed(text: &str) -> Option<&str> {
 }
 
 /// The final answer's boxes: the last box, or every box on its line when there are several there (`The roots
-/// are \boxed{2} and \boxed{3}.` is the list `2, 3`).
+/// are \boxed{2} and \boxed{3}.` is the list `2, 3`), unless the text between them corrects itself (`First
+/// \boxed{3}, then correcting: \boxed{4}`, `\boxed{5}... wait, actually \boxed{6}`): then the last box, as graders
+/// used in RL take it.
 pub(super) fn boxes(text: &str) -> Option<String> {
     let spans = box_spans(text);
     let &(open, close) = spans.last()?;
     let line_start = text[..open].rfind('\n').map_or(0, |i| i + 1);
-    let on_line: Vec<&str> = spans
+    let line_spans: Vec<(usize, usize)> = spans
         .iter()
+        .copied()
         .filter(|(o, _)| *o >= line_start)
+        .collect();
+    let corrected = line_spans
+        .windows(2)
+        .any(|w| corrects(&text[w[0].1 + 1..w[1].0]));
+    let on_line: Vec<&str> = line_spans
+        .iter()
         .map(|&(o, c)| unbox(&text[o + 1..c]))
         .collect();
-    Some(if on_line.len() > 1 {
+    Some(if on_line.len() > 1 && !corrected {
         on_line.join(", ")
     } else {
         unbox(&text[open + 1..close]).to_string()
     })
+}
+
+/// Words by which a model takes back what it wrote before them.
+const CORRECTIONS: &[&str] = &[
+    "correct",
+    "actually",
+    "wait",
+    "instead",
+    "mistake",
+    "oops",
+    "sorry",
+    "rather",
+    "wrong",
+    "error",
+    "recheck",
+    "re-check",
+    "recalculat",
+    "recomput",
+    "redo",
+    "revis",
+    "hmm",
+    "scratch that",
+    "i mean",
+    "make that",
+    "no,",
+    "no wait",
+];
+
+/// Whether the text between two boxes takes back the first (`, then correcting:`, `... wait, actually`).
+fn corrects(between: &str) -> bool {
+    let lower = between.to_lowercase();
+    CORRECTIONS.iter().any(|w| lower.contains(w))
 }
 
 /// `\boxed{\boxed{3}}`: a box that holds only a box is that box.

@@ -340,7 +340,31 @@ fn grade(c: &Comparer, answer: &str, reference: &str, kind: Kind) -> Result<Outc
             })
         }
     };
-    let verdict = c.shapes(&sa, &sb)?;
+    let mut verdict = c.shapes(&sa, &sb)?;
+    // `\frac{\pi}{4}` against `45^\circ`: an angle in degrees is also the same angle in radians.
+    if !verdict.equal {
+        if let (Shape::Scalar(x), Shape::Scalar(y)) = (&sa, &sb) {
+            let radians = |d: &str| {
+                d.strip_suffix('°')
+                    .filter(|n| !n.contains('°'))
+                    .map(|n| format!("({})*\\pi/180", n.trim()))
+            };
+            let converted = match (radians(x), radians(y)) {
+                (Some(rx), None) => Some((rx, y.clone())),
+                (None, Some(ry)) => Some((x.clone(), ry)),
+                _ => None,
+            };
+            if let Some((x, y)) = converted {
+                let v = c.scalars(&x, &y)?;
+                if v.equal {
+                    verdict = Verdict {
+                        method: "degrees_as_radians",
+                        ..v
+                    };
+                }
+            }
+        }
+    }
     Ok(Outcome {
         verdict,
         normalized: Some((read::render(&sa), read::render(&sb))),

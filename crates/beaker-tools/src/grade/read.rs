@@ -163,7 +163,50 @@ fn rewrite(mut t: String) -> String {
     ] {
         swap(&mut t, from, to);
     }
+    if t.contains("e^{") {
+        t = euler(&t);
+    }
     t
+}
+
+/// `e^{i\pi}`, `e^{2\pi i}`, `e^{-i\pi}`: Euler's formula at a whole multiple of π is ±1, so these complex
+/// constants are the real numbers they equal (`e^{i\pi/2}` is `i` and is left as written).
+fn euler(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(at) = rest.find("e^{") {
+        let standalone = !rest[..at].ends_with(|c: char| c.is_alphanumeric() || c == '\\');
+        let open = at + 2;
+        let close = super::extract::matching_brace(rest, open);
+        let k = close.filter(|_| standalone).and_then(|close| {
+            let e: String = rest[open + 1..close]
+                .replace("\\cdot", "")
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '*')
+                .collect();
+            let e = e.replacen("\\pi", "", 1).replacen('π', "", 1);
+            (e.matches('i').count() == 1 && !e.contains(['\\', 'π']))
+                .then(|| e.replacen('i', "", 1))
+                .and_then(|k| match k.as_str() {
+                    "" | "+" => Some(1i64),
+                    "-" => Some(-1),
+                    k => k.parse().ok(),
+                })
+        });
+        match (k, close) {
+            (Some(k), Some(close)) => {
+                out.push_str(&rest[..at]);
+                out.push_str(if k % 2 == 0 { "(1)" } else { "(-1)" });
+                rest = &rest[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 1]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `\text{ m/s}` → ` m/s`: text commands replaced by their argument.
@@ -372,6 +415,13 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
     if split_top(s, ',').len() > 1 {
         return Ok(Shape::List(items(s)?));
     }
+    if let Some((open, lo, hi, close)) = inequality(s) {
+        return Ok(Shape::Seq(
+            open,
+            close,
+            vec![shape(&lo, depth + 1)?, shape(&hi, depth + 1)?],
+        ));
+    }
     let sides = split_top(s, '=');
     if sides.len() > 1 {
         // A chain (`x = 2 + 3 = 5`, `12 = 2 \cdot 6 = 13`) is judged by its last step.
@@ -390,6 +440,111 @@ pub(super) fn shape(s: &str, depth: usize) -> Result<Shape, String> {
         return Ok(Shape::Percent(p.trim().to_string()));
     }
     Ok(Shape::Scalar(s.to_string()))
+}
+
+/// The comparison signs an inequality may use, longest first: each with whether it is `<`-like and strict.
+const COMPARISONS: &[(&str, bool, bool)] = &[
+    ("\\leqslant", true, false),
+    ("\\geqslant", false, false),
+    ("\\leq", true, false),
+    ("\\geq", false, false),
+    ("\\le", true, false),
+    ("\\ge", false, false),
+    ("\\lt", true, true),
+    ("\\gt", false, true),
+    ("<=", true, false),
+    (">=", false, false),
+    ("≤", true, false),
+    ("≥", false, false),
+    ("<", true, true),
+    (">", false, true),
+];
+
+/// `-2 < x < 3`, `3 \ge x > -2`, `x \geq 2`, `5 > x`: an inequality on one variable is the interval of its values,
+/// `(open, low, high, close)` (`(-2, 3)`, `(-2, 3]`, `[2, \infty)`, `(-\infty, 5)`). `None` for anything else: a
+/// chain whose signs point both ways, two variables, a sign inside brackets.
+fn inequality(s: &str) -> Option<(char, String, String, char)> {
+    // Top-level signs and their places; a command sign must not run into a longer command (`\left`, `\gets`).
+    let mut signs: Vec<(usize, usize, bool, bool)> = Vec::new();
+    let (mut depth, mut i) = (0i64, 0);
+    let b = s.as_bytes();
+    while i < s.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            let sign = COMPARISONS.iter().find(|(p, _, _)| {
+                s[i..].starts_with(p)
+                    && !(p.starts_with('\\')
+                        && s[i + p.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+            });
+            if let Some(&(pat, less, strict)) = sign {
+                signs.push((i, pat.len(), less, strict));
+                i += pat.len();
+                continue;
+            }
+        }
+        i += s[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    if signs.is_empty() || signs.len() > 2 {
+        return None;
+    }
+    let mut parts = Vec::with_capacity(signs.len() + 1);
+    let mut start = 0;
+    for &(at, len, _, _) in &signs {
+        parts.push(s[start..at].trim());
+        start = at + len;
+    }
+    parts.push(s[start..].trim());
+    if parts.iter().any(|p| p.is_empty()) {
+        return None;
+    }
+    let bracket = |strict: bool, low: bool| match (strict, low) {
+        (true, true) => '(',
+        (false, true) => '[',
+        (true, false) => ')',
+        (false, false) => ']',
+    };
+    match (signs.as_slice(), parts.as_slice()) {
+        // `a < x < b` (or `b > x > a`): both signs one way, the variable between.
+        ([(_, _, l1, s1), (_, _, l2, s2)], [a, x, b])
+            if l1 == l2 && is_name(x) && !is_name(a) && !is_name(b) =>
+        {
+            let ((lo, lo_strict), (hi, hi_strict)) = if *l1 {
+                ((a, *s1), (b, *s2))
+            } else {
+                ((b, *s2), (a, *s1))
+            };
+            Some((
+                bracket(lo_strict, true),
+                lo.to_string(),
+                hi.to_string(),
+                bracket(hi_strict, false),
+            ))
+        }
+        // `x > a`, `a < x`: a half-line.
+        ([(_, _, less, strict)], [l, r]) if is_name(l) != is_name(r) => {
+            let (bound, below) = if is_name(l) { (r, *less) } else { (l, !*less) };
+            Some(if below {
+                (
+                    '(',
+                    "-\\infty".to_string(),
+                    bound.to_string(),
+                    bracket(*strict, false),
+                )
+            } else {
+                (
+                    bracket(*strict, true),
+                    bound.to_string(),
+                    "\\infty".to_string(),
+                    ')',
+                )
+            })
+        }
+        _ => None,
+    }
 }
 
 /// A shape written back in the expression language: what `normalized` shows, and equal renderings are equal

@@ -583,3 +583,55 @@ fn rules_do_not_accept_wrong_answers() {
     // Ziv's test sees a difference that appears only past 512 bits.
     no("\\ln(1+10^{-200})", "0");
 }
+
+#[test]
+fn an_angle_in_degrees_is_the_same_angle_in_radians() {
+    yes(
+        "\\boxed{\\frac{\\pi}{4}}",
+        "45^\\circ",
+        "degrees_as_radians",
+    );
+    yes("\\frac{2\\pi}{3}", "120°", "degrees_as_radians");
+    yes("45^\\circ", "\\frac{\\pi}{4}", "degrees_as_radians");
+    yes("45", "45^\\circ", "exact");
+    no("\\frac{\\pi}{3}", "45^\\circ");
+    no("\\frac{\\pi}{4}", "45");
+}
+
+#[test]
+fn an_inequality_on_one_variable_is_an_interval() {
+    yes("\\boxed{-2 < x < 3}", "(-2, 3)", "tuple");
+    yes("-1 \\le x \\le 1", "[-1,1]", "interval");
+    yes("3 \\geq x > -2", "(-2, 3]", "interval");
+    yes("x \\geq 2", "[2,\\infty)", "interval");
+    yes("5 > x", "(-\\infty, 5)", "tuple");
+    no("-2 < x < 3", "[-2, 3]");
+    no("-2 < x \\le 3", "(-2, 3)");
+    no("x \\geq 2", "2");
+    // Signs pointing both ways, or two variables, are no interval.
+    no("1 < x > 3", "(1, 3)");
+    no("x < y", "(-\\infty, y)");
+}
+
+#[test]
+fn euler_at_whole_multiples_of_pi_is_real() {
+    yes("\\boxed{e^{i\\pi}}", "-1", "exact");
+    yes("e^{2\\pi i}", "1", "exact");
+    yes("e^{-i\\pi} + 1", "0", "exact");
+    no("e^{i\\pi}", "1");
+    no("e^{i\\pi/2}", "-1");
+}
+
+#[test]
+fn a_self_correction_takes_the_last_box_and_a_list_stays_a_list() {
+    yes(
+        "First \\boxed{3}, then correcting: \\boxed{4}",
+        "4",
+        "exact",
+    );
+    yes("\\boxed{5}. Wait, actually \\boxed{6}.", "6", "exact");
+    no("First \\boxed{3}, then correcting: \\boxed{4}", "3, 4");
+    yes("The roots are \\boxed{2} and \\boxed{3}.", "2, 3", "set");
+    yes("First 5, then 7 more, so the total is 12.", "12", "exact");
+    yes("Total: 99", "99", "exact");
+}
