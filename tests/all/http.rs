@@ -382,10 +382,21 @@ fn run_code_exit_status_matches_cpython() -> Outcome {
         } else {
             "Failed"
         };
+        // The traceback names the program's lines as `python -c` does (`File "<string>", line 2, in f`).
+        let files: Vec<&str> = stderr
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("File "))
+            .collect();
+        let want_files: Vec<&str> = case["file_lines"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         ensure(
             rr["return_code"] == case["return_code"]
                 && v["status"] == want_status
-                && stderr.trim().lines().last().unwrap_or("").trim() == tail,
+                && stderr.trim().lines().last().unwrap_or("").trim() == tail
+                && files == want_files,
             || {
                 format!(
                     "{}: CPython exits {} with stderr ending {tail:?}; got {v}",

@@ -516,6 +516,28 @@ fn timed_out_print_floods_keep_what_they_printed() -> Outcome {
     Ok(())
 }
 
+/// Issue 38: a call that raises `timeout_ms` and says nothing of `max_fuel` gets the fuel that time is worth, so
+/// a loop needing 2.25·10¹⁰ fuel (past the 2·10¹⁰ default) finishes inside its 20 s instead of stopping on fuel;
+/// with `max_fuel` given, that cap holds.
+fn fuel_follows_a_raised_timeout() -> Outcome {
+    let mut s = Server::start(&[]);
+    let code = "s = 0\nfor i in range(8_000_000):\n    s += i\nprint(s)";
+    s.send(
+        &json!({"id": 1, "tool": "execute_python", "params": {"code": code},
+        "limits": {"timeout_ms": 20_000}}),
+    );
+    let r = s.recv();
+    ensure(r["result"]["stdout"] == "31999996000000\n", || {
+        r.to_string()
+    })?;
+    s.send(
+        &json!({"id": 2, "tool": "execute_python", "params": {"code": code},
+        "limits": {"timeout_ms": 20_000, "max_fuel": 1_000_000_000u64}}),
+    );
+    let r = s.recv();
+    ensure(r["error_kind"] == "limit_exceeded", || r.to_string())
+}
+
 /// Native and sandboxed tools run on pools of their own: with one worker each, a calculator call is answered
 /// while a Python loop still holds the sandbox pool (one shared pool would answer it only after the loop ends).
 fn native_calls_never_wait_behind_sandboxed_ones() -> Outcome {
@@ -844,6 +866,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "serve::timed_out_print_floods_keep_what_they_printed",
             timed_out_print_floods_keep_what_they_printed,
+        ),
+        Trial::test(
+            "serve::fuel_follows_a_raised_timeout",
+            fuel_follows_a_raised_timeout,
         ),
         Trial::test(
             "serve::an_answered_id_can_be_reused_at_once",

@@ -32,7 +32,7 @@ pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};
-pub use limits::{Limits, LimitsError, LimitsRequest};
+pub use limits::{Limits, LimitsError, LimitsRequest, FUEL_PER_SECOND};
 pub use memory::{MemoryBudget, Reservation};
 pub use spec::{Example, Tool, ToolSpec};
 pub use tenant::Tenant;

@@ -97,13 +97,34 @@ limits! {
     /// WebAssembly fuel a sandboxed guest may burn (one unit per guest instruction, 1,000 per host call, 1 per
     /// output byte). Unlike the wall-clock timeout it is deterministic: a replayed call stops at the same
     /// instruction. Default 2·10^10: the CPython guest burns about 8.6·10^9 a second on the 2-core reference
-    /// machine, so a runaway loop stops on fuel after ~2.3 s, inside the 10 s timeout even on a loaded machine.
+    /// machine, so a runaway loop stops on fuel after ~2.3 s, inside the 10 s timeout even on a loaded machine. A
+    /// call that raises `timeout_ms` without giving `max_fuel` gets the fuel its timeout is worth at that rate.
     max_fuel: u64 = 20_000_000_000, max 1_000_000_000_000;
     /// Bytes of linear memory a sandboxed guest may use, its initial image included. Default 512 MiB.
     max_memory_bytes: u64 = 512 << 20, max 4 << 30;
     /// Bytes of input (the params JSON on the guest's stdin, or the stdin a Python call provides).
     /// Default 4 MiB.
     max_input_bytes: u64 = 4 << 20, max 256 << 20;
+}
+
+/// WebAssembly fuel the CPython guest burns in a second on the 2-core reference machine (measured: about
+/// 8.6·10⁹); what a call's timeout is worth in fuel ([`LimitsRequest::with_fuel_for_timeout`]).
+pub const FUEL_PER_SECOND: u64 = 8_600_000_000;
+
+impl LimitsRequest {
+    /// A request that raises `timeout_ms` but says nothing of `max_fuel` gets the fuel that time is worth (at
+    /// [`FUEL_PER_SECOND`]) when that is more than the default, so a longer timeout is not cut short by the default
+    /// fuel cap (2·10¹⁰, about 2.3 s of CPython); the server's maxima still clamp it. A request that gives
+    /// `max_fuel`, or no timeout, is unchanged.
+    pub fn with_fuel_for_timeout(mut self) -> LimitsRequest {
+        if let (Some(ms), None) = (self.timeout_ms, self.max_fuel) {
+            let worth = ms.saturating_mul(FUEL_PER_SECOND / 1000);
+            if worth > Limits::default().max_fuel {
+                self.max_fuel = Some(worth);
+            }
+        }
+        self
+    }
 }
 
 impl Limits {
@@ -217,5 +238,31 @@ mod doc_tests {
         }
         assert!(Limits::DOCS[0].1.contains("`timeout`"));
         assert!(Limits::DOCS[1].1.contains("`limit_exceeded`"));
+    }
+}
+
+#[cfg(test)]
+mod fuel_tests {
+    use super::*;
+
+    #[test]
+    fn a_longer_timeout_brings_its_fuel_unless_fuel_is_given() {
+        let asked = |t: Option<u64>, f: Option<u64>| {
+            LimitsRequest {
+                timeout_ms: t,
+                max_fuel: f,
+                ..Default::default()
+            }
+            .with_fuel_for_timeout()
+            .max_fuel
+        };
+        assert_eq!(asked(Some(60_000), None), Some(60 * FUEL_PER_SECOND));
+        assert_eq!(asked(Some(60_000), Some(5)), Some(5), "given fuel is kept");
+        assert_eq!(
+            asked(Some(1_000), None),
+            None,
+            "a shorter timeout keeps the default"
+        );
+        assert_eq!(asked(None, None), None);
     }
 }

@@ -430,7 +430,7 @@ impl Engine {
                 .narrow(&r.tool.default_limits(), &inner.config.maxima),
             None => inner.config.defaults,
         }
-        .narrow(&call.limits, &inner.config.maxima);
+        .narrow(&call.limits.with_fuel_for_timeout(), &inner.config.maxima);
         // A tagged call counts against its trajectory: refused when a budget is spent, its timeout no longer than
         // the time budget left, and its answer counted.
         let (refusal, on_done): (Option<ToolError>, Box<dyn FnOnce(Envelope) + Send>) = match (

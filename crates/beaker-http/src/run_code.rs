@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 /// CPython instructions per second of `run_timeout` (the rate a busy loop burns on the reference machine):
 /// the fuel a call gets, so that a runaway stops on fuel, deterministically, near its time limit.
-pub(crate) const FUEL_PER_SECOND: f64 = 8.6e9;
+pub(crate) const FUEL_PER_SECOND: f64 = beaker_core::FUEL_PER_SECOND as f64;
 /// Memory the preloaded interpreter holds before the code runs (numpy, scipy, sympy, pandas and matplotlib
 /// imported), added to `memory_limit_MB` so that the limit is the program's own, as in a native process.
 const INTERPRETER_MIB: u64 = 180;
@@ -147,6 +147,16 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     Ok(call)
 }
 
+/// Tracebacks as `python -c` writes them: the program's file is `<string>` there (`<code>` in `execute_python`),
+/// and graders that match traceback text expect it.
+fn as_python_c(stderr: String) -> String {
+    if stderr.contains("File \"<code>\"") {
+        stderr.replace("File \"<code>\"", "File \"<string>\"")
+    } else {
+        stderr
+    }
+}
+
 /// SandboxFusion's answer for an `execute_python` envelope: what a `python` process would have reported.
 fn from_envelope(env: Envelope) -> RunCodeResponse {
     let seconds = env.elapsed_us as f64 / 1e6;
@@ -178,7 +188,7 @@ fn from_envelope(env: Envelope) -> RunCodeResponse {
             execution_time: Some(seconds),
             return_code: Some(code),
             stdout: Some(stdout),
-            stderr: Some(stderr),
+            stderr: Some(as_python_c(stderr)),
         }
     } else {
         let message = env.error.unwrap_or_default();
