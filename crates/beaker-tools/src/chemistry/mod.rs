@@ -306,6 +306,18 @@ fn amount_of(v: &Value, key: &str, s: &Species) -> Result<f64, ToolError> {
     }
 }
 
+/// The grams an amount was given as, when it was a mass: echoed as given rather than as moles times molar mass
+/// (`1 kg` is 1000, not 999.9999999999999).
+fn mass_given(v: &Value, key: &str) -> Option<f64> {
+    match v {
+        Value::Object(o) if o.get("mass").is_some_and(|x| !x.is_null()) => {
+            read(v, "mass", GRAMS).ok().flatten()
+        }
+        Value::String(_) if read_value(v, key, MOLES).is_err() => read_value(v, key, GRAMS).ok(),
+        _ => None,
+    }
+}
+
 fn stoichiometry(params: &Value) -> Result<Value, ToolError> {
     let (eq, coefficients, written) = balanced(params)?;
     let given = &params["given"];
@@ -319,22 +331,23 @@ fn stoichiometry(params: &Value) -> Result<Value, ToolError> {
         o.remove("substance");
     }
     let n_given = amount_of(&amount, "given", species[gi])?;
+    let grams_given = mass_given(&amount, "given");
     let find = text(params, "find")?;
     let (fi, _) = eq.find(find)?;
     let n_find = n_given * coefficients[fi] as f64 / coefficients[gi] as f64;
-    let entry = |i: usize, n: f64| -> Result<Value, ToolError> {
+    let entry = |i: usize, n: f64, grams: Option<f64>| -> Result<Value, ToolError> {
         Ok(json!({
             "substance": species[i].text,
             "moles": num(n, "an amount")?,
-            "mass": num(n * species[i].molar_mass(), "a mass")?,
+            "mass": num(grams.unwrap_or(n * species[i].molar_mass()), "a mass")?,
             "molar_mass": species[i].molar_mass(),
         }))
     };
     Ok(json!({
         "balanced": written,
         "coefficients": coefficients,
-        "given": entry(gi, n_given)?,
-        "find": entry(fi, n_find)?,
+        "given": entry(gi, n_given, grams_given)?,
+        "find": entry(fi, n_find, None)?,
     }))
 }
 
@@ -345,7 +358,7 @@ fn limiting_reagent(params: &Value) -> Result<Value, ToolError> {
         .as_object()
         .filter(|o| !o.is_empty())
         .ok_or_else(|| ToolError::invalid_params("`amounts` must map reactants to amounts"))?;
-    let mut given: Vec<(usize, f64)> = Vec::new();
+    let mut given: Vec<(usize, f64, Option<f64>)> = Vec::new();
     for (name, v) in amounts {
         let (i, reactant) = eq.find(name)?;
         if !reactant {
@@ -353,17 +366,18 @@ fn limiting_reagent(params: &Value) -> Result<Value, ToolError> {
                 "`{name}` is a product; `amounts` lists reactants"
             )));
         }
-        if given.iter().any(|(j, _)| *j == i) {
+        if given.iter().any(|(j, _, _)| *j == i) {
             return Err(ToolError::invalid_params(format!(
                 "`{name}` is given twice"
             )));
         }
-        given.push((i, amount_of(v, &format!("amounts.{name}"), species[i])?));
+        let key = format!("amounts.{name}");
+        given.push((i, amount_of(v, &key, species[i])?, mass_given(v, &key)));
     }
-    given.sort_by_key(|(i, _)| *i);
+    given.sort_by_key(|(i, _, _)| *i);
     let (limiting, extent) = given
         .iter()
-        .map(|&(i, n)| (i, n / coefficients[i] as f64))
+        .map(|&(i, n, _)| (i, n / coefficients[i] as f64))
         .fold((usize::MAX, f64::INFINITY), |best, cur| {
             if cur.1 < best.1 {
                 cur
@@ -372,18 +386,21 @@ fn limiting_reagent(params: &Value) -> Result<Value, ToolError> {
             }
         });
     let mut reactants = Map::new();
-    for &(i, n) in &given {
+    for &(i, n, grams) in &given {
         let m = species[i].molar_mass();
-        let used = extent * coefficients[i] as f64;
-        let left = if i == limiting {
-            0.0
+        // The limiting reagent is used up exactly, as given.
+        let (used, left) = if i == limiting {
+            (n, 0.0)
         } else {
-            (n - used).max(0.0)
+            let used = extent * coefficients[i] as f64;
+            (used, (n - used).max(0.0))
         };
+        let mass = grams.unwrap_or(n * m);
+        let mass_used = if i == limiting { mass } else { used * m };
         reactants.insert(
             species[i].text.clone(),
             json!({
-                "moles": n, "mass": n * m, "moles_used": used, "mass_used": used * m,
+                "moles": n, "mass": mass, "moles_used": used, "mass_used": mass_used,
                 "moles_left": left, "mass_left": left * m,
             }),
         );
