@@ -711,11 +711,15 @@ fn tokens_have_their_own_rate_and_in_flight_limits() -> Outcome {
 }
 
 fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
+    // No room to wait: a request past the cap is turned away at once.
+    let config = TokenFile::new("no-waiting", "http_max_waiting = 0\n")?;
     let h = std::sync::Arc::new(Http::start(&[
         "--no-python",
         "--max-in-flight",
         "1",
         "--test-tools",
+        "--config",
+        &config.path,
     ])?);
     // One call that only ends on its 1.5 s timeout holds the only slot; the next request is answered 503 at once.
     let slow = {
@@ -755,6 +759,46 @@ fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
     })?;
     let (st, _) = h.request("GET", "/v1/tools", b"")?;
     ensure(st == 200, || format!("after the slot is free: {st}"))
+}
+
+/// Issue 38: past `--max-in-flight` a request waits for a slot (verl does not retry a 503), up to
+/// `http_max_wait_ms`; only past that, or past `http_max_waiting` waiting requests, is it answered 503.
+fn requests_past_the_in_flight_cap_wait_for_a_slot() -> Outcome {
+    let config = TokenFile::new("waiting", "http_max_waiting = 1\nhttp_max_wait_ms = 5000\n")?;
+    let h = std::sync::Arc::new(Http::start(&[
+        "--no-python",
+        "--max-in-flight",
+        "1",
+        "--test-tools",
+        "--config",
+        &config.path,
+    ])?);
+    let slow = {
+        let h = h.clone();
+        std::thread::spawn(move || {
+            h.json(
+                "POST",
+                "/v1/call",
+                &json!({"tool": "_block", "limits": {"timeout_ms": 800}}),
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    // This one waits for the slow call's slot...
+    let waiter = {
+        let h = h.clone();
+        std::thread::spawn(move || h.request("GET", "/v1/tools", b""))
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    // ...and the line is full: one more is turned away.
+    let (st, _) = h.request("GET", "/v1/tools", b"")?;
+    ensure(st == 503, || format!("past the waiting line: {st}"))?;
+    let (st, _) = waiter.join().map_err(|_| "the waiting client panicked")??;
+    ensure(st == 200, || format!("the waiting request: {st}"))?;
+    let (st, v) = slow.join().map_err(|_| "the slow client panicked")??;
+    ensure(st == 200 && v["error_kind"] == "timeout", || {
+        format!("the slow call: {st} {v}")
+    })
 }
 
 fn a_client_that_goes_away_cancels_its_call() -> Outcome {
@@ -1181,6 +1225,10 @@ pub fn trials() -> Vec<Trial> {
         t(
             "requests_past_the_in_flight_cap_are_turned_away",
             requests_past_the_in_flight_cap_are_turned_away,
+        ),
+        t(
+            "requests_past_the_in_flight_cap_wait_for_a_slot",
+            requests_past_the_in_flight_cap_wait_for_a_slot,
         ),
     ]
 }

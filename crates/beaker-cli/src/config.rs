@@ -103,6 +103,8 @@ struct File {
     max_memory: Option<String>,
     http_header_timeout_ms: Option<u64>,
     http_body_timeout_ms: Option<u64>,
+    http_max_waiting: Option<usize>,
+    http_max_wait_ms: Option<u64>,
     trajectory_idle_secs: Option<u64>,
     output_dir: Option<PathBuf>,
     #[serde(default)]
@@ -129,6 +131,8 @@ pub struct Settings {
     pub drain_ms: u64,
     /// With `--http`: how long a request's head and its body may take to arrive (milliseconds).
     pub http_timeouts_ms: (Option<u64>, Option<u64>),
+    /// With `--http`: requests that may wait for a slot past `max_in_flight`, and for how long (milliseconds).
+    pub http_waiting: (Option<usize>, Option<u64>),
 }
 
 impl Settings {
@@ -192,6 +196,7 @@ impl Settings {
             max_queued_bytes: file.max_queued_bytes.unwrap_or(DEFAULT_MAX_QUEUED_BYTES),
             drain_ms: file.drain_ms.unwrap_or(0),
             http_timeouts_ms: (file.http_header_timeout_ms, file.http_body_timeout_ms),
+            http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
         })
     }
 

@@ -124,6 +124,12 @@ pub fn serve_http(
         if let Some(t) = settings.http_timeouts_ms.1 {
             options.body_timeout = ms(t.max(1));
         }
+        if let Some(n) = settings.http_waiting.0 {
+            options.max_waiting = n;
+        }
+        if let Some(t) = settings.http_waiting.1 {
+            options.max_wait = ms(t);
+        }
         beaker_http::serve(listener, engine, options).await?;
         anyhow::Ok(())
     })

@@ -49,8 +49,14 @@ pub struct Options {
     pub max_body_bytes: usize,
     /// Most calls in one `/v1/batch`.
     pub max_batch: usize,
-    /// Requests being answered at once; one more is answered 503 with `Retry-After` at once, never queued.
+    /// Requests being answered at once; beyond it a request waits for a slot ([`Options::max_waiting`]).
     pub max_in_flight: usize,
+    /// Requests that may wait for a slot when `max_in_flight` are being answered (their bodies already read and
+    /// held in the memory budget); one more is answered 503 with `Retry-After` at once. As SandboxFusion does:
+    /// RL clients such as verl do not retry a 503.
+    pub max_waiting: usize,
+    /// How long a request waits for a slot before it is answered 503.
+    pub max_wait: std::time::Duration,
     /// Bearer tokens, any of which a request must carry (`Authorization: Bearer TOKEN`) on every route but
     /// `/healthz`, each with its own rate and in-flight limits; empty: no authentication.
     pub tokens: Vec<Token>,
@@ -69,6 +75,8 @@ impl Default for Options {
             max_body_bytes: 16 << 20,
             max_batch: 1024,
             max_in_flight: 256,
+            max_waiting: 1024,
+            max_wait: std::time::Duration::from_secs(60),
             tokens: Vec::new(),
             header_timeout: std::time::Duration::from_secs(10),
             body_timeout: std::time::Duration::from_secs(60),
@@ -82,6 +90,8 @@ struct State {
     engine: Engine,
     options: Arc<Options>,
     in_flight: Arc<Semaphore>,
+    /// Requests waiting for a slot of `in_flight`.
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
     rejected: Arc<metrics::Rejected>,
     tokens: Arc<Vec<tokens::Guarded>>,
 }
@@ -91,6 +101,7 @@ pub fn router(engine: Engine, options: Options) -> Router {
     let state = State {
         engine,
         in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
+        waiting: Arc::default(),
         rejected: Arc::default(),
         tokens: Arc::new(
             options
@@ -264,9 +275,9 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
             }
         }
     }
-    let Ok(permit) = state.in_flight.clone().try_acquire_owned() else {
+    let Some(permit) = slot(&state).await else {
         state.rejected.overloaded.fetch_add(1, Ordering::Relaxed);
-        let body = json!({"success": false, "error": format!("overloaded: {} requests are in flight; retry later", state.options.max_in_flight), "error_kind": "internal", "retryable": true});
+        let body = json!({"success": false, "error": format!("overloaded: {} requests are in flight and {} wait; retry later", state.options.max_in_flight, state.options.max_waiting), "error_kind": "internal", "retryable": true});
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::RETRY_AFTER, "1")],
@@ -278,6 +289,32 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     drop(permit);
     drop(token_permit);
     reserve_answer(response, state.engine.memory()).await
+}
+
+/// A slot of the in-flight cap: at once when one is free, else after waiting for one (at most `max_wait`, and only
+/// while fewer than `max_waiting` requests wait); `None` when there is none to be had.
+async fn slot(state: &State) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    if let Ok(p) = state.in_flight.clone().try_acquire_owned() {
+        return Some(p);
+    }
+    /// One place in the waiting line, given back however the wait ends (a client that hangs up drops it).
+    struct Waiting(Arc<std::sync::atomic::AtomicUsize>);
+    impl Drop for Waiting {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+    let place = Waiting(state.waiting.clone());
+    if state.waiting.fetch_add(1, Ordering::AcqRel) >= state.options.max_waiting {
+        return None;
+    }
+    let got = tokio::time::timeout(
+        state.options.max_wait,
+        state.in_flight.clone().acquire_owned(),
+    )
+    .await;
+    drop(place);
+    got.ok().and_then(Result::ok)
 }
 
 /// The answer's bytes, accounted in the memory budget until they are written: a client slow to read its answers

@@ -32,6 +32,17 @@ pub(crate) async fn metrics(Shared(state): Shared<State>) -> Response {
         .saturating_sub(state.in_flight.available_permits());
     let mut text = render(&state.engine.stats(), in_flight, &state.rejected);
     memory(&mut text, state.engine.memory());
+    header(
+        &mut text,
+        "beaker_http_requests_waiting",
+        "gauge",
+        "HTTP requests waiting for a slot of --max-in-flight.",
+    );
+    let _ = writeln!(
+        text,
+        "beaker_http_requests_waiting {}",
+        state.waiting.load(Ordering::Relaxed)
+    );
     (
         [(
             header::CONTENT_TYPE,
