@@ -183,6 +183,14 @@ impl Catalog {
         self
     }
 
+    /// The same catalog without the families and guests that run in the sandbox: what a call of a native tool
+    /// needs, built without loading (or compiling) any guest.
+    pub fn natives_only(mut self) -> Catalog {
+        self.families.retain(|e| !e.sandboxed);
+        self.guest_dirs.clear();
+        self
+    }
+
     /// Adds one tool of the embedder's own.
     pub fn tool(mut self, tool: Arc<dyn Tool>) -> Catalog {
         self.tools.push(tool);
@@ -280,6 +288,18 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "two tools share a name: {names:?}");
         assert!(names.contains(&"_block"));
+    }
+
+    #[test]
+    fn natives_only_loads_no_guest() {
+        let c = Catalog::builtin().guest_dir("/nonexistent").natives_only();
+        assert!(c.families().all(|e| !e.sandboxed));
+        assert!(c.families().any(|e| e.name == "calculator"));
+        let loaded = c.load().map_err(|e| e.to_string());
+        let Ok(loaded) = loaded else {
+            panic!("{loaded:?}", loaded = loaded.err())
+        };
+        assert!(loaded.sandboxed.is_empty() && loaded.load_errors.is_empty());
     }
 
     #[test]

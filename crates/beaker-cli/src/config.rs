@@ -223,8 +223,8 @@ impl Settings {
         Ok(s)
     }
 
-    /// Builds the engine; guest tools that fail to load are reported on stderr, naming their files.
-    pub fn engine(&self) -> anyhow::Result<Engine> {
+    /// The families and guest directories these settings ask for.
+    fn catalog(&self) -> anyhow::Result<Catalog> {
         let mut catalog = Catalog::builtin();
         if !self.python {
             catalog = catalog.without("python");
@@ -232,6 +232,29 @@ impl Settings {
         if self.test_tools {
             catalog = catalog.with("testing")?;
         }
+        for d in &self.guest_dirs {
+            catalog = catalog.guest_dir(d.clone());
+        }
+        Ok(catalog)
+    }
+
+    /// An engine for one call of `tool`: the native tools alone when `tool` is one of them (no guest is loaded, so
+    /// `beaker call calculator` answers in milliseconds), else [`Settings::engine`].
+    pub fn engine_for(&self, tool: &str) -> anyhow::Result<Engine> {
+        let native = Engine::builder()
+            .config(self.config.clone())
+            .catalog(self.catalog()?.natives_only())
+            .build()?;
+        if native.spec(tool).is_some() {
+            return Ok(native);
+        }
+        drop(native);
+        self.engine()
+    }
+
+    /// Builds the engine; guest tools that fail to load are reported on stderr, naming their files.
+    pub fn engine(&self) -> anyhow::Result<Engine> {
+        let mut catalog = self.catalog()?;
         if let Some(n) = self.max_sessions {
             anyhow::ensure!(n > 0, "max_sessions must be at least 1");
             let sandbox = beaker_catalog::Sandbox::new(beaker_catalog::SandboxConfig {
@@ -239,9 +262,6 @@ impl Settings {
                 ..Default::default()
             })?;
             catalog = catalog.sandbox(sandbox);
-        }
-        for d in &self.guest_dirs {
-            catalog = catalog.guest_dir(d.clone());
         }
         let b = Engine::builder()
             .config(self.config.clone())

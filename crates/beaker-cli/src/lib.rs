@@ -343,7 +343,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let env = match parsed {
                 Ok(l) => {
                     call.limits = l;
-                    settings.engine()?.call(call)
+                    settings.engine_for(&tool)?.call(call)
                 }
                 Err(msg) => {
                     print_envelope(
