@@ -710,9 +710,16 @@ fn tokens_have_their_own_rate_and_in_flight_limits() -> Outcome {
     })
 }
 
-fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
-    // No room to wait: a request past the cap is turned away at once.
-    let config = TokenFile::new("no-waiting", "http_max_waiting = 0\n")?;
+/// A server with one slot (`--max-in-flight 1`) and `config`, that slot held by a call that only ends on its
+/// `timeout_ms`; the config file (kept alive with the server), the server and that call's thread.
+type Saturated = (
+    TokenFile,
+    std::sync::Arc<Http>,
+    std::thread::JoinHandle<Result<(u16, Value), String>>,
+);
+
+fn saturated(tag: &str, config: &str, timeout_ms: u64) -> Result<Saturated, String> {
+    let config = TokenFile::new(tag, config)?;
     let h = std::sync::Arc::new(Http::start(&[
         "--no-python",
         "--max-in-flight",
@@ -721,17 +728,22 @@ fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
         "--config",
         &config.path,
     ])?);
-    // One call that only ends on its 1.5 s timeout holds the only slot; the next request is answered 503 at once.
     let slow = {
         let h = h.clone();
         std::thread::spawn(move || {
             h.json(
                 "POST",
                 "/v1/call",
-                &json!({"tool": "_block", "limits": {"timeout_ms": 1500}}),
+                &json!({"tool": "_block", "limits": {"timeout_ms": timeout_ms}}),
             )
         })
     };
+    Ok((config, h, slow))
+}
+
+fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
+    // No room to wait: with the only slot held for 1.5 s, the next request is answered 503 at once.
+    let (_config, h, slow) = saturated("no-waiting", "http_max_waiting = 0\n", 1500)?;
     std::thread::sleep(Duration::from_millis(300));
     let (st, head, body) = h.request_with("GET", "/v1/tools", b"", "")?;
     ensure(
@@ -764,25 +776,11 @@ fn requests_past_the_in_flight_cap_are_turned_away() -> Outcome {
 /// Issue 38: past `--max-in-flight` a request waits for a slot (verl does not retry a 503), up to
 /// `http_max_wait_ms`; only past that, or past `http_max_waiting` waiting requests, is it answered 503.
 fn requests_past_the_in_flight_cap_wait_for_a_slot() -> Outcome {
-    let config = TokenFile::new("waiting", "http_max_waiting = 1\nhttp_max_wait_ms = 5000\n")?;
-    let h = std::sync::Arc::new(Http::start(&[
-        "--no-python",
-        "--max-in-flight",
-        "1",
-        "--test-tools",
-        "--config",
-        &config.path,
-    ])?);
-    let slow = {
-        let h = h.clone();
-        std::thread::spawn(move || {
-            h.json(
-                "POST",
-                "/v1/call",
-                &json!({"tool": "_block", "limits": {"timeout_ms": 800}}),
-            )
-        })
-    };
+    let (_config, h, slow) = saturated(
+        "waiting",
+        "http_max_waiting = 1\nhttp_max_wait_ms = 5000\n",
+        800,
+    )?;
     std::thread::sleep(Duration::from_millis(200));
     // This one waits for the slow call's slot...
     let waiter = {

@@ -723,9 +723,9 @@ fn ideal_gas(params: &Value) -> Result<Value, ToolError> {
     let v = read(params, "volume", LITRES)?.map(|l| l * 1e-3);
     let t = read(params, "temperature", KELVIN)?;
     let given = [p, v, n, t];
-    if given.iter().filter(|x| x.is_some()).count() != 3 {
+    if given.iter().filter(|x| x.is_some()).count() < 3 {
         return Err(ToolError::invalid_params(
-            "give exactly three of pressure, volume, moles (or mass and formula), temperature",
+            "give three of pressure, volume, moles (or mass and formula), temperature",
         ));
     }
     for (x, k) in given
@@ -737,6 +737,22 @@ fn ideal_gas(params: &Value) -> Result<Value, ToolError> {
         }
     }
     let r = GAS_CONSTANT;
+    // All four: the temperature is redundant, held to the rule `physics` uses (agreeing, or within 0.1 % with a
+    // note: textbook data are rounded).
+    let mut notes = Vec::new();
+    let given = match given {
+        [Some(p), Some(v), Some(n), Some(t)] => {
+            notes.extend(crate::physics::agreement(
+                "temperature",
+                t,
+                p * v / (n * r),
+                "K",
+                "pressure, volume and moles",
+            )?);
+            [Some(p), Some(v), Some(n), None]
+        }
+        g => g,
+    };
     let (p, v, n, t) = match given {
         [None, Some(v), Some(n), Some(t)] => (n * r * t / v, v, n, t),
         [Some(p), None, Some(n), Some(t)] => (p, n * r * t / p, n, t),
@@ -748,12 +764,16 @@ fn ideal_gas(params: &Value) -> Result<Value, ToolError> {
             ))
         }
     };
-    Ok(json!({
+    let mut out = json!({
         "pressure": num(p, "the pressure")?, "pressure_atm": p / ATM,
         "volume": num(v, "the volume")?, "volume_L": v * 1e3,
         "moles": num(n, "the amount")?,
         "temperature": num(t, "the temperature")?, "temperature_celsius": t - 273.15,
-    }))
+    });
+    if !notes.is_empty() {
+        out["notes"] = json!(notes);
+    }
+    Ok(out)
 }
 
 fn empirical_formula(params: &Value) -> Result<Value, ToolError> {

@@ -413,18 +413,32 @@ fn redundant(
     unit: &str,
     from: &str,
 ) -> Result<(), ToolError> {
+    if let Some(note) = agreement(key, given, implied, unit, from)? {
+        out.note(note);
+    }
+    Ok(())
+}
+
+/// The one rule for a redundant input, in `physics` and `chemistry` alike: `None` when it agrees, a note when it
+/// is off by rounding (up to 0.1 %), an error naming it and the value the others imply when it is further off.
+pub(crate) fn agreement(
+    key: &str,
+    given: f64,
+    implied: f64,
+    unit: &str,
+    from: &str,
+) -> Result<Option<String>, ToolError> {
     let g = gap(given, implied, 0.0);
     if g <= EXACT_RTOL {
-        return Ok(());
+        return Ok(None);
     }
     if g <= ROUNDED_RTOL {
-        out.note(format!(
+        return Ok(Some(format!(
             "`{key}` = {} {unit} differs by {:.2} % from the {} {unit} that {from} give; the answer uses {from}",
             show(given),
             100.0 * g,
             show(implied)
-        ));
-        return Ok(());
+        )));
     }
     Err(ToolError::invalid_params(format!(
         "`{key}` = {} {unit} disagrees with {from}, which give {} {unit} ({:.2} % apart; rounded data may differ by up to 0.1 %); give one fewer value",
