@@ -133,8 +133,55 @@ impl Tool for SymbolicMath {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        call_guest_tool(&self.runtime, "symbolic_math", params, ctx)
+        match one_sided_point(params)? {
+            Some(p) => call_guest_tool(&self.runtime, "symbolic_math", &p, ctx),
+            None => call_guest_tool(&self.runtime, "symbolic_math", params, ctx),
+        }
     }
+}
+
+/// A `limit` at a one-sided point as people write it (`"0+"`, `"0^+"`, `"2^{-}"`): the point, and the side as
+/// `direction` (issue 38: `"0+"` was refused as invalid syntax). `None` when there is nothing to rewrite; an
+/// error when the side written and `direction` disagree.
+fn one_sided_point(params: &Value) -> Result<Option<Value>, ToolError> {
+    if params.get("operation").and_then(Value::as_str) != Some("limit") {
+        return Ok(None);
+    }
+    let Some(point) = params.get("point").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let p = point.trim();
+    let (rest, side) = match p
+        .strip_suffix("^{+}")
+        .or_else(|| p.strip_suffix("^+"))
+        .or_else(|| p.strip_suffix('+'))
+    {
+        Some(r) => (r, "+"),
+        None => match p
+            .strip_suffix("^{-}")
+            .or_else(|| p.strip_suffix("^-"))
+            .or_else(|| p.strip_suffix('-'))
+        {
+            Some(r) => (r, "-"),
+            None => return Ok(None),
+        },
+    };
+    let rest = rest.trim();
+    if rest.is_empty() || rest.ends_with(['+', '-', '*', '/', '^', '(']) {
+        return Ok(None);
+    }
+    match params.get("direction").and_then(Value::as_str) {
+        Some(d) if d != side => {
+            return Err(ToolError::invalid_params(format!(
+                "`point` `{point}` approaches from `{side}` but `direction` is `{d}`"
+            )))
+        }
+        _ => {}
+    }
+    let mut p2 = params.clone();
+    p2["point"] = json!(rest);
+    p2["direction"] = json!(side);
+    Ok(Some(p2))
 }
 
 impl Tool for LatexRender {
@@ -191,7 +238,7 @@ fn symbolic_math_spec() -> ToolSpec {
                 "lower": bound,
                 "upper": bound,
                 "point": bound,
-                "direction": {"enum": ["+", "-"], "description": "limit: from above (+) or below (-); default two-sided."},
+                "direction": {"enum": ["+", "-"], "description": "limit: from above (+) or below (-); default two-sided. A point written one-sided (`0+`, `0^-`) sets it."},
                 "equation": {"type": "string", "description": "dsolve: the ODE, e.g. `y'' + y = 0`."},
                 "function": {"type": "string", "description": "dsolve: the unknown function, e.g. `y(t)`."},
                 "ics": {"type": "object", "additionalProperties": expr, "description": "dsolve: initial conditions such as {\"y(0)\": 1, \"y'(0)\": 0}."},
@@ -393,7 +440,38 @@ fn latex_render_spec() -> ToolSpec {
 
 #[cfg(test)]
 mod tests {
-    use super::OPERATIONS;
+    use super::{one_sided_point, OPERATIONS};
+    use serde_json::json;
+
+    #[test]
+    fn a_one_sided_point_becomes_a_direction() {
+        let lim = |point: &str| json!({"operation": "limit", "expression": "1/x", "variable": "x", "point": point});
+        for (written, point, side) in [
+            ("0+", "0", "+"),
+            ("0^-", "0", "-"),
+            ("2^{+}", "2", "+"),
+            (" 1 - ", "1", "-"),
+        ] {
+            let p = one_sided_point(&lim(written))
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            assert_eq!(
+                (p["point"].as_str(), p["direction"].as_str()),
+                (Some(point), Some(side)),
+                "{written}"
+            );
+        }
+        for untouched in ["0", "oo", "-oo", "x^2"] {
+            assert!(
+                one_sided_point(&lim(untouched)).ok().flatten().is_none(),
+                "{untouched}"
+            );
+        }
+        let mut both = lim("0+");
+        both["direction"] = json!("-");
+        assert!(one_sided_point(&both).is_err());
+    }
 
     #[test]
     fn the_guest_dispatches_every_operation_the_schema_lists() {
