@@ -257,9 +257,16 @@ fn split_top(s: &str, sep: char) -> Vec<&str> {
 
 /// Splits at top-level occurrences of `pat` (outside brackets, braces and `\{…\}`).
 fn split_top_str<'a>(s: &'a str, pat: &str) -> Vec<&'a str> {
+    let found = top_level(s, |rest| rest.starts_with(pat).then_some((pat.len(), ())));
+    pieces(s, &found)
+}
+
+/// The top-level places (outside brackets, braces and `\{…\}`) where `at` recognizes something in the rest of
+/// `s`: each one's start, its length and what `at` made of it. Splitting at a separator and finding an
+/// inequality's signs both read `s` this way.
+fn top_level<T>(s: &str, at: impl Fn(&str) -> Option<(usize, T)>) -> Vec<(usize, usize, T)> {
     let mut out = Vec::new();
     let mut depth = 0i64;
-    let mut start = 0;
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -267,11 +274,12 @@ fn split_top_str<'a>(s: &'a str, pat: &str) -> Vec<&'a str> {
             i += 1;
             continue;
         }
-        if depth == 0 && s[i..].starts_with(pat) && i >= start {
-            out.push(&s[start..i]);
-            i += pat.len();
-            start = i;
-            continue;
+        if depth == 0 {
+            if let Some((len, what)) = at(&s[i..]) {
+                out.push((i, len, what));
+                i += len;
+                continue;
+            }
         }
         match b[i] {
             b'\\' => {
@@ -292,6 +300,17 @@ fn split_top_str<'a>(s: &'a str, pat: &str) -> Vec<&'a str> {
             _ => {}
         }
         i += 1;
+    }
+    out
+}
+
+/// The pieces of `s` between the places `top_level` found.
+fn pieces<'a, T>(s: &'a str, found: &[(usize, usize, T)]) -> Vec<&'a str> {
+    let mut out = Vec::with_capacity(found.len() + 1);
+    let mut start = 0;
+    for &(at, len, _) in found {
+        out.push(&s[start..at]);
+        start = at + len;
     }
     out.push(&s[start..]);
     out
@@ -464,40 +483,22 @@ const COMPARISONS: &[(&str, bool, bool)] = &[
 /// `(open, low, high, close)` (`(-2, 3)`, `(-2, 3]`, `[2, \infty)`, `(-\infty, 5)`). `None` for anything else: a
 /// chain whose signs point both ways, two variables, a sign inside brackets.
 fn inequality(s: &str) -> Option<(char, String, String, char)> {
-    // Top-level signs and their places; a command sign must not run into a longer command (`\left`, `\gets`).
-    let mut signs: Vec<(usize, usize, bool, bool)> = Vec::new();
-    let (mut depth, mut i) = (0i64, 0);
-    let b = s.as_bytes();
-    while i < s.len() {
-        match b[i] {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth -= 1,
-            _ => {}
-        }
-        if depth == 0 {
-            let sign = COMPARISONS.iter().find(|(p, _, _)| {
-                s[i..].starts_with(p)
+    // Top-level signs, each as (is `<`-like, is strict); a command sign must not run into a longer command
+    // (`\left`, `\gets`).
+    let signs = top_level(s, |rest| {
+        COMPARISONS
+            .iter()
+            .find(|(p, _, _)| {
+                rest.starts_with(p)
                     && !(p.starts_with('\\')
-                        && s[i + p.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
-            });
-            if let Some(&(pat, less, strict)) = sign {
-                signs.push((i, pat.len(), less, strict));
-                i += pat.len();
-                continue;
-            }
-        }
-        i += s[i..].chars().next().map_or(1, char::len_utf8);
-    }
+                        && rest[p.len()..].starts_with(|c: char| c.is_ascii_alphabetic()))
+            })
+            .map(|&(p, less, strict)| (p.len(), (less, strict)))
+    });
     if signs.is_empty() || signs.len() > 2 {
         return None;
     }
-    let mut parts = Vec::with_capacity(signs.len() + 1);
-    let mut start = 0;
-    for &(at, len, _, _) in &signs {
-        parts.push(s[start..at].trim());
-        start = at + len;
-    }
-    parts.push(s[start..].trim());
+    let parts: Vec<&str> = pieces(s, &signs).into_iter().map(str::trim).collect();
     if parts.iter().any(|p| p.is_empty()) {
         return None;
     }
@@ -509,7 +510,7 @@ fn inequality(s: &str) -> Option<(char, String, String, char)> {
     };
     match (signs.as_slice(), parts.as_slice()) {
         // `a < x < b` (or `b > x > a`): both signs one way, the variable between.
-        ([(_, _, l1, s1), (_, _, l2, s2)], [a, x, b])
+        ([(_, _, (l1, s1)), (_, _, (l2, s2))], [a, x, b])
             if l1 == l2 && is_name(x) && !is_name(a) && !is_name(b) =>
         {
             let ((lo, lo_strict), (hi, hi_strict)) = if *l1 {
@@ -525,7 +526,7 @@ fn inequality(s: &str) -> Option<(char, String, String, char)> {
             ))
         }
         // `x > a`, `a < x`: a half-line.
-        ([(_, _, less, strict)], [l, r]) if is_name(l) != is_name(r) => {
+        ([(_, _, (less, strict))], [l, r]) if is_name(l) != is_name(r) => {
             let (bound, below) = if is_name(l) { (r, *less) } else { (l, !*less) };
             Some(if below {
                 (
