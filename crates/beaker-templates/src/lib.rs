@@ -175,9 +175,8 @@ pub struct ChatTemplate {
     eos_token: String,
     /// The model's end-of-turn tokens besides `eos_token` (a built-in's, from its generation config).
     stop_tokens: Vec<String>,
-    /// Given as source by a caller, not built in: rendered on a thread of its own (see [`ChatTemplate::render`]).
-    untrusted: bool,
-    /// Its source, kept for a template given as source: it is what a worker process renders.
+    /// Its source when a caller gave it (not built in): such a template renders in a worker process, or here on a
+    /// thread of its own (see [`ChatTemplate::render`]).
     source: Option<String>,
 }
 
@@ -361,7 +360,6 @@ impl ChatTemplate {
             bos_token: bos_token.to_string(),
             eos_token: eos_token.to_string(),
             stop_tokens: stop_tokens.iter().map(|s| s.to_string()).collect(),
-            untrusted: name == "chat_template",
             source: (name == "chat_template").then(|| source.to_string()),
         })
     }
@@ -380,7 +378,7 @@ impl ChatTemplate {
         add_generation_prompt: bool,
         kwargs: &Map<String, Value>,
     ) -> Result<String, TemplateError> {
-        if !self.untrusted {
+        if self.source.is_none() {
             return self.render_here(messages, tools, add_generation_prompt, kwargs);
         }
         // A template given as source can build values nested as deep as its fuel allows, and rendering and
@@ -907,7 +905,8 @@ pub mod worker {
             text("eos_token"),
             &[],
         )?;
-        t.untrusted = false;
+        // The worker process is the isolation: render here, on this thread.
+        t.source = None;
         let (history, tool_messages, tools) =
             (list("history"), list("tool_messages"), list("tools"));
         let kwargs: Map<String, Value> = req["kwargs"].as_object().cloned().unwrap_or_default();
