@@ -258,16 +258,20 @@ fn balance_op(params: &Value) -> Result<Value, ToolError> {
     Ok(out)
 }
 
-/// Moles of `species` from a `{"mass": …}` / `{"moles": …}` object or a string with a unit of mass or amount.
-fn amount_of(v: &Value, key: &str, s: &Species) -> Result<f64, ToolError> {
+/// Moles of `species` from a `{"mass": …}` / `{"moles": …}` object or a string with a unit of mass or amount, and
+/// the grams when it was given as a mass: echoed as given rather than as moles times molar mass (`1 kg` is
+/// 1000, not 999.9999999999999).
+fn amount_of(v: &Value, key: &str, s: &Species) -> Result<(f64, Option<f64>), ToolError> {
     let m = s.molar_mass();
-    let from_mass = |grams: f64| -> Result<f64, ToolError> {
+    let mut grams_given = None;
+    let mut from_mass = |grams: f64| -> Result<f64, ToolError> {
         if m == 0.0 {
             return Err(ToolError::invalid_params(format!(
                 "`{key}`: {} has no molar mass; give moles",
                 s.text
             )));
         }
+        grams_given = Some(grams);
         Ok(grams / m)
     };
     let moles = match v {
@@ -298,23 +302,11 @@ fn amount_of(v: &Value, key: &str, s: &Species) -> Result<f64, ToolError> {
         }
     };
     if moles.is_finite() && moles >= 0.0 {
-        Ok(moles)
+        Ok((moles, grams_given))
     } else {
         Err(ToolError::invalid_params(format!(
             "`{key}` must not be negative"
         )))
-    }
-}
-
-/// The grams an amount was given as, when it was a mass: echoed as given rather than as moles times molar mass
-/// (`1 kg` is 1000, not 999.9999999999999).
-fn mass_given(v: &Value, key: &str) -> Option<f64> {
-    match v {
-        Value::Object(o) if o.get("mass").is_some_and(|x| !x.is_null()) => {
-            read(v, "mass", GRAMS).ok().flatten()
-        }
-        Value::String(_) if read_value(v, key, MOLES).is_err() => read_value(v, key, GRAMS).ok(),
-        _ => None,
     }
 }
 
@@ -330,8 +322,7 @@ fn stoichiometry(params: &Value) -> Result<Value, ToolError> {
     if let Some(o) = amount.as_object_mut() {
         o.remove("substance");
     }
-    let n_given = amount_of(&amount, "given", species[gi])?;
-    let grams_given = mass_given(&amount, "given");
+    let (n_given, grams_given) = amount_of(&amount, "given", species[gi])?;
     let find = text(params, "find")?;
     let (fi, _) = eq.find(find)?;
     let n_find = n_given * coefficients[fi] as f64 / coefficients[gi] as f64;
@@ -371,8 +362,8 @@ fn limiting_reagent(params: &Value) -> Result<Value, ToolError> {
                 "`{name}` is given twice"
             )));
         }
-        let key = format!("amounts.{name}");
-        given.push((i, amount_of(v, &key, species[i])?, mass_given(v, &key)));
+        let (n, grams) = amount_of(v, &format!("amounts.{name}"), species[i])?;
+        given.push((i, n, grams));
     }
     given.sort_by_key(|(i, _, _)| *i);
     let (limiting, extent) = given
