@@ -210,17 +210,6 @@ impl Trajectories {
             .is_some_and(|tags| tags.contains_key(tag));
         if !known {
             self.make_room(open);
-            let generation = self
-                .generations
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                + 1;
-            open.by_tenant.entry(tenant.clone()).or_default().insert(
-                tag.to_string(),
-                Trajectory {
-                    generation,
-                    ..Trajectory::default()
-                },
-            );
             open.total += 1;
         }
         let t = open
@@ -228,7 +217,13 @@ impl Trajectories {
             .entry(tenant.clone())
             .or_default()
             .entry(tag.to_string())
-            .or_default();
+            .or_insert_with(|| Trajectory {
+                generation: self
+                    .generations
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1,
+                ..Trajectory::default()
+            });
         t.last_used = Some(Instant::now());
         t
     }
