@@ -103,7 +103,6 @@ const CORRECTIONS: &[&str] = &[
     "i mean",
     "make that",
     "no,",
-    "no wait",
 ];
 
 /// Whether the text between two boxes takes back the first (`, then correcting:`, `... wait, actually`).
