@@ -46,6 +46,16 @@ pub use beaker_core::{
 };
 pub use builder::{Config, EngineBuilder, EngineError};
 
+pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
+pub use params::ParamsSchema;
+pub use plan::{
+    PlanReport, PlanRequest, PlanStep, StepOutcome, StepReport, Strategy, MAX_PLAN_STEPS, NO_TOOL,
+    STEP_KEYS,
+};
+pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
+pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
+pub use trajectory::{ToolUse, TrajectoryLimits};
+
 /// Runs this process as a worker when `args` (the process's arguments) say so: a template worker
 /// (`__template-worker`), or a tool's worker ([`beaker_catalog::run_worker`]); the exit code, or `None` for an
 /// ordinary start. Beaker's binary calls it first thing.
@@ -68,15 +78,6 @@ fn template_worker() -> i32 {
         ),
     })
 }
-pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
-pub use params::ParamsSchema;
-pub use plan::{
-    PlanReport, PlanRequest, PlanStep, StepOutcome, StepReport, Strategy, MAX_PLAN_STEPS, NO_TOOL,
-    STEP_KEYS,
-};
-pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
-pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
-pub use trajectory::{ToolUse, TrajectoryLimits};
 
 #[cfg(test)]
 mod tests;
