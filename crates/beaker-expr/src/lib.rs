@@ -26,6 +26,7 @@ mod error;
 mod exact;
 mod fast;
 mod format;
+pub mod latex;
 mod parser;
 
 pub use ast::{BinOp, Const, Expr, Func, Literal, Node};

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod immortal;
+mod latex_input;
 pub mod runtime;
 mod sessions;
 mod spec;

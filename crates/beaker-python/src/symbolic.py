@@ -466,9 +466,20 @@ def _op_solve(args):
 
 def _op_diff(args):
     e = _parse(_need(args, "expression"), "expression")
-    x = _one_variable(e, args)
-    n = _int_arg(args, "order", 1, 1, 200)
-    return _finish(_sp.diff(e, x, n))
+    many = args.get("variables")
+    if many is None:
+        x = _one_variable(e, args)
+        n = _int_arg(args, "order", 1, 1, 200)
+        return _finish(_sp.diff(e, x, n))
+    # A mixed partial: differentiate by each name in turn (`["x", "y"]` is d2/dy dx; repeat a name for a higher
+    # order in it). `order` would be ambiguous beside it.
+    if args.get("variable") is not None or args.get("order") is not None:
+        raise _invalid("give `variables` (a mixed partial, in order; repeat a name for a higher order) "
+                       "or `variable` with `order`, not both")
+    names = _symbol_names(args, "variable", "variables")
+    by_name = {s.name: s for s in e.free_symbols}
+    xs = [by_name.get(n) or _Symbol(n) for n in names]
+    return _finish(_sp.diff(e, *xs))
 
 
 def _op_integrate(args):
@@ -853,7 +864,7 @@ _KEYS = {
     "cancel": ("expression",),
     "apart": ("expression", "variable"),
     "solve": ("expression", "equations", "variable", "variables", "domain"),
-    "diff": ("expression", "variable", "order"),
+    "diff": ("expression", "variable", "variables", "order"),
     "integrate": ("expression", "variable", "lower", "upper"),
     "limit": ("expression", "variable", "point", "direction"),
     "series": ("expression", "variable", "point", "order"),

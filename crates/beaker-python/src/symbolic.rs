@@ -133,8 +133,17 @@ impl Tool for SymbolicMath {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        match one_sided_point(params)? {
-            Some(p) => call_guest_tool(&self.runtime, "symbolic_math", &p, ctx),
+        let one_sided = one_sided_point(params)?;
+        let params = one_sided.as_ref().unwrap_or(params);
+        match crate::latex_input::read(params)? {
+            Some(read) => {
+                let mut result =
+                    call_guest_tool(&self.runtime, "symbolic_math", &read.params, ctx)?;
+                if let Value::Object(r) = &mut result {
+                    r.insert("read_as".into(), Value::Object(read.read_as));
+                }
+                Ok(result)
+            }
             None => call_guest_tool(&self.runtime, "symbolic_math", params, ctx),
         }
     }
@@ -229,7 +238,7 @@ fn symbolic_math_spec() -> ToolSpec {
             "type": "object",
             "properties": {
                 "operation": {"enum": OPERATIONS},
-                "expression": {"type": ["string", "number"], "description": "Python/SymPy syntax; `^` is power, `2x` and `3(x+1)` multiply; `a = b` is an equation."},
+                "expression": {"type": ["string", "number"], "description": "Python/SymPy syntax or LaTeX (`\\frac{x^2-1}{x-1}`); `^` is power, `2x` and `3(x+1)` multiply; `a = b` is an equation."},
                 "equations": {"type": "array", "items": expr, "minItems": 1, "maxItems": 100, "description": "solve: a system of equations."},
                 "variable": {"type": "string", "description": "The variable to solve for, differentiate, integrate ..."},
                 "variables": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 100},
@@ -276,7 +285,8 @@ fn symbolic_math_spec() -> ToolSpec {
                 "method": {"enum": ["structural", "simplify", "solve", "numeric"]},
                 "counterexample": {"type": "object"},
                 "difference": {"type": "string"},
-                "why": {"type": "string"}
+                "why": {"type": "string"},
+                "read_as": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The inputs written in LaTeX, each with the SymPy text it was read as."}
             },
             "required": ["result", "latex"]
         }),

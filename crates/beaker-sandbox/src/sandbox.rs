@@ -154,9 +154,9 @@ impl std::fmt::Debug for Reserved {
     }
 }
 
-/// Why the epoch callback stopped a guest.
+/// Why the epoch callback (or a sleep past the run's timeout, `sleep.rs`) stopped a guest.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
-enum Stop {
+pub(crate) enum Stop {
     #[error("deadline")]
     Deadline,
     #[error("cancelled")]
@@ -593,6 +593,7 @@ impl Guest {
                 output: Some((stdout.clone(), stderr.clone())),
                 charged_output: 0,
                 time,
+                virtual_deadline_ns: None,
                 door: None,
             },
         );
@@ -925,6 +926,13 @@ fn arm(store: &mut Store<State>, run: &Run<'_>, start: Instant) -> Result<(), Sa
         .set_fuel(limits.max_fuel)
         .map_err(|e| SandboxError::Internal(chain(&e)))?;
     let deadline = start + Duration::from_millis(limits.timeout_ms);
+    let state = store.data_mut();
+    state.virtual_deadline_ns = Some(
+        state
+            .time
+            .monotonic_ns()
+            .saturating_add(limits.timeout_ms.saturating_mul(1_000_000)),
+    );
     let cancel = run.cancel.clone();
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(move |_| {

@@ -5,8 +5,10 @@
 //! clock subscription advances the run's virtual time to its deadline and fires; file-descriptor subscriptions
 //! are ready at once (a guest's stdio is in-memory pipes, and it has no sockets). Sleeping is then instant,
 //! deterministic, and visible to the guest's clocks; a loop of sleeps still ends on fuel (every host call is
-//! charged) or the deadline.
+//! charged) or the deadline. A sleep that would carry virtual time past the run's timeout ends the run as a
+//! timeout at that point, as the real process would have been stopped (`time.sleep(3)` under a 1 s limit).
 
+use crate::sandbox::Stop;
 use crate::store::State;
 use wasmtime::{Caller, Extern, Linker};
 
@@ -26,7 +28,12 @@ pub(crate) fn add_virtual_sleep(linker: &mut Linker<State>) -> wasmtime::Result<
     linker.func_wrap(
         "wasi_snapshot_preview1",
         "poll_oneoff",
-        |mut caller: Caller<'_, State>, subs: i32, events: i32, n: i32, nevents: i32| -> i32 {
+        |mut caller: Caller<'_, State>,
+         subs: i32,
+         events: i32,
+         n: i32,
+         nevents: i32|
+         -> wasmtime::Result<i32> {
             poll_oneoff(
                 &mut caller,
                 subs as u32,
@@ -60,13 +67,14 @@ fn poll_oneoff(
     events: u32,
     n: u32,
     nevents: u32,
-) -> i32 {
+) -> wasmtime::Result<i32> {
     let Some(Extern::Memory(memory)) = caller.get_export("memory") else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     if n == 0 {
-        return ERRNO_INVAL;
+        return Ok(ERRNO_INVAL);
     }
+    let deadline = caller.data().virtual_deadline_ns;
     let time = caller.data().time.clone();
     let (mono, wall) = (time.monotonic_ns(), time.wall_ns());
     let data = memory.data_mut(&mut *caller);
@@ -76,7 +84,7 @@ fn poll_oneoff(
         .checked_add(n * SUBSCRIPTION)
         .and_then(|end| data.get(subs..end))
     else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     let mut list = Vec::with_capacity(n);
     for i in 0..n {
@@ -122,7 +130,7 @@ fn poll_oneoff(
         .checked_add(fired.len() * EVENT)
         .and_then(|end| data.get_mut(events..end))
     else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     for (i, s) in fired.iter().enumerate() {
         let e = &mut out[i * EVENT..(i + 1) * EVENT];
@@ -132,11 +140,15 @@ fn poll_oneoff(
         e[10] = s.tag;
     }
     let Some(count) = data.get_mut(nevents..nevents + 4) else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     count.copy_from_slice(&(fired.len() as u32).to_le_bytes());
     if !any_fd {
+        if let Some(d) = deadline.filter(|&d| mono.saturating_add(earliest) > d) {
+            time.advance_ns(d.saturating_sub(mono));
+            return Err(wasmtime::Error::new(Stop::Deadline));
+        }
         time.advance_ns(earliest);
     }
-    ERRNO_SUCCESS
+    Ok(ERRNO_SUCCESS)
 }

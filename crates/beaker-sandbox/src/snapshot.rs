@@ -40,6 +40,7 @@ pub(crate) fn snapshot_store(
             output: None,
             charged_output: 0,
             time,
+            virtual_deadline_ns: None,
             door: None,
         },
     );

@@ -17,6 +17,9 @@ pub(crate) struct State {
     pub(crate) charged_output: u64,
     /// The run's virtual time, which a guest's sleep advances (`sleep.rs`).
     pub(crate) time: VirtualTime,
+    /// The virtual time (monotonic ns) at which the run's timeout is reached: a sleep past it ends the run as
+    /// a timeout, as the real process's would. `None` while the trusted start-up runs.
+    pub(crate) virtual_deadline_ns: Option<u64>,
     /// What answers the guest's `host::call` (the door); `None` keeps it closed.
     pub(crate) door: Option<Box<dyn crate::reactor::Door>>,
 }

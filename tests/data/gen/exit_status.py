@@ -1,7 +1,9 @@
 """Writes tests/data/http/exit_status.jsonl: how a CPython process ends for each way a program can exit.
 
 Each case runs natively as `python3 -c CODE` (the reference: SandboxFusion's `/run_code` reports a real process)
-and records its return code and the last line it printed to stderr. Beaker's `/run_code` must give the same
+and records its return code and the last line it printed to stderr; a case given a time limit (SandboxFusion's
+`run_timeout`, in seconds) that the process outlives records `time_limit_exceeded` instead (killed, as
+SandboxFusion kills it). Beaker's `/run_code` must give the same
 return code and end its stderr with the same line (tests/all/http.rs). Needs only the machine's python3:
 
     python3 tests/data/gen/exit_status.py
@@ -44,6 +46,10 @@ CASES = [
     ("own_class_named_system_exit", "class SystemExit(Exception): pass\nraise SystemExit('0')"),
     ("uncaught_exception", "raise ValueError('boom')"),
     ("traceback_in_a_function", "def f():\n    return 1 / 0\nf()"),
+    # Sleeping past the time limit is a time limit exceeded, as the real process is stopped at the limit.
+    ("sleep_past_the_time_limit", "import time\ntime.sleep(3)", 1),
+    ("sleep_within_the_time_limit", "import time\ntime.sleep(0.2)", 1),
+    ("sleeps_adding_up_past_the_time_limit", "import time\nfor _ in range(6):\n    time.sleep(0.2)", 1),
     # An uncaught KeyboardInterrupt kills CPython with SIGINT (status 130 from a shell, -2 from subprocess);
     # the sandbox has no signals, so it is not a case here.
 ]
@@ -57,13 +63,23 @@ def main():
         " file_lines the traceback's `File ...` lines (the program's lines as `python -c` names them)."
         % sys.version_info[:3]
     ]
-    for name, code in CASES:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    for name, code, *limit in CASES:
+        run_timeout = limit[0] if limit else None
+        try:
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               timeout=run_timeout or 30)
+        except subprocess.TimeoutExpired:
+            assert run_timeout is not None, name
+            lines.append(json.dumps({"name": name, "code": code, "run_timeout": run_timeout,
+                                     "time_limit_exceeded": True}))
+            continue
         tail = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
         code_status = p.returncode if p.returncode >= 0 else 128 - p.returncode
         files = [l.strip() for l in p.stderr.splitlines() if l.strip().startswith("File ")]
-        lines.append(json.dumps({"name": name, "code": code, "return_code": code_status, "stderr_tail": tail,
-                                 "file_lines": files}))
+        case = {"name": name, "code": code, "return_code": code_status, "stderr_tail": tail, "file_lines": files}
+        if run_timeout is not None:
+            case["run_timeout"] = run_timeout
+        lines.append(json.dumps(case))
     out.write_text("\n".join(lines) + "\n")
     print("wrote", len(CASES), "cases to", out)
 

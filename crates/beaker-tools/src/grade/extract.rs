@@ -120,7 +120,9 @@ fn unbox(inner: &str) -> &str {
     {
         let rest = rest.trim_start();
         match rest.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-            Some(r) if matching_brace(rest, 0) == Some(rest.len() - 1) => inner = r.trim(),
+            Some(r) if beaker_expr::latex::matching_brace(rest, 0) == Some(rest.len() - 1) => {
+                inner = r.trim()
+            }
             _ => break,
         }
     }
@@ -156,28 +158,6 @@ fn box_spans(text: &str) -> Vec<(usize, usize)> {
         i += 1;
     }
     spans
-}
-
-/// The byte index of the `}` that closes the `{` at `open` (a `\{` or `\}` does not count).
-pub(super) fn matching_brace(text: &str, open: usize) -> Option<usize> {
-    let b = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = open;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// The text after the last answer phrase, up to the end of its line, without a closing full stop.
