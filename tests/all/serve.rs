@@ -1,7 +1,7 @@
 //! `beaker serve` and `beaker call` as a client sees them: ids, concurrency, malformed input, limits,
 //! cancellation, EOF drain, exit codes.
 
-use crate::support::{beaker, ensure, Outcome, Server};
+use crate::support::{beaker, ensure, jsonl, Outcome, Server};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -791,8 +791,43 @@ fn config_file_sets_limits() -> Outcome {
     })
 }
 
+/// A schema's refusal names the parameter, what it got, what it accepts and the nearest valid choice
+/// (`tests/data/schema_errors.jsonl`, issue 38), over the real binary.
+fn schema_errors_say_what_was_got_and_what_is_accepted() -> Outcome {
+    let cases = jsonl("tests/data/schema_errors.jsonl");
+    let mut s = Server::start(&["--no-python"]);
+    for (i, c) in cases.iter().enumerate() {
+        s.send(&json!({"id": i, "tool": c["tool"], "params": c["params"]}));
+    }
+    let (answers, _) = s.finish();
+    let answers = by_id(&answers);
+    for (i, c) in cases.iter().enumerate() {
+        let a = answers.get(&i.to_string()).cloned().unwrap_or_default();
+        let name = c["name"].as_str().unwrap_or("?");
+        if c["success"] == true {
+            ensure(a["success"] == true, || format!("{name}: {a}"))?;
+            continue;
+        }
+        let error = a["error"].as_str().unwrap_or("");
+        ensure(a["error_kind"] == "invalid_params", || {
+            format!("{name}: {a}")
+        })?;
+        for needle in c["needles"].as_array().into_iter().flatten() {
+            let needle = needle.as_str().unwrap_or("");
+            ensure(error.contains(needle), || {
+                format!("{name}: {error:?} lacks {needle:?}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
+        Trial::test(
+            "serve::schema_errors_say_what_was_got_and_what_is_accepted",
+            schema_errors_say_what_was_got_and_what_is_accepted,
+        ),
         Trial::test(
             "serve::many_concurrent_calls_keep_their_ids",
             many_concurrent_calls_keep_their_ids,

@@ -1,6 +1,8 @@
 //! A tool's params schema, compiled once: the check every call passes before it runs, also used by
 //! `beaker lint` to check the calls recorded in training traces.
 
+mod words;
+
 use beaker_core::ToolError;
 use serde_json::Value;
 
@@ -28,7 +30,8 @@ impl ParamsSchema {
         })
     }
 
-    /// Checks params against the schema; the error names up to three paths.
+    /// Checks params against the schema; the error names up to three paths, each with what it got, what it
+    /// accepts and, where one is near, the valid choice it probably meant.
     pub fn check(&self, params: &Value) -> Result<(), ToolError> {
         let (validator, schema) = (&self.validator, &self.schema);
         if !params.is_object() {
@@ -47,11 +50,14 @@ impl ParamsSchema {
                 } else {
                     format!("params{}", path.replace('/', "."))
                 };
-                match e.kind() {
-                    jsonschema::error::ValidationErrorKind::Enum { options } => {
-                        format!("{at}: {}", enum_message(e.instance(), options))
-                    }
-                    jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                // The schema that refused the value: the error's keyword (`/properties/ka/anyOf`) sits in it.
+                let keyword_at = e.schema_path().to_string();
+                let here = keyword_at
+                    .rsplit_once('/')
+                    .and_then(|(parent, _)| schema.pointer(parent));
+                use jsonschema::error::ValidationErrorKind as K;
+                match (e.kind(), here) {
+                    (K::AdditionalProperties { unexpected }, _) => {
                         let mut msg = format!("{at}: {e}");
                         for key in unexpected {
                             if let Some(home) = declared_at(schema, key, &at) {
@@ -59,6 +65,34 @@ impl ParamsSchema {
                             }
                         }
                         msg
+                    }
+                    (K::Required { property }, Some(here)) => {
+                        let name = property.as_str().unwrap_or_default();
+                        let wants = here
+                            .get("properties")
+                            .and_then(|p| p.get(name))
+                            .map(|p| format!(": {}", words::accepts(p)))
+                            .unwrap_or_default();
+                        format!("{at}: `{name}` is required{wants}")
+                    }
+                    (
+                        K::Enum { .. }
+                        | K::AnyOf { .. }
+                        | K::OneOfNotValid { .. }
+                        | K::Type { .. }
+                        | K::Pattern { .. }
+                        | K::Minimum { .. }
+                        | K::Maximum { .. }
+                        | K::ExclusiveMinimum { .. }
+                        | K::ExclusiveMaximum { .. }
+                        | K::MinItems { .. }
+                        | K::MaxItems { .. }
+                        | K::MinLength { .. }
+                        | K::MaxLength { .. },
+                        Some(here),
+                    ) => {
+                        let name = at.rsplit('.').next().unwrap_or("params");
+                        words::refused(&at, name, e.instance(), here)
                     }
                     _ => format!("{at}: {e}"),
                 }
@@ -104,39 +138,3 @@ pub(crate) fn declared_at(schema: &Value, key: &str, not_at: &str) -> Option<Str
 
 /// Most choices an enum error lists in full (the schema validator says "or 23 other candidates").
 const MAX_LISTED_CHOICES: usize = 40;
-
-/// An enum error that names every choice and, for a string, the closest one ignoring case, spaces and
-/// hyphens (`Projectile`, `thin lens` and `ohms-law` are near misses a model makes).
-fn enum_message(got: &Value, options: &Value) -> String {
-    let choices: Vec<&Value> = options
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
-    let shown: Vec<String> = choices
-        .iter()
-        .take(MAX_LISTED_CHOICES)
-        .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string))
-        .collect();
-    let mut msg = format!("{got} is not one of: {}", shown.join(", "));
-    if choices.len() > MAX_LISTED_CHOICES {
-        msg.push_str(&format!(
-            " (and {} more)",
-            choices.len() - MAX_LISTED_CHOICES
-        ));
-    }
-    if let Some(text) = got.as_str() {
-        let norm = |s: &str| s.to_lowercase().replace([' ', '-'], "_");
-        let want = norm(text);
-        let best = choices
-            .iter()
-            .filter_map(|c| c.as_str())
-            .map(|c| (strsim::jaro_winkler(&want, &norm(c)), c))
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((score, c)) = best {
-            if score >= 0.8 {
-                msg.push_str(&format!("; did you mean \"{c}\"?"));
-            }
-        }
-    }
-    msg
-}

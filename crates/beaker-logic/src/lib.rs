@@ -541,7 +541,7 @@ fn spec() -> ToolSpec {
             "properties": {
                 "operation": {"enum": ["check", "prove", "optimize", "smtlib"]},
                 "variables": {"type": "object", "maxProperties": MAX_VARIABLES,
-                              "additionalProperties": {"type": "string", "pattern": "^(Int|Real|Bool|BitVec ?\\(?[0-9]+\\)?)$"},
+                              "additionalProperties": {"type": "string", "pattern": "^(Int|Real|Bool|BitVec ?\\(?[0-9]+\\)?)$", "description": "Int, Real, Bool or BitVec N"},
                               "description": "name -> Int, Real, Bool or BitVec N"},
                 "constraints": exprs,
                 "claim": {"type": "string", "description": "prove: the statement to prove."},

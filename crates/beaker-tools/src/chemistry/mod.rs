@@ -432,9 +432,15 @@ fn constants(params: &Value, k: &str, pk: &str) -> Result<Vec<f64>, ToolError> {
         items
             .iter()
             .map(|x| {
+                // `"1.8e-5"` is read as the tool reads its other numbers given as text.
                 x.as_f64()
+                    .or_else(|| x.as_str().and_then(|s| s.trim().parse::<f64>().ok()))
                     .filter(|f| f.is_finite())
-                    .ok_or_else(|| ToolError::invalid_params(format!("`{key}` must hold numbers")))
+                    .ok_or_else(|| {
+                        ToolError::invalid_params(format!(
+                            "`{key}` must hold numbers (or numeric strings such as \"1.8e-5\"), got {x}"
+                        ))
+                    })
             })
             .collect()
     };

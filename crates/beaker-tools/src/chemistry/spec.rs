@@ -7,7 +7,8 @@ use serde_json::json;
 /// The chemistry tool's spec.
 pub(super) fn spec() -> ToolSpec {
     let quantity = |what: &str| json!({"type": ["number", "string"], "description": what});
-    let constant = |what: &str| json!({"anyOf": [{"type": "number"}, {"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 10}], "description": what});
+    // A number or a numeric string (`"1.8e-5"`), as the tool's other numbers; a list for a polyprotic acid.
+    let constant = |what: &str| json!({"anyOf": [{"type": ["number", "string"]}, {"type": "array", "items": {"type": ["number", "string"]}, "minItems": 1, "maxItems": 10}], "description": what});
     let amount = json!({"anyOf": [
         {"type": "object", "properties": {"mass": {"type": ["number", "string"]}, "moles": {"type": ["number", "string"]}}, "additionalProperties": false},
         {"type": "string"}
