@@ -4,7 +4,7 @@
     missing_docs,
     reason = "criterion's macros generate undocumented functions"
 )]
-use beaker::{Engine, ToolCall};
+use beaker::ToolCall;
 use beaker_expr::{eval_decimal, parse, ParseLimits};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
@@ -55,7 +55,7 @@ fn fast(c: &mut Criterion) {
 }
 
 fn engine_call(c: &mut Criterion) {
-    let engine = Engine::new().expect("engine");
+    let engine = beaker::engine().expect("engine");
     c.bench_function("engine_call_7_times_8", |b| {
         b.iter(|| engine.call(ToolCall::new("calculator", json!({"expression": "7 * 8"}))))
     });

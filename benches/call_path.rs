@@ -6,7 +6,7 @@
     missing_docs,
     reason = "criterion's macros generate undocumented functions"
 )]
-use beaker::{Engine, ToolCall};
+use beaker::ToolCall;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;
@@ -51,13 +51,10 @@ fn size_check(c: &mut Criterion) {
 }
 
 fn large_result_call(c: &mut Criterion) {
-    let engine = Engine::builder()
-        .catalog(
-            beaker::Catalog::empty()
-                .with("numerical")
-                .expect("numerical"),
-        )
-        .build()
+    let engine = beaker::Catalog::empty()
+        .with("numerical")
+        .expect("numerical")
+        .engine()
         .expect("engine");
     let signal: Vec<f64> = (0..16_384).map(|i| (f64::from(i) * 0.01).sin()).collect();
     let params = json!({"operation": "fft", "data": {"x": signal}});

@@ -156,9 +156,9 @@ fn main() {
     )
     .expect("copy echo");
     std::fs::copy("guest-tools/examples/echo.toml", dir.join("echo.toml")).expect("copy manifest");
-    let engine = Engine::builder()
-        .catalog(beaker::Catalog::builtin().guest_dir(&dir))
-        .build()
+    let engine = beaker::Catalog::builtin()
+        .guest_dir(&dir)
+        .engine()
         .expect("engine");
     let workers = engine.config().workers;
     let py = throughput(

@@ -6,7 +6,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::templates::{ChatTemplate, Turn};
-use beaker::{Engine, TemplateRequest, TextRequest};
+use beaker::{TemplateRequest, TextRequest};
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Map};
 use std::hint::black_box;
@@ -56,13 +56,10 @@ fn observation(c: &mut Criterion) {
 }
 
 fn text_request(c: &mut Criterion) {
-    let engine = Engine::builder()
-        .catalog(
-            beaker::Catalog::empty()
-                .with("calculator")
-                .expect("calculator"),
-        )
-        .build()
+    let engine = beaker::Catalog::empty()
+        .with("calculator")
+        .expect("calculator")
+        .engine()
         .expect("engine");
     let plain = TextRequest {
         text: OUTPUT.into(),

@@ -10,7 +10,7 @@
     missing_docs,
     reason = "criterion's macros generate undocumented functions"
 )]
-use beaker::{Engine, ToolCall};
+use beaker::ToolCall;
 use beaker_traces::lint::Linter;
 use beaker_traces::Registry;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -28,9 +28,9 @@ fn fixture(name: &str) -> String {
 }
 
 fn lint(c: &mut Criterion) {
-    let engine = Engine::builder()
-        .catalog(beaker::Catalog::builtin().without("python"))
-        .build()
+    let engine = beaker::Catalog::builtin()
+        .without("python")
+        .engine()
         .expect("engine");
     let mut registry = Registry::from_specs(engine.specs());
     registry
@@ -60,13 +60,10 @@ fn lint(c: &mut Criterion) {
 }
 
 fn plans(c: &mut Criterion) {
-    let engine = Engine::builder()
-        .catalog(
-            beaker::Catalog::empty()
-                .with("calculator")
-                .expect("calculator"),
-        )
-        .build()
+    let engine = beaker::Catalog::empty()
+        .with("calculator")
+        .expect("calculator")
+        .engine()
         .expect("engine");
     let steps = [
         ("a", "2**64", vec![]),

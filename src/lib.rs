@@ -5,7 +5,8 @@
 //! - [`Catalog`]: the tools an engine serves: the built-in families ([`Catalog::builtin`]), tools of your
 //!   own, directories of operator guests. Every tool enters through it.
 //! - [`Engine`]: registry of tools plus a fixed pool of worker threads and a deadline watchdog. Build one
-//!   per process ([`Engine::new`] or [`Engine::builder`]); cloning is cheap (an `Arc`) and it is `Send + Sync`.
+//!   per process ([`engine`] for every built-in tool, [`Catalog::engine_with`] for a catalog and a [`Config`],
+//!   or [`Engine::builder`] handed tools of your own); cloning is cheap (an `Arc`) and it is `Send + Sync`.
 //!   Dropping the last handle lets queued calls finish, then the workers exit.
 //! - [`ToolCall`]: one request, `{"tool", "params", "id"?, "limits"?, "meta"?, "tag"?, "seed"?}`. Plain data.
 //! - [`Envelope`]: exactly one per call; `success` with `result`, or `error` with an [`ErrorKind`], plus
@@ -23,7 +24,7 @@
 //! use beaker::{Engine, ToolCall};
 //! use serde_json::json;
 //!
-//! let engine = Engine::new()?;
+//! let engine: Engine = beaker::engine()?;
 //! let env = engine.call(ToolCall::new("calculator", json!({"expression": "1/3 + 1/6"})).with_id(1));
 //! assert!(env.success);
 //! assert_eq!(env.result.unwrap()["fraction"], "1/2");
@@ -37,17 +38,17 @@
 //! let text = r#"<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>"#;
 //! let reply = engine.run_text(beaker::TextRequest { text: text.into(), ..Default::default() });
 //! assert_eq!(reply.text, "<tool_response>\n{\"name\": \"calculator\", \"content\": {\"value\": \"42\", \"exact\": true}}\n</tool_response>");
-//! # Ok::<(), beaker::EngineError>(())
+//! # Ok::<(), beaker::BuildError>(())
 //! ```
 #![deny(missing_docs)]
 
+pub use beaker_catalog::{engine, BuildError, Catalog, CatalogError};
 pub use beaker_core::{
-    CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Tool,
-    ToolCall, ToolError, ToolSpec, Usage,
+    CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Pool,
+    Tool, ToolCall, ToolError, ToolSpec, Usage,
 };
 pub use beaker_engine::{
-    dialects, listing, templates, CallHandle, Catalog, CatalogError, Config, Engine, EngineBuilder,
-    EngineError, Histogram, Metrics, PlanReport, PlanRequest, PlanStep, PoolStats, Stats,
-    StepOutcome, StepReport, Strategy, TemplateRequest, TextCallResult, TextReply, TextRequest,
-    ToolStats,
+    dialects, listing, templates, CallHandle, Config, Engine, EngineBuilder, EngineError,
+    Histogram, Metrics, PlanReport, PlanRequest, PlanStep, PoolStats, Stats, StepOutcome,
+    StepReport, Strategy, TemplateRequest, TextCallResult, TextReply, TextRequest, ToolStats,
 };

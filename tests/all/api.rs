@@ -1,12 +1,12 @@
 //! The embedding API (`beaker::Engine`) as an inference server would use it.
 
 use crate::support::{ensure, Outcome};
-use beaker::{Engine, ErrorKind, ToolCall};
+use beaker::{ErrorKind, ToolCall};
 use libtest_mimic::Trial;
 use serde_json::json;
 
 fn sync_and_async_agree() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let call = ToolCall::new(
         "calculator",
         json!({"expression": "sqrt(2)", "precision": 15}),
@@ -26,7 +26,7 @@ fn sync_and_async_agree() -> Outcome {
 /// PROTOCOL.md's seeds: without `seed`, the same tag, id and tool repeat the random stream (a recycled id
 /// repeats it); another tag or an explicit seed changes it.
 fn default_seeds_follow_tag_id_and_tool() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let draw = |id: i64, tag: Option<&str>, seed: Option<u64>| {
         let mut call = ToolCall::new(
             "statistics",
@@ -55,7 +55,7 @@ fn default_seeds_follow_tag_id_and_tool() -> Outcome {
 }
 
 fn many_threads_share_one_engine() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let handles: Vec<_> = (0..8u64)
         .map(|t| {
             let engine = engine.clone();
@@ -83,7 +83,7 @@ fn many_threads_share_one_engine() -> Outcome {
 }
 
 fn errors_are_typed() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let err = engine
         .call(ToolCall::new("calculator", json!({"expression": "1/0"})))
         .into_result()

@@ -16,7 +16,7 @@ const F64_TOL: f64 = 1e-12;
 
 fn engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
-    E.get_or_init(|| Engine::new().expect("engine"))
+    E.get_or_init(|| beaker::engine().expect("engine"))
 }
 
 fn params(case: &Value) -> Value {

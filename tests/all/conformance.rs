@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 /// One engine with every built-in tool, shared by the trials.
 pub fn engine() -> Result<&'static Engine, String> {
     static E: OnceLock<Result<Engine, String>> = OnceLock::new();
-    E.get_or_init(|| Engine::new().map_err(|e| e.to_string()))
+    E.get_or_init(|| beaker::engine().map_err(|e| e.to_string()))
         .as_ref()
         .map_err(Clone::clone)
 }

@@ -277,7 +277,7 @@ fn check_reference(engine: &Engine, case: &Value) -> Outcome {
 
 /// The same call twice gives the same bytes, for one call of each kind.
 fn determinism() -> Outcome {
-    let engine = Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let cases = jsonl("tests/data/numerical/reference.jsonl");
     let mut seen = std::collections::BTreeSet::new();
     for c in cases.iter().filter(|c| c.get("expected").is_some()) {
@@ -313,7 +313,7 @@ fn every_operation_is_covered() -> Outcome {
 }
 
 fn beaker_numerical_ops() -> Vec<String> {
-    let engine = Engine::new().ok();
+    let engine = beaker::engine().ok();
     engine
         .and_then(|e| {
             let s = e.spec("numerical")?;
@@ -338,7 +338,7 @@ pub fn trials() -> Vec<Trial> {
     for case in jsonl("tests/data/numerical/reference.jsonl") {
         let name = format!("numerical::scipy::{}", case["name"].as_str().unwrap_or("?"));
         trials.push(Trial::test(name, move || {
-            let engine = Engine::new().map_err(|e| e.to_string())?;
+            let engine = beaker::engine().map_err(|e| e.to_string())?;
             check_reference(&engine, &case)
         }));
     }

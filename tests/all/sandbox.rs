@@ -13,22 +13,26 @@ fn guests_dir() -> PathBuf {
     root().join("tests/data/sandbox/guests")
 }
 
-/// One engine with the test guests, shared by the cases (loading compiles each module once).
-fn engine() -> Result<&'static Engine, String> {
-    static E: OnceLock<Result<Engine, String>> = OnceLock::new();
+/// One engine with the test guests, shared by the cases (loading compiles each module once), and the guests
+/// that failed to load.
+fn loaded() -> Result<&'static (Engine, Vec<String>), String> {
+    static E: OnceLock<Result<(Engine, Vec<String>), String>> = OnceLock::new();
     E.get_or_init(|| {
-        Engine::builder()
-            .catalog(
-                beaker::Catalog::builtin()
-                    .without("python")
-                    .guest_dir(guests_dir())
-                    .guest_dir(echo_dir()),
-            )
-            .build()
-            .map_err(|e| e.to_string())
+        let catalog = beaker::Catalog::builtin()
+            .without("python")
+            .guest_dir(guests_dir())
+            .guest_dir(echo_dir());
+        let mut loaded = catalog.load().map_err(|e| e.to_string())?;
+        let errors = std::mem::take(&mut loaded.load_errors);
+        let engine = loaded.engine_builder().build().map_err(|e| e.to_string())?;
+        Ok((engine, errors.iter().map(|e| e.to_string()).collect()))
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+fn engine() -> Result<&'static Engine, String> {
+    Ok(&loaded()?.0)
 }
 
 /// A directory holding the built `echo.wasm` and its manifest from `guest-tools/examples/`.
@@ -73,8 +77,7 @@ fn expect_kind(tool: &str, limits: Value, kind: &str, needle: &str) -> Outcome {
 }
 
 fn bad_modules_are_reported_and_the_rest_load() -> Outcome {
-    let e = engine()?;
-    let errors: Vec<String> = e.load_errors().iter().map(|e| e.to_string()).collect();
+    let (e, errors) = loaded()?;
     for (file, needle) in [
         ("nothing.wat", "exports no `_start`"),
         ("notwasm.wasm", "cannot load guest"),

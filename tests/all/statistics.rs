@@ -9,7 +9,7 @@ use libtest_mimic::Trial;
 use serde_json::{json, Value};
 
 fn reference() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let cases = jsonl("tests/data/statistics/reference.jsonl");
     ensure(cases.len() >= 300, || {
         format!("only {} reference cases", cases.len())
@@ -51,7 +51,7 @@ fn reference() -> Outcome {
 /// Seeded samples: the same seed gives the same draws, another seed others, and 20,000 normal draws have
 /// mean and std within 5 standard errors of the truth.
 fn sampling() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let draw = |seed: u64, n: u64| {
         let p = json!({"operation": "distribution",
             "data": {"distribution": "normal", "function": "sample", "loc": 10, "scale": 2},
@@ -136,7 +136,7 @@ fn sampling() -> Outcome {
 
 /// The same call twice gives the same bytes, for every case of the reference file.
 fn deterministic() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     for c in jsonl("tests/data/statistics/reference.jsonl")
         .iter()
         .step_by(7)

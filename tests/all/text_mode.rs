@@ -146,7 +146,7 @@ fn cases_through_run_text() -> Outcome {
 
 /// The same cases through the embedding API (`Engine::run_text`, `Engine::run_messages`).
 fn cases_through_the_api() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     for c in jsonl("tests/data/dialects/text_mode.jsonl") {
         let req = &c["request"];
         let base = beaker::TextRequest {

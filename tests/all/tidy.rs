@@ -6,8 +6,8 @@ use libtest_mimic::Trial;
 use std::collections::BTreeMap;
 
 /// The layers of the crate graph, bottom up. A crate may depend only on crates of lower layers, and only the
-/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 2): a new tool's crate
-/// needs no entry.
+/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 2, beside the engine,
+/// which knows no tool): a new tool's crate needs no entry.
 const LAYERS: &[(&str, u8)] = &[
     ("beaker-core", 0),
     ("beaker-expr", 1),
@@ -15,20 +15,25 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-templates", 1),
     ("beaker-sandbox", 1),
     ("beaker-worker", 1),
+    ("beaker-engine", 2),
     ("beaker-catalog", 3),
-    ("beaker-engine", 4),
-    ("beaker-protocol", 5),
-    ("beaker-traces", 5),
-    ("beaker-bench", 6),
-    ("beaker-http", 6),
-    ("beaker-mcp", 6),
-    ("beaker-py", 6),
-    ("beaker-cli", 7),
-    ("beaker", 8),
+    ("beaker-protocol", 4),
+    ("beaker-traces", 4),
+    ("beaker-bench", 5),
+    ("beaker-http", 5),
+    ("beaker-mcp", 5),
+    ("beaker-py", 5),
+    ("beaker-cli", 6),
+    ("beaker", 7),
 ];
 
 /// Where a crate sits in [`LAYERS`]: tool crates are layer 2.
 const TOOL_LAYER: u8 = 2;
+
+/// Whether `name` is a tool crate (one [`LAYERS`] does not name).
+fn is_tool_crate(name: &str) -> bool {
+    !LAYERS.iter().any(|(n, _)| *n == name)
+}
 
 fn layer(name: &str) -> u8 {
     LAYERS
@@ -57,6 +62,32 @@ fn manifests() -> BTreeMap<String, toml::Table> {
     out
 }
 
+/// The engine is a dispatcher: it builds without any tool crate, the catalog or the sandbox, directly or
+/// through another crate (the catalog hands it the tools and the sandbox's worker start-up).
+fn the_engine_knows_no_tool() -> Outcome {
+    let manifests = manifests();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec!["beaker-engine".to_string()];
+    while let Some(name) = todo.pop() {
+        let deps = manifests
+            .get(&name)
+            .and_then(|t| t.get("dependencies"))
+            .and_then(|d| d.as_table());
+        for dep in deps.into_iter().flat_map(|d| d.keys()) {
+            if dep.starts_with("beaker") && seen.insert(dep.clone()) {
+                todo.push(dep.clone());
+            }
+        }
+    }
+    for dep in &seen {
+        ensure(
+            !is_tool_crate(dep) && dep != "beaker-catalog" && dep != "beaker-sandbox",
+            || format!("beaker-engine depends on {dep} (all it reaches: {seen:?})"),
+        )?;
+    }
+    Ok(())
+}
+
 fn dependency_direction() -> Outcome {
     for (name, t) in manifests() {
         let (mine, catalog) = (layer(&name), name == "beaker-catalog");
@@ -67,7 +98,7 @@ fn dependency_direction() -> Outcome {
                 ensure(theirs < mine, || {
                     format!("{name} (layer {mine}) must not depend on {dep} (layer {theirs})")
                 })?;
-                ensure(theirs != TOOL_LAYER || catalog, || {
+                ensure(!is_tool_crate(dep) || catalog, || {
                     format!("{name} must not depend on the tool crate {dep}: tools enter through the catalog")
                 })?;
             }
@@ -98,7 +129,7 @@ fn docs_name_every_crate_tool_and_front_end() -> Outcome {
             )
         })?;
     }
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     for spec in engine.specs() {
         ensure(tools_md.contains(&format!("## `{}`", spec.name)), || {
             format!("docs/TOOLS.md has no section for `{}`", spec.name)
@@ -189,7 +220,7 @@ fn crates_say_what_they_are_for() -> Outcome {
 }
 
 fn tools_md_matches_the_specs() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let want = beaker::listing::markdown(engine.specs());
     let path = root().join("docs/TOOLS.md");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
@@ -207,7 +238,7 @@ fn tools_md_matches_the_specs() -> Outcome {
 /// deterministic); `UPDATE_DOCS=1` rewrites them.
 fn gallery_matches_the_plotter() -> Outcome {
     use base64::Engine as _;
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     for c in crate::support::jsonl("docs/gallery/calls.jsonl") {
         let name = c["name"].as_str().unwrap_or_default();
         let env = engine.call(beaker::ToolCall::new("plotter", c["params"].clone()));
@@ -247,6 +278,7 @@ fn readme_test_command_is_what_ci_runs() -> Outcome {
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("tidy::dependency_direction", dependency_direction),
+        Trial::test("tidy::the_engine_knows_no_tool", the_engine_knows_no_tool),
         Trial::test(
             "tidy::docs_name_every_crate_tool_and_front_end",
             docs_name_every_crate_tool_and_front_end,

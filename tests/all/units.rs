@@ -30,7 +30,7 @@ fn rational(s: &str) -> Option<Rational> {
 }
 
 fn reference() -> Outcome {
-    let engine = beaker::Engine::new().map_err(|e| e.to_string())?;
+    let engine = beaker::engine().map_err(|e| e.to_string())?;
     let cases = jsonl("tests/data/units/reference.jsonl");
     ensure(cases.len() >= 300, || {
         format!("only {} reference cases", cases.len())

@@ -1,5 +1,6 @@
-//! The one list of Beaker's tools. Every tool, native, Python or operator guest, enters an engine through
-//! a [`Catalog`]; the engine knows nothing of where a tool comes from.
+//! The one list of Beaker's tools, and the engines built from it. Every tool, native, Python or operator guest,
+//! enters an engine through a [`Catalog`]; the engine (`beaker-engine`, below this crate) knows no tool and
+//! runs the ones it is handed.
 //!
 //! [`BUILTIN`] is the list itself: one [`Entry`] per tool family, named like the family's folder of test
 //! data (`tests/data/NAME/`). Adding a tool is one module (or crate) plus one line in [`BUILTIN`]; the
@@ -7,15 +8,23 @@
 //!
 //! ```
 //! use beaker_catalog::Catalog;
+//! use beaker_core::{Pool, ToolCall};
 //! let loaded = Catalog::builtin().without("python").load().unwrap();
 //! assert!(loaded.tools.iter().any(|t| t.spec().name == "calculator"));
-//! assert!(loaded.sandboxed.is_empty());
+//! assert!(loaded.tools.iter().all(|t| t.pool() == Pool::Native));
+//! // Every built-in tool with the default configuration:
+//! let engine = beaker_catalog::engine().unwrap();
+//! let env = engine.call(ToolCall::new("calculator", serde_json::json!({"expression": "7 * 8"})));
+//! assert_eq!(env.result.unwrap()["value"], "56");
 //! ```
 #![deny(missing_docs)]
 
 use beaker_core::Tool;
-use beaker_sandbox::{LoadError, SandboxError};
+use beaker_engine::{Config, Engine, EngineBuilder, EngineError};
+use beaker_sandbox::SandboxError;
 
+/// A guest tool that failed to load, naming its file.
+pub use beaker_sandbox::LoadError;
 /// The sandbox sandboxed tools run in, and how it is set up (for [`Catalog::sandbox`]).
 pub use beaker_sandbox::{Sandbox, SandboxConfig};
 use std::path::PathBuf;
@@ -61,13 +70,14 @@ impl Entry {
     }
 }
 
-/// Runs this process as a tool's worker process when `args` (the process's arguments) ask for one, and returns
-/// its exit code; `None` when they do not. Front ends call it first thing: a family that isolates native code
-/// in worker processes (`logic`: Z3) starts Beaker's own binary with its worker argument.
+/// Runs this process as a worker process when `args` (the process's arguments) ask for one, and returns its
+/// exit code; `None` when they do not. Front ends call it first thing: a family that isolates native code in
+/// worker processes (`logic`: Z3) starts Beaker's own binary with its worker argument, and so does the engine
+/// for chat templates given as source ([`beaker_engine::run_worker`]).
 pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
     match args.get(1).and_then(|a| a.to_str()) {
         Some(beaker_logic::worker::WORKER_ARG) => Some(beaker_logic::worker::main()),
-        _ => None,
+        _ => beaker_engine::run_worker(args),
     }
 }
 
@@ -127,6 +137,23 @@ pub enum CatalogError {
     Sandbox(#[from] SandboxError),
 }
 
+/// An engine that could not be built from a catalog.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The catalog could not be loaded (the sandbox or a sandboxed tool's guest failed to set up).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// The engine refused the configuration or the tools.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// An engine with every built-in tool ([`Catalog::builtin`]) and the default configuration.
+pub fn engine() -> Result<Engine, BuildError> {
+    Catalog::builtin().engine()
+}
+
 /// The tools an engine starts with: families from [`BUILTIN`] (and [`TESTING`]), tools an embedder adds,
 /// and directories of operator guests (`NAME.wasm` + `NAME.toml`).
 #[derive(Clone, Default)]
@@ -141,10 +168,17 @@ pub struct Catalog {
 pub struct Loaded {
     /// Every tool, in catalog order: families, then added tools, then guest directories.
     pub tools: Vec<Arc<dyn Tool>>,
-    /// The names of the tools that run in the sandbox.
-    pub sandboxed: Vec<String>,
     /// Guest tools that failed to load, each naming its file (the others still load).
     pub load_errors: Vec<LoadError>,
+}
+
+impl Loaded {
+    /// An engine builder handed these tools, its workers declaring their stacks to the sandbox.
+    pub fn engine_builder(self) -> EngineBuilder {
+        Engine::builder()
+            .tools(self.tools)
+            .on_worker_start(Arc::new(beaker_sandbox::declare_thread_stack))
+    }
 }
 
 impl Catalog {
@@ -209,6 +243,17 @@ impl Catalog {
         self
     }
 
+    /// Loads the catalog and builds an engine of its tools with the default configuration (a guest that fails
+    /// to load is logged and left out; [`Catalog::load`] returns them).
+    pub fn engine(&self) -> Result<Engine, BuildError> {
+        self.engine_with(Config::default())
+    }
+
+    /// [`Catalog::engine`] with `config`.
+    pub fn engine_with(&self, config: Config) -> Result<Engine, BuildError> {
+        Ok(self.load()?.engine_builder().config(config).build()?)
+    }
+
     /// The families in this catalog, in order.
     pub fn families(&self) -> impl Iterator<Item = &'static Entry> + '_ {
         self.families.iter().copied()
@@ -219,13 +264,12 @@ impl Catalog {
     pub fn load(&self) -> Result<Loaded, CatalogError> {
         let mut loaded = Loaded {
             tools: Vec::new(),
-            sandboxed: Vec::new(),
             load_errors: Vec::new(),
         };
         for entry in &self.families {
             match &entry.build {
                 Build::Native(build) => loaded.tools.extend(build()),
-                Build::Sandboxed(build) => loaded.add_sandboxed(build(&self.sandbox_for_load()?)?),
+                Build::Sandboxed(build) => loaded.tools.extend(build(&self.sandbox_for_load()?)?),
             }
         }
         loaded.tools.extend(self.tools.iter().cloned());
@@ -235,12 +279,9 @@ impl Catalog {
                 tracing::warn!("guest tool not loaded: {e}");
             }
             loaded.load_errors.extend(errors);
-            loaded.add_sandboxed(
-                tools
-                    .into_iter()
-                    .map(|t| Arc::new(t) as Arc<dyn Tool>)
-                    .collect(),
-            );
+            loaded
+                .tools
+                .extend(tools.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
         }
         Ok(loaded)
     }
@@ -251,14 +292,6 @@ impl Catalog {
             Some(s) => Ok(s.clone()),
             None => Sandbox::shared(),
         }
-    }
-}
-
-impl Loaded {
-    fn add_sandboxed(&mut self, tools: Vec<Arc<dyn Tool>>) {
-        self.sandboxed
-            .extend(tools.iter().map(|t| t.spec().name.clone()));
-        self.tools.extend(tools);
     }
 }
 
@@ -299,7 +332,11 @@ mod tests {
         let Ok(loaded) = loaded else {
             panic!("{loaded:?}", loaded = loaded.err())
         };
-        assert!(loaded.sandboxed.is_empty() && loaded.load_errors.is_empty());
+        assert!(loaded.load_errors.is_empty());
+        assert!(loaded
+            .tools
+            .iter()
+            .all(|t| t.pool() == beaker_core::Pool::Native));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Settings from a TOML file and flags (flags win).
 
 use anyhow::Context;
+use beaker_catalog::Catalog;
 use beaker_core::Limits;
-use beaker_engine::{Catalog, Config, Engine};
+use beaker_engine::{Config, Engine};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -241,10 +242,10 @@ impl Settings {
     /// An engine for one call of `tool`: the native tools alone when `tool` is one of them (no guest is loaded, so
     /// `beaker call calculator` answers in milliseconds), else [`Settings::engine`].
     pub fn engine_for(&self, tool: &str) -> anyhow::Result<Engine> {
-        let native = Engine::builder()
-            .config(self.config.clone())
-            .catalog(self.catalog()?.natives_only())
-            .build()?;
+        let native = self
+            .catalog()?
+            .natives_only()
+            .engine_with(self.config.clone())?;
         if native.spec(tool).is_some() {
             return Ok(native);
         }
@@ -254,6 +255,13 @@ impl Settings {
 
     /// Builds the engine; guest tools that fail to load are reported on stderr, naming their files.
     pub fn engine(&self) -> anyhow::Result<Engine> {
+        Ok(self.engine_and_load_errors()?.0)
+    }
+
+    /// Builds the engine, and says which guest tools failed to load (also reported on stderr).
+    pub fn engine_and_load_errors(
+        &self,
+    ) -> anyhow::Result<(Engine, Vec<beaker_catalog::LoadError>)> {
         let mut catalog = self.catalog()?;
         if let Some(n) = self.max_sessions {
             anyhow::ensure!(n > 0, "max_sessions must be at least 1");
@@ -263,14 +271,16 @@ impl Settings {
             })?;
             catalog = catalog.sandbox(sandbox);
         }
-        let b = Engine::builder()
+        let mut loaded = catalog.load()?;
+        let load_errors = std::mem::take(&mut loaded.load_errors);
+        let engine = loaded
+            .engine_builder()
             .config(self.config.clone())
-            .catalog(catalog);
-        let engine = b.build()?;
-        for e in engine.load_errors() {
+            .build()?;
+        for e in &load_errors {
             eprintln!("beaker: guest tool not loaded: {e}");
         }
-        Ok(engine)
+        Ok((engine, load_errors))
     }
 }
 

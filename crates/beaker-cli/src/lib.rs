@@ -274,7 +274,7 @@ enum ToolsFormat {
 /// Runs the `beaker` command line with the process's arguments.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(code) = beaker_engine::run_worker(&args) {
+    if let Some(code) = beaker_catalog::run_worker(&args) {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let cli = Cli::parse();
@@ -530,7 +530,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compile { engine } => {
             let settings = config::Settings::load_engine(&engine)?;
             let started = std::time::Instant::now();
-            let engine = settings.engine()?;
+            let (engine, load_errors) = settings.engine_and_load_errors()?;
             let guests = engine.sandboxed_tools();
             println!(
                 "compiled or loaded {} sandboxed tools in {:.1} s: {}",
@@ -538,7 +538,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 started.elapsed().as_secs_f64(),
                 guests.join(", ")
             );
-            Ok(if engine.load_errors().is_empty() {
+            Ok(if load_errors.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

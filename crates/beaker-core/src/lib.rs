@@ -34,7 +34,7 @@ pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest, FUEL_PER_SECOND};
 pub use memory::{MemoryBudget, Reservation};
-pub use spec::{Example, Tool, ToolSpec};
+pub use spec::{Example, Pool, Tool, ToolSpec};
 pub use tenant::Tenant;
 
 /// A 64-bit FNV-1a hash: stable across Rust versions and platforms, used to derive per-call seeds.

@@ -49,4 +49,20 @@ pub trait Tool: Send + Sync {
     fn default_limits(&self) -> LimitsRequest {
         LimitsRequest::default()
     }
+
+    /// Which of the engine's worker pools runs this tool's calls: untrusted code in the sandbox has a pool of
+    /// its own, so a cheap native call never waits behind it.
+    fn pool(&self) -> Pool {
+        Pool::Native
+    }
+}
+
+/// A pool of the engine's worker threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pool {
+    /// Native, trusted, in-process tools.
+    Native,
+    /// Tools that run a guest in the WebAssembly sandbox (Python, operator guests): their own pool, and a
+    /// longer grace past the deadline for the guest's own answer.
+    Sandboxed,
 }

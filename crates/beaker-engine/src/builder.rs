@@ -4,8 +4,7 @@ use crate::engine::{recv_spinning, Counters, Inner, Job, Registered};
 use crate::stats::PoolCounters;
 use crate::watchdog::Watchdog;
 use crate::Engine;
-use beaker_catalog::{Catalog, CatalogError};
-use beaker_core::{Limits, LimitsError, Tenant, Tool};
+use beaker_core::{Limits, LimitsError, Pool, Tenant, Tool};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -84,22 +83,26 @@ pub enum EngineError {
     /// A worker thread could not be started.
     #[error("cannot start worker threads: {0}")]
     Spawn(#[from] std::io::Error),
-    /// The catalog could not be loaded (the sandbox or a sandboxed tool's guest failed to set up).
-    #[error(transparent)]
-    Catalog(#[from] CatalogError),
 }
 
-/// Builds an [`Engine`]; [`EngineBuilder::build`] validates the configuration and loads the catalog.
+/// What runs first on each worker thread, given the thread's stack size in bytes (the sandbox bounds a
+/// guest's recursion by it).
+pub type WorkerStart = Arc<dyn Fn(usize) + Send + Sync>;
+
+/// Builds an [`Engine`] from the tools it is handed; [`EngineBuilder::build`] validates the configuration,
+/// compiles the tools' schemas and starts the workers.
 pub struct EngineBuilder {
     config: Config,
-    catalog: Catalog,
+    tools: Vec<Arc<dyn Tool>>,
+    worker_start: Option<WorkerStart>,
 }
 
 impl EngineBuilder {
     pub(crate) fn new() -> EngineBuilder {
         EngineBuilder {
             config: Config::default(),
-            catalog: Catalog::empty(),
+            tools: Vec::new(),
+            worker_start: None,
         }
     }
 
@@ -109,19 +112,25 @@ impl EngineBuilder {
         self
     }
 
-    /// Replaces the catalog (the tools the engine serves). [`Engine::new`] uses [`Catalog::builtin`].
-    pub fn catalog(mut self, catalog: Catalog) -> Self {
-        self.catalog = catalog;
-        self
-    }
-
-    /// Adds one tool to the catalog.
+    /// Adds one tool; its [`Tool::pool`] says which workers run it.
     pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
-        self.catalog = self.catalog.tool(tool);
+        self.tools.push(tool);
         self
     }
 
-    /// Loads the catalog, compiles each tool's params schema, starts the worker pool and the watchdog.
+    /// Adds tools, in the order listings show them.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Runs `start` first thing on every worker thread (the catalog declares the thread's stack to the sandbox).
+    pub fn on_worker_start(mut self, start: WorkerStart) -> Self {
+        self.worker_start = Some(start);
+        self
+    }
+
+    /// Compiles each tool's params schema, starts the worker pools and the watchdog.
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
         let (config_idle, config_max_trajectories, config_max_memory) = (
@@ -135,12 +144,15 @@ impl EngineBuilder {
                 "workers and sandbox_workers must be at least 1".into(),
             ));
         }
-        let loaded = self.catalog.load()?;
         let mut tools = HashMap::new();
         let mut specs = Vec::new();
-        for tool in loaded.tools {
+        let mut sandboxed_names = Vec::new();
+        for tool in self.tools {
             let spec = tool.spec().clone();
-            let sandboxed = loaded.sandboxed.contains(&spec.name);
+            let sandboxed = tool.pool() == Pool::Sandboxed;
+            if sandboxed {
+                sandboxed_names.push(spec.name.clone());
+            }
             let params =
                 crate::params::ParamsSchema::compile(&spec.params_schema).map_err(|message| {
                     EngineError::InvalidSchema {
@@ -159,12 +171,13 @@ impl EngineBuilder {
             }
             specs.push(spec);
         }
-        let (jobs, native_pool) = pool("beaker-worker", config.workers)?;
-        let (sandbox_jobs, sandbox_pool) = pool("beaker-sandbox-worker", config.sandbox_workers)?;
+        let start = self.worker_start;
+        let (jobs, native_pool) = pool("beaker-worker", config.workers, start.clone())?;
+        let (sandbox_jobs, sandbox_pool) =
+            pool("beaker-sandbox-worker", config.sandbox_workers, start)?;
         Ok(Engine {
             inner: Arc::new(Inner {
-                load_errors: loaded.load_errors,
-                sandboxed: loaded.sandboxed,
+                sandboxed: sandboxed_names,
                 tools,
                 specs,
                 config,
@@ -190,8 +203,13 @@ impl EngineBuilder {
     }
 }
 
-/// Starts `n` worker threads named `name-I` on one queue and returns the queue's sender and the pool's counters.
-fn pool(name: &str, n: usize) -> Result<(flume::Sender<Job>, Arc<PoolCounters>), EngineError> {
+/// Starts `n` worker threads named `name-I` on one queue, each running `start` first, and returns the queue's
+/// sender and the pool's counters.
+fn pool(
+    name: &str,
+    n: usize,
+    start: Option<WorkerStart>,
+) -> Result<(flume::Sender<Job>, Arc<PoolCounters>), EngineError> {
     let (tx, rx) = flume::unbounded::<Job>();
     let counters = Arc::new(PoolCounters {
         size: n,
@@ -200,11 +218,14 @@ fn pool(name: &str, n: usize) -> Result<(flume::Sender<Job>, Arc<PoolCounters>),
     for i in 0..n {
         let rx = rx.clone();
         let counters = counters.clone();
+        let start = start.clone();
         std::thread::Builder::new()
             .name(format!("{name}-{i}"))
             .stack_size(WORKER_STACK)
             .spawn(move || {
-                beaker_sandbox::declare_thread_stack(WORKER_STACK);
+                if let Some(start) = start {
+                    start(WORKER_STACK);
+                }
                 while let Ok(job) = recv_spinning(&rx) {
                     counters.busy.fetch_add(1, Ordering::Relaxed);
                     job();

@@ -1,17 +1,15 @@
 //! Dispatch: one lookup, validation before queueing, limits narrowed, the call queued on the worker pool,
 //! its deadline armed when a worker starts it, exactly one envelope back.
 
-use crate::builder::{Config, EngineBuilder, EngineError};
+use crate::builder::{Config, EngineBuilder};
 use crate::output;
 use crate::stats::{PoolCounters, PoolStats, Stats, ToolCounters, ToolStats};
 use crate::trajectory::{Admission, TrajectoryLimits};
 use crate::watchdog::{Expire, Watchdog};
-use beaker_catalog::Catalog;
 use beaker_core::{
     CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, Tenant, Tool, ToolCall,
     ToolError, ToolSpec, UsageSlot,
 };
-use beaker_sandbox::LoadError;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -54,7 +52,6 @@ pub(crate) type Job = Box<dyn FnOnce() + Send>;
 type Callback = Box<dyn FnOnce(Envelope) + Send>;
 
 pub(crate) struct Inner {
-    pub(crate) load_errors: Vec<LoadError>,
     pub(crate) sandboxed: Vec<String>,
     pub(crate) tools: HashMap<String, Arc<Registered>>,
     pub(crate) specs: Vec<ToolSpec>,
@@ -253,12 +250,7 @@ impl Expire for CallState {
 }
 
 impl Engine {
-    /// An engine with every built-in tool ([`Catalog::builtin`]) and the default configuration.
-    pub fn new() -> Result<Engine, EngineError> {
-        Engine::builder().catalog(Catalog::builtin()).build()
-    }
-
-    /// A builder with the default configuration and an empty catalog.
+    /// A builder with the default configuration and no tools (`beaker_catalog` hands it Beaker's own).
     pub fn builder() -> EngineBuilder {
         EngineBuilder::new()
     }
@@ -286,11 +278,6 @@ impl Engine {
     /// The names of the tools that run in the WebAssembly sandbox.
     pub fn sandboxed_tools(&self) -> Vec<&str> {
         self.inner.sandboxed.iter().map(String::as_str).collect()
-    }
-
-    /// Guest tools that failed to load (from [`EngineBuilder::guest_dir`]), each naming its file.
-    pub fn load_errors(&self) -> &[LoadError] {
-        &self.inner.load_errors
     }
 
     /// The specs of every registered tool, in registration order.

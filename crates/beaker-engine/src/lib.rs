@@ -1,5 +1,6 @@
-//! The Beaker [`Engine`]: a [`Catalog`] of tools loaded into a registry, params validation against each tool's JSON Schema,
-//! per-call [`Limits`], and dispatch onto a fixed pool of worker threads.
+//! The Beaker [`Engine`]: the tools it is handed in a registry, params validation against each tool's JSON Schema,
+//! per-call [`Limits`], and dispatch onto fixed pools of worker threads (one per [`beaker_core::Pool`]). It knows
+//! no tool: `beaker-catalog` builds Beaker's own and hands them to [`Engine::builder`].
 //!
 //! Every call submitted gets exactly one [`Envelope`], whatever happens: unknown tool, invalid params,
 //! a tool error, a panic inside the tool (reported as `internal`), a timeout or a cancellation.
@@ -16,10 +17,29 @@
 //!
 //! ```
 //! use beaker_engine::Engine;
-//! use beaker_core::ToolCall;
-//! let engine = Engine::new().unwrap();
-//! let env = engine.call(ToolCall::new("calculator", serde_json::json!({"expression": "7 * 8"})));
-//! assert_eq!(env.result.unwrap()["value"], "56");
+//! use beaker_core::{CallContext, Tool, ToolCall, ToolError, ToolSpec};
+//! use serde_json::{json, Value};
+//!
+//! struct Twice(ToolSpec);
+//! impl Tool for Twice {
+//!     fn spec(&self) -> &ToolSpec {
+//!         &self.0
+//!     }
+//!     fn call(&self, params: &Value, _: &CallContext) -> Result<Value, ToolError> {
+//!         Ok(json!({"value": params["x"].as_f64().unwrap_or(0.0) * 2.0}))
+//!     }
+//! }
+//! let spec = ToolSpec {
+//!     name: "twice".into(),
+//!     description: "Doubles x.".into(),
+//!     params_schema: json!({"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}),
+//!     result_schema: json!({"type": "object"}),
+//!     examples: Vec::new(),
+//!     notes: String::new(),
+//! };
+//! let engine = Engine::builder().tool(std::sync::Arc::new(Twice(spec))).build().unwrap();
+//! let env = engine.call(ToolCall::new("twice", json!({"x": 21})));
+//! assert_eq!(env.result.unwrap()["value"], 42.0);
 //! ```
 #![deny(missing_docs)]
 
@@ -39,12 +59,10 @@ pub use beaker_dialects as dialects;
 /// Chat templates (`beaker-templates`): the observation a text request with `template` answers.
 pub use beaker_templates as templates;
 
-pub use beaker_catalog::{Catalog, CatalogError};
-
 pub use beaker_core::{
     Envelope, ErrorKind, Limits, LimitsRequest, Tenant, ToolCall, ToolError, ToolSpec,
 };
-pub use builder::{Config, EngineBuilder, EngineError};
+pub use builder::{Config, EngineBuilder, EngineError, WorkerStart};
 
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;
@@ -56,14 +74,13 @@ pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
 pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
 pub use trajectory::{ToolUse, TrajectoryLimits};
 
-/// Runs this process as a worker when `args` (the process's arguments) say so: a template worker
-/// (`__template-worker`), or a tool's worker ([`beaker_catalog::run_worker`]); the exit code, or `None` for an
-/// ordinary start. Beaker's binary calls it first thing.
+/// Runs this process as the engine's template worker when `args` (the process's arguments) say so
+/// (`__template-worker`): the exit code, or `None` otherwise. Tools' workers are `beaker_catalog::run_worker`'s.
 pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
     if args.get(1).and_then(|a| a.to_str()) == Some(beaker_templates::worker::WORKER_ARG) {
         return Some(template_worker());
     }
-    beaker_catalog::run_worker(args)
+    None
 }
 
 /// The template worker's loop: each request an observation to render, under an address-space limit.

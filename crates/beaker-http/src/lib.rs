@@ -15,7 +15,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! let engine = beaker_engine::Engine::new().expect("engine");
+//! let engine = beaker_catalog::engine().expect("engine");
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! beaker_http::serve(listener, engine, beaker_http::Options::default()).await
 //! # }

@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), beaker_mcp::Error> {
-//! let engine = beaker_engine::Engine::new().expect("engine");
+//! let engine = beaker_catalog::engine().expect("engine");
 //! let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
 //! beaker_mcp::serve(engine, beaker_mcp::Options::default(), stdin, stdout).await
 //! # }

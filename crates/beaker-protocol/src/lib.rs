@@ -21,9 +21,10 @@
 //!         self.0.lock().unwrap().push(line);
 //!     }
 //! }
-//! let engine = beaker_engine::Engine::builder()
-//!     .catalog(beaker_engine::Catalog::empty().with("calculator").unwrap())
-//!     .build()
+//! let engine = beaker_catalog::Catalog::empty()
+//!     .with("calculator")
+//!     .unwrap()
+//!     .engine()
 //!     .unwrap();
 //! let lines = Arc::new(Lines(Mutex::new(Vec::new())));
 //! let session = Session::new(engine, SessionInfo::default(), lines.clone());

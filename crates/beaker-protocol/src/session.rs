@@ -531,8 +531,8 @@ mod tests {
     }
 
     fn engine() -> Engine {
-        let catalog = beaker_engine::Catalog::empty().with("calculator").unwrap();
-        Engine::builder().catalog(catalog).build().unwrap()
+        let catalog = beaker_catalog::Catalog::empty().with("calculator").unwrap();
+        catalog.engine().unwrap()
     }
 
     #[test]
@@ -563,12 +563,12 @@ mod tests {
     /// and control messages never wait; refused and control requests give their bytes back at once.
     #[test]
     fn the_byte_budget_holds_large_requests_until_answers_free_it() {
-        let catalog = beaker_engine::Catalog::empty()
+        let catalog = beaker_catalog::Catalog::empty()
             .with("calculator")
             .unwrap()
             .with("testing")
             .unwrap();
-        let engine = Engine::builder().catalog(catalog).build().unwrap();
+        let engine = catalog.engine().unwrap();
         let info = SessionInfo {
             max_queued_bytes: 3 * SMALL_REQUEST_BYTES,
             ..SessionInfo::default()

@@ -6,8 +6,9 @@
 //! Every call releases the GIL while the engine works; `submit` answers through a callback on an engine thread,
 //! which the Python half hands to its asyncio loop.
 
+use beaker_catalog::Catalog;
 use beaker_core::{Envelope, ErrorKind, Limits, LimitsRequest, ToolError};
-use beaker_engine::{listing, CallHandle, Catalog, Config, Engine};
+use beaker_engine::{listing, CallHandle, Config, Engine};
 use beaker_protocol::Request;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -148,7 +149,7 @@ impl NativeEngine {
         config.output_dir = o.output_dir;
         // Loading compiles (or loads the cached) Python sandbox: seconds, so without the GIL.
         let engine = py
-            .detach(|| Engine::builder().config(config).catalog(catalog).build())
+            .detach(|| catalog.engine_with(config))
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(NativeEngine { engine })
     }

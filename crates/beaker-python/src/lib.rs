@@ -22,7 +22,8 @@ use runtime::{runtime_dir, Installed, RuntimeError};
 use spec::{code_test_spec, execute_python_spec};
 
 use base64::Engine as _;
-use beaker_core::{CallContext, ErrorKind, Limits, Tool, ToolError, ToolSpec};
+use beaker_core::{CallContext, ErrorKind, Limits, Pool, Tool, ToolError, ToolSpec};
+use beaker_sandbox::framing::split_report;
 use beaker_sandbox::{Guest, Outcome, Run, Sandbox, SandboxError};
 use serde_json::{json, Value};
 use sessions::Sessions;
@@ -415,29 +416,6 @@ fn fit_streams(out: serde_json::Map<String, Value>, max: u64) -> Value {
     }
 }
 
-/// The trailer the driver ends stdout with, after its report and the report's length (u32, little-endian).
-/// It starts with a byte no UTF-8 text has: what the program prints cannot forge it.
-const TRAILER: &[u8] = b"\xffBKR";
-
-/// A run's stdout split into what the program printed and the driver's report (`None` when the run ended
-/// before the driver wrote one).
-pub(crate) fn split_report(stdout: &[u8]) -> (&[u8], Option<&[u8]>) {
-    let Some(rest) = stdout.strip_suffix(TRAILER) else {
-        return (stdout, None);
-    };
-    let Some((rest, len)) = rest.split_last_chunk::<4>() else {
-        return (stdout, None);
-    };
-    let len = u32::from_le_bytes(*len) as usize;
-    match rest.len().checked_sub(len) {
-        Some(at) => {
-            let (printed, json) = rest.split_at(at);
-            (printed, Some(json))
-        }
-        None => (stdout, None),
-    }
-}
-
 fn lossy(bytes: &[u8]) -> Value {
     Value::String(String::from_utf8_lossy(bytes).into_owned())
 }
@@ -557,6 +535,10 @@ impl Tool for ExecutePython {
         &self.spec
     }
 
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
+    }
+
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let code = str_param(params, "code")?
             .ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
@@ -627,6 +609,10 @@ impl Tool for ExecutePython {
 impl Tool for CodeTest {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {

@@ -5,7 +5,7 @@
 //! evaluates text) and all mathematics happen inside the sandbox, one fresh interpreter per call.
 
 use crate::{check_len, guest_limits, Runtime};
-use beaker_core::{CallContext, ErrorKind, Example, Tool, ToolError, ToolSpec};
+use beaker_core::{CallContext, ErrorKind, Example, Pool, Tool, ToolError, ToolSpec};
 use beaker_sandbox::Run;
 use serde_json::{json, Value};
 
@@ -96,7 +96,7 @@ fn call_guest_tool(
         &Run::for_call(&bytes, guest_limits(ctx.limits), ctx),
         &ctx.usage,
     )?;
-    let (_, report) = crate::split_report(&outcome.stdout);
+    let (_, report) = beaker_sandbox::framing::split_report(&outcome.stdout);
     let answer: Value = serde_json::from_slice(report.unwrap_or(&[])).map_err(|e| {
         ToolError::new(
             ErrorKind::Internal,
@@ -130,6 +130,10 @@ fn call_guest_tool(
 impl Tool for SymbolicMath {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
@@ -196,6 +200,10 @@ fn one_sided_point(params: &Value) -> Result<Option<Value>, ToolError> {
 impl Tool for LatexRender {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {

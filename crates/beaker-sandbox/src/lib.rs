@@ -17,7 +17,7 @@
 //!   wall-clock deadline armed when the guest starts running, not when it was queued.
 //! - A guest failure of any kind is a [`SandboxError`] naming a `beaker_core::ErrorKind`; nothing a guest
 //!   does can panic or abort the host. It carries what the guest had written ([`Printed`]), including output
-//!   still waiting in a buffer the guest declared at the start of the stream (see `BUFFER_LOCATOR`), so a
+//!   still waiting in a buffer the guest declared at the start of the stream (see [`framing`]), so a
 //!   program a limit stops keeps what it printed.
 //! - A [`Reactor`] may edit its initialised memory before the snapshot ([`Prepare`]); the edit's name is part
 //!   of the snapshot's cache key.
@@ -26,6 +26,7 @@
 mod cache;
 mod clock;
 mod error;
+pub mod framing;
 mod manifest;
 mod pipe;
 mod reactor;

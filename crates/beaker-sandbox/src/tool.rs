@@ -2,7 +2,7 @@
 
 use crate::manifest::Manifest;
 use crate::sandbox::{Guest, Run, Sandbox};
-use beaker_core::{CallContext, ErrorKind, LimitsRequest, Tool, ToolError, ToolSpec};
+use beaker_core::{CallContext, ErrorKind, LimitsRequest, Pool, Tool, ToolError, ToolSpec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -125,6 +125,10 @@ pub fn load_dir(sandbox: &Sandbox, dir: &Path) -> (Vec<GuestTool>, Vec<LoadError
 impl Tool for GuestTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
     }
 
     fn default_limits(&self) -> LimitsRequest {

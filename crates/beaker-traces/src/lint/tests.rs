@@ -3,7 +3,7 @@
 
 use super::{Linter, RULES};
 use crate::Registry;
-use beaker_engine::Catalog;
+use beaker_catalog::Catalog;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
