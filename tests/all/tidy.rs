@@ -62,6 +62,88 @@ fn manifests() -> BTreeMap<String, toml::Table> {
     out
 }
 
+/// The code map and the protocol docs name every HTTP route and every request kind there is, no doc promises
+/// what is already done ("next:", "a later issue", "not served yet"), and every crate says what it is for.
+fn docs_keep_up_with_the_code() -> Outcome {
+    let read = |p: &str| std::fs::read_to_string(root().join(p)).map_err(|e| format!("{p}: {e}"));
+    let (arch, http, protocol) = (
+        read("docs/ARCHITECTURE.md")?,
+        read("docs/HTTP.md")?,
+        read("docs/PROTOCOL.md")?,
+    );
+    let router = read("crates/beaker-http/src/lib.rs")?;
+    let routes: Vec<&str> = router
+        .split(".route(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    ensure(routes.len() >= 10, || {
+        format!("routes not found: {routes:?}")
+    })?;
+    let http_section = arch
+        .split("### `crates/beaker-http`")
+        .nth(1)
+        .and_then(|s| s.split("\n### ").next())
+        .unwrap_or("");
+    for route in &routes {
+        ensure(http.contains(route), || {
+            format!("docs/HTTP.md does not name the route {route}")
+        })?;
+        ensure(http_section.contains(route), || {
+            format!("docs/ARCHITECTURE.md's beaker-http section does not name the route {route}")
+        })?;
+    }
+    let protocol_section = arch
+        .split("### `crates/beaker-protocol`")
+        .nth(1)
+        .and_then(|s| s.split("\n### ").next())
+        .unwrap_or("");
+    for key in beaker_protocol::REQUEST_KEYS
+        .iter()
+        .filter(|k| **k != "tool")
+    {
+        ensure(protocol.contains(&format!("\"{key}\"")), || {
+            format!("docs/PROTOCOL.md has no `{{\"{key}\": ...}}` request")
+        })?;
+        ensure(protocol_section.contains(&format!("`{key}`")), || {
+            format!(
+                "docs/ARCHITECTURE.md's beaker-protocol section does not name the `{key}` request"
+            )
+        })?;
+    }
+    let mut docs = vec![("README.md".to_string(), read("README.md")?)];
+    for e in std::fs::read_dir(root().join("docs"))
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "md") {
+            let text = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
+            docs.push((p.display().to_string(), text));
+        }
+    }
+    for (path, text) in &docs {
+        for stale in [
+            "(next:",
+            "a later issue",
+            "not served yet",
+            "Not served yet",
+        ] {
+            ensure(!text.contains(stale), || format!("{path} says {stale:?}"))?;
+        }
+    }
+    for (name, t) in manifests() {
+        let d = t["package"]
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or("");
+        ensure(d.len() > 20, || {
+            format!("{name}'s Cargo.toml has no description")
+        })?;
+    }
+    Ok(())
+}
+
 /// The engine is a dispatcher: it builds without any tool crate, the catalog or the sandbox, directly or
 /// through another crate (the catalog hands it the tools and the sandbox's worker start-up).
 fn the_engine_knows_no_tool() -> Outcome {
@@ -279,6 +361,10 @@ pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("tidy::dependency_direction", dependency_direction),
         Trial::test("tidy::the_engine_knows_no_tool", the_engine_knows_no_tool),
+        Trial::test(
+            "tidy::docs_keep_up_with_the_code",
+            docs_keep_up_with_the_code,
+        ),
         Trial::test(
             "tidy::docs_name_every_crate_tool_and_front_end",
             docs_name_every_crate_tool_and_front_end,

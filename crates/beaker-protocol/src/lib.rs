@@ -41,7 +41,7 @@ mod session;
 
 pub use request::{
     id_in, id_key, parse_dialect, reply, template_option, trajectory_answer, Refusal, Request,
-    TextOptions, MAX_CALLS_CEILING, TEXT_KEYS,
+    TextOptions, MAX_CALLS_CEILING, REQUEST_KEYS, TEXT_KEYS,
 };
 pub use session::{Pending, Reservation, Session, SessionInfo, Sink, SMALL_REQUEST_BYTES};
 

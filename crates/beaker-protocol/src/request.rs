@@ -134,6 +134,22 @@ impl Refusal {
     }
 }
 
+/// The key that makes a request the kind it is (`{"tool": ...}` a call, `{"plan": ...}` a plan, ...), in the order
+/// [`Request::from_json`] looks for them after `tool`. The docs name every one (a tidy test checks).
+pub const REQUEST_KEYS: [&str; 11] = [
+    "tool",
+    "cancel",
+    "cancel_tag",
+    "hello",
+    "trajectory",
+    "stats",
+    "close",
+    "text",
+    "messages",
+    "plan",
+    "grade",
+];
+
 impl Request {
     /// Reads one request line; `Ok(None)` for a blank line, which needs no answer. A line that cannot be read
     /// is refused under its id whenever the id itself can be read (from the raw bytes if need be), and a key
@@ -169,7 +185,7 @@ impl Request {
         Refusal::parse(id_in(prefix), "", msg)
     }
 
-    /// Reads one request from its JSON.
+    /// Reads one request from its JSON; [`REQUEST_KEYS`] says which key makes it which kind.
     pub fn from_json(value: Value) -> Result<Request, Box<Refusal>> {
         let Value::Object(mut obj) = value else {
             return Err(Refusal::parse(None, "", "a request must be a JSON object"));
@@ -697,6 +713,43 @@ mod tests {
         assert_ne!(key("5"), key("6"));
         assert_ne!(key("18446744073709551615"), key("18446744073709551614"));
         assert_eq!(key("\"a\""), key("\"\\u0061\""));
+    }
+
+    #[test]
+    fn every_request_key_makes_its_kind() {
+        let line = |key: &str| match key {
+            "tool" => r#"{"tool": "calculator", "params": {}}"#.to_string(),
+            "cancel" => r#"{"cancel": 1}"#.to_string(),
+            "hello" => r#"{"hello": {}}"#.to_string(),
+            "trajectory" => r#"{"trajectory": "t", "limits": {}}"#.to_string(),
+            "text" => r#"{"text": "x"}"#.to_string(),
+            "messages" => r#"{"messages": []}"#.to_string(),
+            "plan" => {
+                r#"{"plan": {"steps": [{"step_id": "a", "tool": "calculator", "params": {}}]}}"#
+                    .to_string()
+            }
+            "grade" => r#"{"grade": {"answer": "1", "reference": "1"}}"#.to_string(),
+            other => format!(r#"{{"{other}": "t"}}"#),
+        };
+        let mut kinds = std::collections::BTreeSet::new();
+        for key in super::REQUEST_KEYS {
+            let kind = match Request::parse(line(key).as_bytes()) {
+                Ok(Some(Request::Call(c))) if c.tool == "grade" => "grade",
+                Ok(Some(Request::Call(_))) => "call",
+                Ok(Some(Request::Cancel { .. })) => "cancel",
+                Ok(Some(Request::CancelTag { .. })) => "cancel_tag",
+                Ok(Some(Request::Hello { .. })) => "hello",
+                Ok(Some(Request::Trajectory { .. })) => "trajectory",
+                Ok(Some(Request::Stats { .. })) => "stats",
+                Ok(Some(Request::Close { .. })) => "close",
+                Ok(Some(Request::Text { .. })) => "text",
+                Ok(Some(Request::Messages { .. })) => "messages",
+                Ok(Some(Request::Plan { .. })) => "plan",
+                other => panic!("{key}: {:?}", other.err().map(|r| r.envelope())),
+            };
+            kinds.insert(kind);
+        }
+        assert_eq!(kinds.len(), super::REQUEST_KEYS.len());
     }
 
     #[test]

@@ -258,7 +258,7 @@ pub(crate) fn snapshot_reactor(
     );
     futures_executor::block_on(wizer.snapshot(
         &cx,
-        &mut wasmtime_wizer::WasmtimeWizer {
+        &mut crate::snapshot::Initialised {
             store: &mut store,
             instance,
         },

@@ -15,13 +15,70 @@ pub(crate) fn snapshot(
 ) -> wasmtime::Result<Vec<u8>> {
     let mut wizer = wasmtime_wizer::Wizer::new();
     wizer.init_func(INIT_EXPORT);
+    let (cx, instrumented) = wizer.instrument(wasm)?;
+    let module = wasmtime::Module::new(engine, &instrumented)?;
+    drop(instrumented);
     let mut store = snapshot_store(engine, max_memory_bytes, sealed_wasi(0))?;
     let mut linker = wasmtime::Linker::<State>::new(engine);
-    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)?;
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s| &mut s.wasi)?;
     crate::sleep::add_virtual_sleep(&mut linker)?;
-    futures_executor::block_on(wizer.run(&mut store, wasm, async |store, module| {
-        linker.instantiate_async(store, module).await
-    }))
+    let instance = linker.instantiate(&mut store, &module)?;
+    // As wizer's own driver does: a reactor's `_initialize` first, then the init function.
+    if let Ok(init) = instance.get_typed_func::<(), ()>(&mut store, "_initialize") {
+        init.call(&mut store, ())?;
+    }
+    instance
+        .get_typed_func::<(), ()>(&mut store, INIT_EXPORT)?
+        .call(&mut store, ())?;
+    futures_executor::block_on(wizer.snapshot(
+        &cx,
+        &mut Initialised {
+            store: &mut store,
+            instance,
+        },
+    ))
+}
+
+/// An initialised instance, as wizer's snapshot reads it: its globals and memories by export name.
+///
+/// This is wizer's own `WasmtimeWizer` (its `wasmtime` feature), written here so that the feature, which turns
+/// on wasmtime's module cache (zstd), async support and value formats (wasm-wave) that nothing here uses, stays
+/// off: a cold build compiles about a minute less.
+pub(crate) struct Initialised<'a> {
+    pub(crate) store: &'a mut wasmtime::Store<State>,
+    pub(crate) instance: wasmtime::Instance,
+}
+
+impl wasmtime_wizer::InstanceState for Initialised<'_> {
+    async fn global_get(
+        &mut self,
+        name: &str,
+        _: wasmtime_wizer::ValType,
+    ) -> wasmtime_wizer::SnapshotVal {
+        use wasmtime_wizer::SnapshotVal;
+        // The trait's contract: the names are the exports wizer's instrumentation added, so a missing one is
+        // wizer's bug, not the guest's doing, and panics (in start-up, which runs once).
+        let global = self
+            .instance
+            .get_global(&mut *self.store, name)
+            .expect("wizer exports every global it snapshots");
+        match global.get(&mut *self.store) {
+            wasmtime::Val::I32(x) => SnapshotVal::I32(x),
+            wasmtime::Val::I64(x) => SnapshotVal::I64(x),
+            wasmtime::Val::F32(x) => SnapshotVal::F32(x),
+            wasmtime::Val::F64(x) => SnapshotVal::F64(x),
+            wasmtime::Val::V128(x) => SnapshotVal::V128(x.as_u128()),
+            other => panic!("wizer snapshots only numeric globals, not {other:?}"),
+        }
+    }
+
+    async fn memory_contents(&mut self, name: &str, contents: impl FnOnce(&[u8]) + Send) {
+        let memory = self
+            .instance
+            .get_memory(&mut *self.store, name)
+            .expect("wizer exports every memory it snapshots");
+        contents(memory.data(&*self.store))
+    }
 }
 
 /// The store a snapshot's start-up runs in: `wasi` (sealed: no host stdio, virtual clocks, seed 0), the
