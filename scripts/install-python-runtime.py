@@ -177,8 +177,8 @@ CLIENTS = [
     "sandbox-fusion==0.3.7",
     "mcp==2.3.0",
     "prometheus-client==0.26.0",
-    # `import beaker`: maturin builds the package into this venv (scripts/build-python-package.sh), pytest tests it.
-    "maturin==1.16.0",
+    # `import beaker` is built into this venv by scripts/build-python-package.sh (from the workspace's test build,
+    # not maturin), and pytest tests it.
     "pytest==9.2.0",
     # beaker.ray's tests start a local Ray instance.
     "ray==2.60.0",
