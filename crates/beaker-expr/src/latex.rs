@@ -26,6 +26,17 @@ pub enum Target {
     SymPy,
 }
 
+/// `s` without the math delimiters around it (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), trimmed.
+pub fn strip_delimiters(s: &str) -> &str {
+    let mut t = s.trim();
+    for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            t = inner.trim();
+        }
+    }
+    t
+}
+
 /// Whether `name` (without its backslash) is a Greek letter read as a variable.
 pub fn is_greek(name: &str) -> bool {
     GREEK.contains(&name)

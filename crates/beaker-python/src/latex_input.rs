@@ -91,13 +91,7 @@ pub(crate) fn is_latex(s: &str) -> bool {
 
 /// LaTeX math as SymPy text: delimiters stripped, normalized, an equation's sides read one by one.
 fn to_sympy(s: &str) -> Result<String, latex::LatexError> {
-    let mut t = s.trim();
-    for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
-        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-            t = inner.trim();
-        }
-    }
-    let t = latex::normalize(t.to_string());
+    let t = latex::normalize(latex::strip_delimiters(s).to_string());
     let sides = equation_sides(&t);
     let read: Vec<String> = sides
         .iter()

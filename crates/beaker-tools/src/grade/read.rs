@@ -29,12 +29,7 @@ pub(super) enum Shape {
 
 /// Strips math delimiters, layout commands and text wrappers, and a sentence's closing full stop.
 pub(super) fn clean(s: &str) -> String {
-    let mut t = s.trim().to_string();
-    for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
-        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-            t = inner.trim().to_string();
-        }
-    }
+    let mut t = latex::strip_delimiters(s).to_string();
     // Unicode a model may write: superscript powers, vulgar fractions, `40 percent`.
     if !t.is_ascii() {
         // After a digit a vulgar fraction is a mixed number's (`2½` is 5/2, read as `2 1/2`).
