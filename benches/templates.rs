@@ -61,6 +61,7 @@ fn text_request(c: &mut Criterion) {
         .expect("calculator")
         .engine()
         .expect("engine");
+    let engine = beaker::Dispatcher::new(engine);
     let plain = TextRequest {
         text: OUTPUT.into(),
         ..TextRequest::default()

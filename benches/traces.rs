@@ -74,10 +74,11 @@ fn plans(c: &mut Criterion) {
     let plan_json = json!({"strategy": "parallel", "steps": steps.iter().map(|(id, e, deps)| json!({
         "step_id": id, "tool": "calculator", "params": {"expression": e}, "depends_on": deps})).collect::<Vec<_>>()});
     let plan = beaker::PlanRequest::from_json(&plan_json).expect("plan");
-    assert!(engine.run_plan(plan.clone()).success());
+    let dispatcher = beaker::Dispatcher::new(engine.clone());
+    assert!(dispatcher.run_plan(plan.clone()).success());
     let mut g = c.benchmark_group("plan");
     g.bench_function("plan_diamond_4_steps", |b| {
-        b.iter(|| engine.run_plan(black_box(plan.clone())))
+        b.iter(|| dispatcher.run_plan(black_box(plan.clone())))
     });
     g.bench_function("four_calls_in_a_row", |b| {
         b.iter(|| {

@@ -14,8 +14,10 @@
 //! - [`Limits`]: the bounds of one call (time, digits, precision, expression size, output bytes). The
 //!   engine holds defaults and maxima ([`Config`]); a call may ask for other values but never past the maxima.
 //! - [`ToolSpec`]: a tool's name, description and JSON Schemas; params are validated before the tool runs.
-//! - [`TextRequest`] / [`TextReply`]: model text in, every call in it run concurrently, the results rendered
-//!   back in the text's dialect ([`Engine::run_text`], [`Engine::submit_text`], [`Engine::run_messages`]).
+//! - [`Dispatcher`]: the one way a request of any kind runs on an engine (what every front end uses). For model
+//!   text, [`TextRequest`] / [`TextReply`]: every call in the text run concurrently, the results rendered back
+//!   in the text's dialect ([`Dispatcher::run_text`], [`Dispatcher::submit_text`], [`Dispatcher::run_messages`]);
+//!   for tool plans, [`Dispatcher::run_plan`].
 //!   [`dialects`] parses text without running anything ([`dialects::parse`], [`dialects::StreamParser`] for
 //!   tokens as they stream: cheap, one per generation, not `Sync`).
 //!
@@ -36,7 +38,8 @@
 //!
 //! // A model's text, in any dialect: the results come back rendered in it.
 //! let text = r#"<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>"#;
-//! let reply = engine.run_text(beaker::TextRequest { text: text.into(), ..Default::default() });
+//! let dispatcher = beaker::Dispatcher::new(engine);
+//! let reply = dispatcher.run_text(beaker::TextRequest { text: text.into(), ..Default::default() });
 //! assert_eq!(reply.text, "<tool_response>\n{\"name\": \"calculator\", \"content\": {\"value\": \"42\", \"exact\": true}}\n</tool_response>");
 //! # Ok::<(), beaker::BuildError>(())
 //! ```
@@ -48,7 +51,11 @@ pub use beaker_core::{
     Tool, ToolCall, ToolError, ToolSpec, Usage,
 };
 pub use beaker_engine::{
-    dialects, listing, templates, CallHandle, Config, Engine, EngineBuilder, EngineError,
-    Histogram, Metrics, PlanReport, PlanRequest, PlanStep, PoolStats, Stats, StepOutcome,
-    StepReport, Strategy, TemplateRequest, TextCallResult, TextReply, TextRequest, ToolStats,
+    CallHandle, Config, Engine, EngineBuilder, EngineError, Histogram, Metrics, PoolStats, Stats,
+    ToolStats,
+};
+pub use beaker_protocol::{
+    dialects, listing, templates, Answer, Dispatcher, Handle, PlanReport, PlanRequest, PlanStep,
+    Request, StepOutcome, StepReport, Strategy, TemplateRequest, TextCallResult, TextReply,
+    TextRequest,
 };

@@ -812,35 +812,47 @@ fn requests_past_the_in_flight_cap_wait_for_a_slot() -> Outcome {
     })
 }
 
+/// A client that hangs up cancels what its request runs, on every route that runs tools: each request holds the
+/// only worker with a call that ends only on its 30 s timeout, and its client hangs up after 300 ms.
 fn a_client_that_goes_away_cancels_its_call() -> Outcome {
     let h = Http::start(&["--no-python", "--test-tools", "--workers", "1"])?;
-    // A call that only ends on its 30 s timeout, whose client hangs up after 300 ms.
-    let mut s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
-    let body = json!({"tool": "_block", "limits": {"timeout_ms": 30000}}).to_string();
-    let head = format!(
-        "POST /v1/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
-    s.write_all(body.as_bytes()).map_err(|e| e.to_string())?;
-    std::thread::sleep(Duration::from_millis(300));
-    drop(s);
-    // With one worker, this call waits for that worker: moments if the abandoned call was cancelled, 30 s if not.
-    let started = std::time::Instant::now();
-    let (st, v) = h.json(
-        "POST",
-        "/v1/call",
-        &json!({"tool": "calculator", "params": {"expression": "1+1"}}),
-    )?;
-    ensure(st == 200 && v["result"]["value"] == "2", || {
-        format!("{st} {v}")
-    })?;
-    ensure(started.elapsed() < Duration::from_secs(10), || {
-        format!(
-            "the abandoned call held the worker for {:?}",
-            started.elapsed()
-        )
-    })
+    let long = json!({"timeout_ms": 30000});
+    let text = r#"<tool_call>{"name": "_block", "arguments": {}}</tool_call>"#;
+    let plan = json!({"steps": [{"step_id": "a", "tool": "_block", "params": {}}]});
+    for (route, body) in [
+        ("/v1/call", json!({"tool": "_block", "limits": long})),
+        ("/v1/run-text", json!({"text": text, "limits": long})),
+        ("/v1/run-plan", json!({"plan": plan, "limits": long})),
+    ] {
+        let mut s = TcpStream::connect(("127.0.0.1", h.port)).map_err(|e| e.to_string())?;
+        let body = body.to_string();
+        let head = format!(
+            "POST {route} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        s.write_all(body.as_bytes()).map_err(|e| e.to_string())?;
+        std::thread::sleep(Duration::from_millis(300));
+        drop(s);
+        // With one worker, this call waits for that worker: moments if the abandoned call was cancelled, 30 s if
+        // not.
+        let started = std::time::Instant::now();
+        let (st, v) = h.json(
+            "POST",
+            "/v1/call",
+            &json!({"tool": "calculator", "params": {"expression": "1+1"}}),
+        )?;
+        ensure(st == 200 && v["result"]["value"] == "2", || {
+            format!("after {route}: {st} {v}")
+        })?;
+        ensure(started.elapsed() < Duration::from_secs(10), || {
+            format!(
+                "the call abandoned on {route} held the worker for {:?}",
+                started.elapsed()
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// `/metrics` after a few calls, read by Prometheus' own Python parser: every family parses, and the counts are

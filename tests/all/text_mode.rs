@@ -144,9 +144,9 @@ fn cases_through_run_text() -> Outcome {
     Ok(())
 }
 
-/// The same cases through the embedding API (`Engine::run_text`, `Engine::run_messages`).
+/// The same cases through the embedding API (`Dispatcher::run_text`, `Dispatcher::run_messages`).
 fn cases_through_the_api() -> Outcome {
-    let engine = beaker::engine().map_err(|e| e.to_string())?;
+    let engine = beaker::Dispatcher::new(beaker::engine().map_err(|e| e.to_string())?);
     for c in jsonl("tests/data/dialects/text_mode.jsonl") {
         let req = &c["request"];
         let base = beaker::TextRequest {

@@ -18,13 +18,13 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-engine", 2),
     ("beaker-catalog", 3),
     ("beaker-protocol", 4),
-    ("beaker-traces", 4),
-    ("beaker-bench", 5),
+    ("beaker-traces", 5),
     ("beaker-http", 5),
     ("beaker-mcp", 5),
     ("beaker-py", 5),
-    ("beaker-cli", 6),
-    ("beaker", 7),
+    ("beaker-bench", 6),
+    ("beaker-cli", 7),
+    ("beaker", 8),
 ];
 
 /// Where a crate sits in [`LAYERS`]: tool crates are layer 2.

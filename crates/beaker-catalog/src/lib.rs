@@ -72,12 +72,12 @@ impl Entry {
 
 /// Runs this process as a worker process when `args` (the process's arguments) ask for one, and returns its
 /// exit code; `None` when they do not. Front ends call it first thing: a family that isolates native code in
-/// worker processes (`logic`: Z3) starts Beaker's own binary with its worker argument, and so does the engine
-/// for chat templates given as source ([`beaker_engine::run_worker`]).
+/// worker processes (`logic`: Z3) starts Beaker's own binary with its worker argument (and so does the protocol
+/// for chat templates given as source: `beaker_protocol::run_worker`).
 pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
     match args.get(1).and_then(|a| a.to_str()) {
         Some(beaker_logic::worker::WORKER_ARG) => Some(beaker_logic::worker::main()),
-        _ => beaker_engine::run_worker(args),
+        _ => None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! The command line behind the `beaker` binary: a thin front end over [`beaker_engine::Engine`].
+//! The command line behind the `beaker` binary: a thin front end over the protocol's `Dispatcher`.
 //! Exit codes are decided here only: 0 success, 1 a call that failed, 2 a usage or start-up error.
 #![deny(missing_docs)]
 
@@ -9,8 +9,8 @@ mod traces;
 
 use anyhow::Context;
 use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
-use beaker_engine::dialects::Dialect;
-use beaker_engine::listing;
+use beaker_protocol::dialects::Dialect;
+use beaker_protocol::{listing, Dispatcher};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -274,7 +274,9 @@ enum ToolsFormat {
 /// Runs the `beaker` command line with the process's arguments.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(code) = beaker_catalog::run_worker(&args) {
+    if let Some(code) =
+        beaker_catalog::run_worker(&args).or_else(|| beaker_protocol::run_worker(&args))
+    {
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let cli = Cli::parse();
@@ -412,9 +414,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
-            let report = config::Settings::load_engine(&engine)?
-                .engine()?
-                .run_plan(plan);
+            let engine = config::Settings::load_engine(&engine)?.engine()?;
+            let report = Dispatcher::new(engine).run_plan(plan);
             let json = report.to_json();
             let s = if pretty {
                 serde_json::to_string_pretty(&json)?
@@ -630,7 +631,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .into_request(String::new())
             .map_err(anyhow::Error::msg)?;
             let templated = req.template.is_some();
-            let engine = config::Settings::load_engine(&engine)?.engine()?;
+            let dispatcher = Dispatcher::new(config::Settings::load_engine(&engine)?.engine()?);
             // An OpenAI conversation is a JSON object with `messages`; anything else is model text.
             let conversation = serde_json::from_str::<serde_json::Value>(&input)
                 .ok()
@@ -641,8 +642,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         "stdin is an OpenAI conversation; --dialect {dialect} does not apply to it"
                     )
                 }
-                Some(messages) => engine.run_messages(&messages, &req)?,
-                None => engine.run_text(beaker_engine::TextRequest { text: input, ..req }),
+                Some(messages) => dispatcher.run_messages(&messages, &req)?,
+                None => dispatcher.run_text(beaker_protocol::TextRequest { text: input, ..req }),
             };
             let mut out = std::io::stdout().lock();
             if json {

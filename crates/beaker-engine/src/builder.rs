@@ -1,63 +1,14 @@
-//! Building an [`Engine`]: its configuration, its catalog loaded into a registry, the worker pool.
+//! Building an [`Engine`]: its tools in a registry, the worker pools. The engine knows nothing of the builder.
 
+use crate::config::Config;
 use crate::engine::{recv_spinning, Counters, Inner, Job, Registered};
 use crate::stats::PoolCounters;
 use crate::watchdog::Watchdog;
 use crate::Engine;
-use beaker_core::{Limits, LimitsError, Pool, Tenant, Tool};
+use beaker_core::{LimitsError, Pool, Tenant, Tool};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// How an [`Engine`] runs: its worker pool, queue bound and limits.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    /// Worker threads running native calls. Default: the number of cores.
-    pub workers: usize,
-    /// Worker threads running sandboxed calls (Python, operator guests), a pool of their own so that a cheap
-    /// native call never waits behind untrusted code. Default: the number of cores.
-    pub sandbox_workers: usize,
-    /// Calls waiting for a worker beyond which new calls fail at once with a retryable `internal`
-    /// ("overloaded") error. Default 65,536: a bound on memory, not a tuning knob; front ends apply
-    /// backpressure well before it.
-    pub max_queued: usize,
-    /// Limits a call gets when it asks for nothing.
-    pub defaults: Limits,
-    /// Limits no call may exceed.
-    pub maxima: Limits,
-    /// Where images a tool returns (`image` + `format` in its result, as the plotter's) are also written,
-    /// named by their content hash, with the path added to the result as `output_path`. Default: none
-    /// (images only inline). Tools never write files themselves; the engine does, after the call.
-    pub output_dir: Option<std::path::PathBuf>,
-    /// How long a trajectory (a `tag`'s figures and budgets) with nothing in flight is kept after its last
-    /// call. Default 10 minutes.
-    pub trajectory_idle: std::time::Duration,
-    /// The most trajectories kept at once; past it the least recently used idle one is dropped. Default 100,000.
-    pub max_trajectories: usize,
-    /// Bytes the process lets its clients make it hold ([`beaker_core::MemoryBudget`]): interpreter sessions and
-    /// runs, and what front ends hold for requests and answers, reserve from it. Default: three quarters of the
-    /// machine's memory (or of the cgroup's limit when lower), 8 GiB where neither can be read.
-    pub max_memory: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2);
-        Config {
-            workers: cores,
-            sandbox_workers: cores,
-            max_queued: 65_536,
-            defaults: Limits::default(),
-            maxima: Limits::default_maxima(),
-            output_dir: None,
-            trajectory_idle: std::time::Duration::from_secs(600),
-            max_trajectories: 100_000,
-            max_memory: default_max_memory(),
-        }
-    }
-}
 
 /// An engine that could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -97,8 +48,15 @@ pub struct EngineBuilder {
     worker_start: Option<WorkerStart>,
 }
 
+impl Engine {
+    /// A builder with the default configuration and no tools (`beaker_catalog` hands it Beaker's own).
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder::new()
+    }
+}
+
 impl EngineBuilder {
-    pub(crate) fn new() -> EngineBuilder {
+    fn new() -> EngineBuilder {
         EngineBuilder {
             config: Config::default(),
             tools: Vec::new(),
@@ -188,15 +146,11 @@ impl EngineBuilder {
                 unknown: Arc::default(),
                 native_pool,
                 sandbox_pool,
-                trajectories: crate::trajectory::Trajectories::new(
+                trajectories: Arc::new(crate::trajectory::Trajectories::new(
                     config_idle,
                     config_max_trajectories,
-                ),
+                )),
                 memory: beaker_core::MemoryBudget::new(config_max_memory),
-                template_workers: beaker_worker::WorkerCommand::discover(
-                    beaker_templates::worker::WORKER_ARG,
-                )
-                .map(|c| Arc::new(beaker_worker::Pool::new(c, "the chat template"))),
             }),
             tenant: Tenant::default(),
         })
@@ -239,22 +193,3 @@ fn pool(
 /// A worker's stack: deep native recursion and a sandboxed guest's 8 MiB stack plus host frames. Only
 /// touched pages cost memory.
 const WORKER_STACK: usize = 16 << 20;
-
-/// Three quarters of the memory this process may use: the machine's, or its cgroup's limit when lower.
-fn default_max_memory() -> u64 {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
-        let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    });
-    // cgroup v2 says `max` when there is no limit.
-    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
-        .ok()
-        .and_then(|t| t.trim().parse::<u64>().ok());
-    match (meminfo, cgroup) {
-        (Some(m), Some(c)) => m.min(c) / 4 * 3,
-        (Some(m), None) => m / 4 * 3,
-        (None, Some(c)) => c / 4 * 3,
-        (None, None) => 8 << 30,
-    }
-}

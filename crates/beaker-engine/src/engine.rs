@@ -1,10 +1,10 @@
 //! Dispatch: one lookup, validation before queueing, limits narrowed, the call queued on the worker pool,
 //! its deadline armed when a worker starts it, exactly one envelope back.
 
-use crate::builder::{Config, EngineBuilder};
+use crate::config::Config;
 use crate::output;
 use crate::stats::{PoolCounters, PoolStats, Stats, ToolCounters, ToolStats};
-use crate::trajectory::{Admission, TrajectoryLimits};
+use crate::trajectory::{OnDone, TrajectoryLimits};
 use crate::watchdog::{Expire, Watchdog};
 use beaker_core::{
     CallContext, CancelReason, CancelToken, Envelope, ErrorKind, Limits, Tenant, Tool, ToolCall,
@@ -49,7 +49,6 @@ pub(crate) struct Registered {
 }
 
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
-type Callback = Box<dyn FnOnce(Envelope) + Send>;
 
 pub(crate) struct Inner {
     pub(crate) sandboxed: Vec<String>,
@@ -67,11 +66,9 @@ pub(crate) struct Inner {
     pub(crate) native_pool: Arc<PoolCounters>,
     pub(crate) sandbox_pool: Arc<PoolCounters>,
     /// Each tag's figures and budgets.
-    pub(crate) trajectories: crate::trajectory::Trajectories,
+    pub(crate) trajectories: Arc<crate::trajectory::Trajectories>,
     /// The process's memory budget ([`Config::max_memory`]).
     pub(crate) memory: beaker_core::MemoryBudget,
-    /// Worker processes rendering chat templates given as source (none when no Beaker binary can be started).
-    pub(crate) template_workers: Option<Arc<beaker_worker::Pool>>,
 }
 
 impl Drop for Inner {
@@ -90,56 +87,33 @@ pub struct Engine {
     pub(crate) tenant: Tenant,
 }
 
-/// One submitted call (or plan); lets its owner cancel it.
+/// One submitted call; lets its owner cancel it.
 #[derive(Clone)]
 pub struct CallHandle {
-    kind: Handle,
-}
-
-#[derive(Clone)]
-enum Handle {
-    Call(Arc<CallState>),
-    Plan(Arc<crate::plan::Running>),
+    state: Arc<CallState>,
 }
 
 impl CallHandle {
-    fn call(state: Arc<CallState>) -> CallHandle {
-        CallHandle {
-            kind: Handle::Call(state),
-        }
-    }
-
-    pub(crate) fn plan(running: Arc<crate::plan::Running>) -> CallHandle {
-        CallHandle {
-            kind: Handle::Plan(running),
-        }
-    }
-
     /// Cancels the call: it is answered `cancelled` now (if it has not been answered yet) and the tool
-    /// stops at its next checkpoint; a plan's running steps are cancelled and the rest skipped. Returns
-    /// false if the call had already been answered.
+    /// stops at its next checkpoint. Returns false if the call had already been answered.
     pub fn cancel(&self) -> bool {
-        match &self.kind {
-            Handle::Call(state) => {
-                state.cancel.cancel(CancelReason::Cancelled);
-                state.finish(
-                    Err(ToolError::new(
-                        ErrorKind::Cancelled,
-                        "the call was cancelled",
-                    )),
-                    None,
-                )
-            }
-            Handle::Plan(running) => running.cancel(),
-        }
+        self.state.cancel.cancel(CancelReason::Cancelled);
+        self.state.finish(
+            Err(ToolError::new(
+                ErrorKind::Cancelled,
+                "the call was cancelled",
+            )),
+            None,
+        )
     }
 
     /// Whether the call has been answered.
     pub fn is_done(&self) -> bool {
-        match &self.kind {
-            Handle::Call(state) => state.callback.lock().map(|c| c.is_none()).unwrap_or(true),
-            Handle::Plan(running) => running.is_done(),
-        }
+        self.state
+            .callback
+            .lock()
+            .map(|c| c.is_none())
+            .unwrap_or(true)
     }
 }
 
@@ -168,7 +142,7 @@ struct CallState {
     cancel: CancelToken,
     submitted: Instant,
     started: OnceLock<Instant>,
-    callback: Mutex<Option<Callback>>,
+    callback: Mutex<Option<OnDone>>,
     counters: Arc<Counters>,
     stats: Arc<ToolCounters>,
     usage: UsageSlot,
@@ -250,11 +224,6 @@ impl Expire for CallState {
 }
 
 impl Engine {
-    /// A builder with the default configuration and no tools (`beaker_catalog` hands it Beaker's own).
-    pub fn builder() -> EngineBuilder {
-        EngineBuilder::new()
-    }
-
     /// The same engine acting for `tenant`: its calls run on the same workers under the same limits, but the
     /// sessions and trajectories they name are `tenant`'s, apart from every other tenant's.
     pub fn for_tenant(&self, tenant: Tenant) -> Engine {
@@ -418,41 +387,14 @@ impl Engine {
             None => inner.config.defaults,
         }
         .narrow(&call.limits.with_fuel_for_timeout(), &inner.config.maxima);
-        // A tagged call counts against its trajectory: refused when a budget is spent, its timeout no longer than
-        // the time budget left, and its answer counted.
-        let (refusal, on_done): (Option<ToolError>, Box<dyn FnOnce(Envelope) + Send>) = match (
-            inner.trajectories.admit(&self.tenant, call.tag.as_deref()),
-            call.tag.clone(),
-        ) {
-            (Admission::Run { max_ms, generation }, Some(tag)) => {
-                if let Some(ms) = max_ms {
-                    limits.timeout_ms = limits.timeout_ms.min(ms);
-                }
-                let engine = self.inner.clone();
-                let tenant = self.tenant.clone();
-                (
-                    None,
-                    Box::new(move |env: Envelope| {
-                        engine
-                            .trajectories
-                            .record(&tenant, &tag, Some(generation), &env);
-                        on_done(env);
-                    }),
-                )
-            }
-            (Admission::Refused(e), Some(tag)) => {
-                let engine = self.inner.clone();
-                let tenant = self.tenant.clone();
-                (
-                    Some(e),
-                    Box::new(move |env: Envelope| {
-                        engine.trajectories.record(&tenant, &tag, None, &env);
-                        on_done(env);
-                    }),
-                )
-            }
-            _ => (None, Box::new(on_done)),
-        };
+        // The budgets layer: a tagged call is refused when its trajectory's budget is spent, runs no longer than
+        // the time left, and is counted when answered.
+        let budgeted = inner
+            .trajectories
+            .around(&self.tenant, call.tag.as_deref(), on_done);
+        if let Some(ms) = budgeted.max_ms {
+            limits.timeout_ms = limits.timeout_ms.min(ms);
+        }
         let seed = call.effective_seed();
         let ToolCall {
             id,
@@ -469,7 +411,7 @@ impl Engine {
             cancel: CancelToken::new(),
             submitted: Instant::now(),
             started: OnceLock::new(),
-            callback: Mutex::new(Some(Box::new(on_done))),
+            callback: Mutex::new(Some(budgeted.on_done)),
             counters: inner.counters.clone(),
             stats: registered
                 .as_ref()
@@ -480,20 +422,38 @@ impl Engine {
                 _ => TIMEOUT_GRACE,
             },
         });
-        let handle = CallHandle::call(state.clone());
-        if let Some(e) = refusal {
-            state.finish(Err(e), None);
-            return handle;
+        let handle = CallHandle {
+            state: state.clone(),
+        };
+        match budgeted.refusal {
+            Some(e) => {
+                state.finish(Err(e), None);
+            }
+            None => self.queue(&state, registered, params, limits, seed),
         }
+        handle
+    }
+
+    /// Queues a call admitted by the budgets on its tool's pool, or answers it at once: an unknown tool,
+    /// params the schema refuses, a full queue.
+    fn queue(
+        &self,
+        state: &Arc<CallState>,
+        registered: Option<Arc<Registered>>,
+        params: Value,
+        limits: Limits,
+        seed: u64,
+    ) {
+        let inner = &self.inner;
         let Some(registered) = registered else {
             let msg = unknown_tool_message(&state.tool, inner.tools.keys());
             state.finish(Err(ToolError::new(ErrorKind::UnknownTool, msg)), None);
-            return handle;
+            return;
         };
         // Checked here, before the call waits for a worker: a bad call never takes a slot or a deadline.
         if let Err(e) = registered.params.check(&params) {
             state.finish(Err(e), None);
-            return handle;
+            return;
         }
         let queue = if registered.sandboxed {
             &inner.sandbox_jobs
@@ -506,7 +466,7 @@ impl Engine {
                 queue.len()
             );
             state.finish(Err(ToolError::new(ErrorKind::Internal, msg)), None);
-            return handle;
+            return;
         }
         // The job holds the engine alive: calls already queued finish even if every `Engine` handle is dropped.
         let engine = self.inner.clone();
@@ -532,7 +492,6 @@ impl Engine {
                 None,
             );
         }
-        handle
     }
 }
 

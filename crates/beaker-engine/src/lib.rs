@@ -44,57 +44,24 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod config;
 mod engine;
-pub mod listing;
 mod output;
 mod params;
-mod plan;
 mod stats;
-mod text;
 mod trajectory;
 mod watchdog;
-
-/// The dialects crate, for front ends (which depend on the engine only).
-pub use beaker_dialects as dialects;
-/// Chat templates (`beaker-templates`): the observation a text request with `template` answers.
-pub use beaker_templates as templates;
 
 pub use beaker_core::{
     Envelope, ErrorKind, Limits, LimitsRequest, Tenant, ToolCall, ToolError, ToolSpec,
 };
-pub use builder::{Config, EngineBuilder, EngineError, WorkerStart};
+pub use builder::{EngineBuilder, EngineError, WorkerStart};
+pub use config::Config;
 
 pub use engine::{recv_spinning, CallHandle, Engine, Metrics};
 pub use params::ParamsSchema;
-pub use plan::{
-    PlanReport, PlanRequest, PlanStep, StepOutcome, StepReport, Strategy, MAX_PLAN_STEPS, NO_TOOL,
-    STEP_KEYS,
-};
 pub use stats::{Histogram, PoolStats, Stats, ToolStats, LATENCY_BOUNDS_US};
-pub use text::{TemplateRequest, TextCallResult, TextReply, TextRequest};
 pub use trajectory::{ToolUse, TrajectoryLimits};
-
-/// Runs this process as the engine's template worker when `args` (the process's arguments) say so
-/// (`__template-worker`): the exit code, or `None` otherwise. Tools' workers are `beaker_catalog::run_worker`'s.
-pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
-    if args.get(1).and_then(|a| a.to_str()) == Some(beaker_templates::worker::WORKER_ARG) {
-        return Some(template_worker());
-    }
-    None
-}
-
-/// The template worker's loop: each request an observation to render, under an address-space limit.
-fn template_worker() -> i32 {
-    let base = beaker_worker::mapped_bytes();
-    beaker_worker::limit_address_space(base.saturating_add(beaker_templates::worker::MEMORY));
-    beaker_worker::serve(|req| match beaker_templates::worker::answer(req) {
-        Ok(v) => (beaker_worker::ok(v), true),
-        Err(e) => (
-            beaker_worker::error(ErrorKind::ToolError, &e.to_string()),
-            true,
-        ),
-    })
-}
 
 #[cfg(test)]
 mod tests;

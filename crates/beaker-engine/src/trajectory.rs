@@ -10,7 +10,7 @@ use beaker_core::{Envelope, ErrorKind, Tenant, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A trajectory's budgets; each absent one is unbounded.
@@ -172,9 +172,7 @@ impl Open {
 }
 
 /// What admitting a call decided.
-pub(crate) enum Admission {
-    /// The call has no tag: nothing is counted.
-    Untracked,
+enum Admission {
     /// The call may run, with at most this many milliseconds when a time budget is set; `generation` is the
     /// trajectory's, to hand back to [`Trajectories::record`].
     Run {
@@ -185,6 +183,19 @@ pub(crate) enum Admission {
     },
     /// A budget is spent: the call is answered with this error.
     Refused(ToolError),
+}
+
+/// A call's answer, as the engine hands it on.
+pub(crate) type OnDone = Box<dyn FnOnce(Envelope) + Send>;
+
+/// What the budgets layer made of a call before it is queued ([`Trajectories::around`]).
+pub(crate) struct Budgeted {
+    /// Why the call is refused (one of its trajectory's budgets is spent), if it is.
+    pub(crate) refusal: Option<ToolError>,
+    /// The longest the call may run: what is left of its trajectory's time budget.
+    pub(crate) max_ms: Option<u64>,
+    /// Where its envelope goes: recorded in the trajectory first, then handed on.
+    pub(crate) on_done: OnDone,
 }
 
 impl Trajectories {
@@ -289,11 +300,39 @@ impl Trajectories {
         t.to_json(tag)
     }
 
-    /// Decides whether a call of `tag` may run, and counts it in flight if so.
-    pub(crate) fn admit(&self, tenant: &Tenant, tag: Option<&str>) -> Admission {
+    /// The budgets layer around `submit`: a call of trajectory `tag` is admitted (counted in flight, its time
+    /// bounded by what is left) or refused when a budget is spent, and its answer is recorded before `on_done`
+    /// gets it. A call without a tag passes untouched.
+    pub(crate) fn around(
+        self: &Arc<Self>,
+        tenant: &Tenant,
+        tag: Option<&str>,
+        on_done: impl FnOnce(Envelope) + Send + 'static,
+    ) -> Budgeted {
         let Some(tag) = tag else {
-            return Admission::Untracked;
+            return Budgeted {
+                refusal: None,
+                max_ms: None,
+                on_done: Box::new(on_done),
+            };
         };
+        let (refusal, max_ms, admitted) = match self.admit(tenant, tag) {
+            Admission::Run { max_ms, generation } => (None, max_ms, Some(generation)),
+            Admission::Refused(e) => (Some(e), None, None),
+        };
+        let (me, tenant, tag) = (self.clone(), tenant.clone(), tag.to_string());
+        Budgeted {
+            refusal,
+            max_ms,
+            on_done: Box::new(move |env: Envelope| {
+                me.record(&tenant, &tag, admitted, &env);
+                on_done(env);
+            }),
+        }
+    }
+
+    /// Decides whether a call of `tag` may run, and counts it in flight if so.
+    fn admit(&self, tenant: &Tenant, tag: &str) -> Admission {
         let mut map = self.lock();
         let t = self.entry(&mut map, tenant, tag);
         if let Some(why) = t.spent(tag) {
@@ -313,7 +352,7 @@ impl Trajectories {
     /// Counts an answered call of `tag`: `admitted` in `generation` (it was let run), or refused by a budget
     /// (`None`). A call answered before it reached a worker (unknown tool, params the schema refuses, an
     /// overloaded queue) frees its place without counting against `max_calls`; every call that ran counts.
-    pub(crate) fn record(&self, tenant: &Tenant, tag: &str, admitted: Option<u64>, env: &Envelope) {
+    fn record(&self, tenant: &Tenant, tag: &str, admitted: Option<u64>, env: &Envelope) {
         let mut map = self.lock();
         // Closed or evicted while the call ran (and perhaps opened again since): nothing to count it in.
         let Some(t) = map.get_mut(tenant, tag) else {
@@ -393,7 +432,7 @@ mod tests {
     }
 
     fn run(t: &Trajectories, tag: &str, env: &Envelope) -> bool {
-        match t.admit(&D, Some(tag)) {
+        match t.admit(&D, tag) {
             Admission::Run { generation, .. } => {
                 t.record(&D, tag, Some(generation), env);
                 true
@@ -404,7 +443,6 @@ mod tests {
                 t.record(&D, tag, None, &refused);
                 false
             }
-            Admission::Untracked => unreachable!("a tag was given"),
         }
     }
 
@@ -421,7 +459,7 @@ mod tests {
         );
         assert!(run(&t, "r1", &ok("calculator", 10)));
         assert!(run(&t, "r1", &ok("calculator", 10)));
-        match t.admit(&D, Some("r1")) {
+        match t.admit(&D, "r1") {
             Admission::Refused(e) => {
                 assert_eq!(e.kind, ErrorKind::LimitExceeded);
                 assert!(e.message.contains("2 calls (max_calls)"), "{}", e.message);
@@ -440,7 +478,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        let generation = match t.admit(&D, Some("r2")) {
+        let generation = match t.admit(&D, "r2") {
             Admission::Run { max_ms, generation } => {
                 assert_eq!(max_ms, Some(5));
                 generation
@@ -473,7 +511,7 @@ mod tests {
         let t = Trajectories::new(Duration::from_secs(60), 100);
         let Admission::Run {
             generation: old, ..
-        } = t.admit(&D, Some("r"))
+        } = t.admit(&D, "r")
         else {
             panic!("runs")
         };
@@ -488,7 +526,7 @@ mod tests {
         );
         let Admission::Run {
             generation: new, ..
-        } = t.admit(&D, Some("r"))
+        } = t.admit(&D, "r")
         else {
             panic!("runs")
         };
@@ -508,7 +546,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        let Admission::Run { generation, .. } = t.admit(&D, Some("q")) else {
+        let Admission::Run { generation, .. } = t.admit(&D, "q") else {
             panic!("runs")
         };
         let bad = Envelope::failure(
@@ -530,7 +568,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        let Admission::Run { generation, .. } = t.admit(&D, Some("f")) else {
+        let Admission::Run { generation, .. } = t.admit(&D, "f") else {
             panic!("runs")
         };
         let mut failed = Envelope::failure(
@@ -561,7 +599,7 @@ mod tests {
         );
         assert!(t.stats(&b, "r").is_none(), "b does not see a's trajectory");
         assert!(t.close(&b, "r").is_none(), "nor close it");
-        let Admission::Run { generation, .. } = t.admit(&b, Some("r")) else {
+        let Admission::Run { generation, .. } = t.admit(&b, "r") else {
             panic!("a's budget does not bound b's calls");
         };
         t.record(&b, "r", Some(generation), &ok("calculator", 1));

@@ -1,5 +1,5 @@
-//! Beaker over HTTP (docs/HTTP.md): a thin axum front end over [`beaker_engine::Engine`], with the same tools,
-//! limits, envelopes and error kinds as the stdio server.
+//! Beaker over HTTP (docs/HTTP.md): a thin axum front end over the protocol's [`Dispatcher`], with the same
+//! tools, limits, envelopes and error kinds as the stdio server.
 //!
 //! - `POST /v1/call`: one call, the body a protocol call request (`{"tool", "params", "limits"?, "id"?, ...}`),
 //!   the answer its envelope. A tool failure is HTTP 200 with `success: false`; a body that is not a call is
@@ -36,7 +36,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use beaker_engine::{Engine, Tenant};
+use beaker_engine::Tenant;
+use beaker_protocol::Dispatcher;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -87,7 +88,7 @@ impl Default for Options {
 /// Shared by every handler.
 #[derive(Clone)]
 struct State {
-    engine: Engine,
+    dispatcher: Dispatcher,
     options: Arc<Options>,
     in_flight: Arc<Semaphore>,
     /// Requests waiting for a slot of `in_flight`.
@@ -97,9 +98,9 @@ struct State {
 }
 
 /// The routes, ready to be served (or nested in a bigger axum app).
-pub fn router(engine: Engine, options: Options) -> Router {
+pub fn router(dispatcher: impl Into<Dispatcher>, options: Options) -> Router {
     let state = State {
-        engine,
+        dispatcher: dispatcher.into(),
         in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
         waiting: Arc::default(),
         rejected: Arc::default(),
@@ -143,9 +144,9 @@ async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-/// The engine acting for the request's tenant, which [`guard`] found from its bearer token (the default tenant
-/// when the server has no tokens): every route that runs calls or names a trajectory takes it.
-pub(crate) struct Caller(pub(crate) Engine);
+/// The dispatcher acting for the request's tenant, which [`guard`] found from its bearer token (the default
+/// tenant when the server has no tokens): every route that runs calls or names a trajectory takes it.
+pub(crate) struct Caller(pub(crate) Dispatcher);
 
 impl axum::extract::FromRequestParts<State> for Caller {
     type Rejection = std::convert::Infallible;
@@ -159,7 +160,7 @@ impl axum::extract::FromRequestParts<State> for Caller {
             .get::<Tenant>()
             .cloned()
             .unwrap_or_default();
-        Ok(Caller(state.engine.for_tenant(tenant)))
+        Ok(Caller(state.dispatcher.for_tenant(tenant)))
     }
 }
 
@@ -222,7 +223,8 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
         .and_then(|v| v.parse::<u64>().ok());
     let cap = state.options.max_body_bytes as u64;
     let _body_memory = match state
-        .engine
+        .dispatcher
+        .engine()
         .memory()
         .try_reserve(declared.unwrap_or(cap).min(cap), "this request's body")
     {
@@ -288,7 +290,7 @@ async fn guard(Shared(state): Shared<State>, req: Request, next: Next) -> Respon
     let response = next.run(req).await;
     drop(permit);
     drop(token_permit);
-    reserve_answer(response, state.engine.memory()).await
+    reserve_answer(response, state.dispatcher.engine().memory()).await
 }
 
 /// A slot of the in-flight cap: at once when one is free, else after waiting for one (at most `max_wait`, and only
@@ -388,13 +390,13 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// accepting and lets requests in flight finish).
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    engine: Engine,
+    dispatcher: impl Into<Dispatcher>,
     options: Options,
 ) -> std::io::Result<()> {
     // Our own accept loop rather than `axum::serve`, which installs no timer in hyper, so hyper's header read
     // timeout never fires there (tokio-rs/axum#2741).
     let header_timeout = options.header_timeout;
-    let app = router(engine, options);
+    let app = router(dispatcher, options);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut stop = std::pin::pin!(shutdown_signal());
     loop {

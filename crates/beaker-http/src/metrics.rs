@@ -30,8 +30,12 @@ pub(crate) async fn metrics(Shared(state): Shared<State>) -> Response {
         .max_in_flight
         .max(1)
         .saturating_sub(state.in_flight.available_permits());
-    let mut text = render(&state.engine.stats(), in_flight, &state.rejected);
-    memory(&mut text, state.engine.memory());
+    let mut text = render(
+        &state.dispatcher.engine().stats(),
+        in_flight,
+        &state.rejected,
+    );
+    memory(&mut text, state.dispatcher.engine().memory());
     header(
         &mut text,
         "beaker_http_requests_waiting",

@@ -6,15 +6,15 @@ use axum::extract::{Path, Query, State as Shared};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use beaker_core::{Envelope, ErrorKind, ToolCall, ToolError};
-use beaker_engine::listing;
-use beaker_protocol::Request;
+use beaker_core::{Envelope, ErrorKind, ToolError};
+use beaker_protocol::Dispatcher;
+use beaker_protocol::{listing, Answer, Request, SessionInfo};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// `GET /healthz`: the server answers and how many tools it serves.
 pub(crate) async fn healthz(Shared(state): Shared<State>) -> Json<Value> {
-    Json(json!({"status": "ok", "tools": state.engine.specs().len()}))
+    Json(json!({"status": "ok", "tools": state.dispatcher.engine().specs().len()}))
 }
 
 /// The `format` of `GET /v1/tools`.
@@ -25,7 +25,7 @@ pub(crate) struct ToolsQuery {
 
 /// `GET /v1/tools`: every tool's spec (`json`, the default), or as OpenAI `tools` or MCP `tools/list` entries.
 pub(crate) async fn tools(Shared(state): Shared<State>, Query(q): Query<ToolsQuery>) -> Response {
-    let specs = state.engine.specs();
+    let specs = state.dispatcher.engine().specs();
     match q.format.as_deref().unwrap_or("json") {
         "json" => Json(json!(specs)).into_response(),
         "openai" => Json(listing::openai_tools(specs)).into_response(),
@@ -43,13 +43,18 @@ fn bad_request(kind: ErrorKind, message: String) -> Response {
     (StatusCode::BAD_REQUEST, Json(env)).into_response()
 }
 
-/// The call in a body, or the answer that refuses it.
-fn parse_call(body: &[u8]) -> Result<ToolCall, Box<Response>> {
+/// The request in a body when it is of a kind this route runs (`accepts`), or the 400 answer refusing it
+/// (`expected` says what the route runs).
+fn parse_kind(
+    body: &[u8],
+    accepts: fn(&Request) -> bool,
+    expected: &str,
+) -> Result<Request, Box<Response>> {
     match Request::parse(body) {
-        Ok(Some(Request::Call(call))) => Ok(call),
+        Ok(Some(req)) if accepts(&req) => Ok(req),
         Ok(Some(_)) => Err(Box::new(bad_request(
             ErrorKind::ParseError,
-            "this route runs one tool call: {\"tool\": ..., \"params\": {...}}".into(),
+            format!("this route {expected}"),
         ))),
         Ok(None) => Err(Box::new(bad_request(
             ErrorKind::ParseError,
@@ -61,19 +66,38 @@ fn parse_call(body: &[u8]) -> Result<ToolCall, Box<Response>> {
     }
 }
 
-/// `POST /v1/call`: runs one call; a tool's failure is a 200 answer with `success: false`.
-pub(crate) async fn call(Caller(engine): Caller, body: Bytes) -> Response {
-    let call = match parse_call(&body) {
-        Ok(c) => c,
-        Err(r) => return *r,
+/// Runs a request on the dispatcher and answers it: 200 with the answer (a call that failed included), 400 for
+/// a request that cannot run, 404 for a trajectory that is not open. A client that goes away (the future is
+/// dropped) cancels what the request runs.
+async fn dispatched(dispatcher: &Dispatcher, request: Request) -> Response {
+    let answer = dispatcher
+        .answer_async(request, &SessionInfo::default())
+        .await;
+    let status = match &answer {
+        Answer::Envelope(_) | Answer::Reply { .. } => StatusCode::OK,
+        Answer::Refused(_) => StatusCode::BAD_REQUEST,
+        Answer::NotOpen(_) => StatusCode::NOT_FOUND,
     };
-    Json(engine.call_async(call).await).into_response()
+    (status, Json(answer.to_json())).into_response()
+}
+
+/// `POST /v1/call`: runs one call; a tool's failure is a 200 answer with `success: false`.
+pub(crate) async fn call(Caller(dispatcher): Caller, body: Bytes) -> Response {
+    let is_call = |r: &Request| matches!(r, Request::Call(_));
+    match parse_kind(
+        &body,
+        is_call,
+        "runs one tool call: {\"tool\": ..., \"params\": {...}}",
+    ) {
+        Ok(req) => dispatched(&dispatcher, req).await,
+        Err(r) => *r,
+    }
 }
 
 /// `POST /v1/batch`: `{"calls": [...]}`, every call queued at once, answered in order.
 pub(crate) async fn batch(
     Shared(state): Shared<State>,
-    Caller(engine): Caller,
+    Caller(dispatcher): Caller,
     body: Bytes,
 ) -> Response {
     let value: Value = match serde_json::from_slice(&body) {
@@ -98,11 +122,13 @@ pub(crate) async fn batch(
     }
     // Each call is answered on its own: one that cannot be parsed fails alone, in its place. Together their
     // results are bounded by the largest one result may be: each gets at most an equal part of it.
+    let engine = dispatcher.engine();
     let maxima = beaker_core::LimitsRequest {
         max_output_bytes: Some(engine.config().maxima.max_output_bytes),
         ..Default::default()
     };
     let share = engine.share_of_output(&maxima, calls.len());
+    let info = SessionInfo::default();
     let pending: Vec<_> = calls
         .iter()
         .map(|c| match Request::from_json(c.clone()) {
@@ -112,7 +138,7 @@ pub(crate) async fn batch(
                     .max_output_bytes
                     .unwrap_or(engine.config().defaults.max_output_bytes);
                 call.limits.max_output_bytes = Some(own.min(share));
-                Slot::Running(engine.call_async(call))
+                Slot::Running(dispatcher.answer_async(Request::Call(call), &info))
             }
             Ok(_) => Slot::Answered(Box::new(Envelope::failure(
                 c.get("id").cloned(),
@@ -125,8 +151,8 @@ pub(crate) async fn batch(
     let mut results = Vec::with_capacity(pending.len());
     for p in pending {
         results.push(match p {
-            Slot::Running(fut) => fut.await,
-            Slot::Answered(env) => *env,
+            Slot::Running(fut) => fut.await.to_json(),
+            Slot::Answered(env) => json!(env),
         });
     }
     Json(json!({"results": results})).into_response()
@@ -140,118 +166,51 @@ enum Slot<F> {
 
 /// `POST /v1/run-text`: a model's text (`{"text": ...}`) or an OpenAI conversation (`{"messages": [...]}`), as on
 /// stdio: every call in it runs, and the answer has the envelopes and the text to append.
-pub(crate) async fn run_text(Caller(engine): Caller, body: Bytes) -> Response {
-    let (id, request, messages, meta) = match Request::parse(&body) {
-        Ok(Some(Request::Text { id, request, meta })) => (id, request, None, meta),
-        Ok(Some(Request::Messages {
-            id,
-            messages,
-            request,
-            meta,
-        })) => (id, request, Some(messages), meta),
-        Ok(_) => {
-            return bad_request(
-                ErrorKind::ParseError,
-                "this route runs a text (`{\"text\": ...}`) or a conversation (`{\"messages\": [...]}`)".into(),
-            )
-        }
-        Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
-    };
-    let (tx, rx) = flume::bounded(1);
-    let on_done = move |reply: beaker_engine::TextReply| {
-        let _ = tx.send(reply);
-    };
-    match messages {
-        Some(m) => {
-            if let Err(e) = engine.submit_messages(&m, &request, on_done) {
-                return bad_request(e.kind, e.message);
-            }
-        }
-        None => {
-            engine.submit_text(request, on_done);
-        }
+pub(crate) async fn run_text(Caller(dispatcher): Caller, body: Bytes) -> Response {
+    let is_text = |r: &Request| matches!(r, Request::Text { .. } | Request::Messages { .. });
+    let expected = "runs a text (`{\"text\": ...}`) or a conversation (`{\"messages\": [...]}`)";
+    match parse_kind(&body, is_text, expected) {
+        Ok(req) => dispatched(&dispatcher, req).await,
+        Err(r) => *r,
     }
-    let Ok(reply) = rx.recv_async().await else {
-        return bad_request(ErrorKind::Internal, "the engine dropped the request".into());
-    };
-    Json(beaker_protocol::reply(id, reply.to_json(), meta)).into_response()
 }
 
 /// `POST /v1/run-plan`: a tool plan (`{"plan": {...}}`), as on stdio: its steps run as their dependencies
 /// allow, and the answer says what each did and in what order they started. A client that goes away cancels
 /// the plan.
-pub(crate) async fn run_plan(Caller(engine): Caller, body: Bytes) -> Response {
-    let (id, plan, meta) = match Request::parse(&body) {
-        Ok(Some(Request::Plan { id, plan, meta })) => (id, plan, meta),
-        Ok(_) => {
-            return bad_request(
-                ErrorKind::ParseError,
-                "this route executes a plan (`{\"plan\": {\"steps\": [...]}}`)".into(),
-            )
-        }
-        Err(refusal) => return (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
-    };
-    let (tx, rx) = flume::bounded(1);
-    let handle = engine.submit_plan(plan, move |report| {
-        let _ = tx.send(report);
-    });
-    // Dropped (the client went away) before the report: cancel the plan's steps.
-    let guard = CancelPlan(Some(handle));
-    let report = rx.recv_async().await;
-    drop(guard.disarm());
-    let Ok(report) = report else {
-        return bad_request(ErrorKind::Internal, "the engine dropped the plan".into());
-    };
-    Json(beaker_protocol::reply(id, report.to_json(), meta)).into_response()
-}
-
-/// Cancels a plan when dropped, unless disarmed.
-struct CancelPlan(Option<beaker_engine::CallHandle>);
-
-impl CancelPlan {
-    fn disarm(mut self) -> Option<beaker_engine::CallHandle> {
-        self.0.take()
-    }
-}
-
-impl Drop for CancelPlan {
-    fn drop(&mut self) {
-        if let Some(h) = self.0.take() {
-            h.cancel();
-        }
+pub(crate) async fn run_plan(Caller(dispatcher): Caller, body: Bytes) -> Response {
+    let is_plan = |r: &Request| matches!(r, Request::Plan { .. });
+    let expected = "executes a plan (`{\"plan\": {\"steps\": [...]}}`)";
+    match parse_kind(&body, is_plan, expected) {
+        Ok(req) => dispatched(&dispatcher, req).await,
+        Err(r) => *r,
     }
 }
 
 /// `POST /v1/trajectory`: sets a trajectory's budgets (the stdio `{"trajectory", "limits"}` message).
-pub(crate) async fn set_trajectory(Caller(engine): Caller, body: Bytes) -> Response {
-    match Request::parse(&body) {
-        Ok(Some(r @ Request::Trajectory { .. })) => trajectory_response(&engine, &r),
-        Ok(_) => bad_request(
-            ErrorKind::ParseError,
-            "this route sets a trajectory's budgets: {\"trajectory\": TAG, \"limits\": {...}}"
-                .into(),
-        ),
-        Err(refusal) => (StatusCode::BAD_REQUEST, Json(refusal.envelope())).into_response(),
+pub(crate) async fn set_trajectory(Caller(dispatcher): Caller, body: Bytes) -> Response {
+    let is_trajectory = |r: &Request| matches!(r, Request::Trajectory { .. });
+    let expected = "sets a trajectory's budgets: {\"trajectory\": TAG, \"limits\": {...}}";
+    match parse_kind(&body, is_trajectory, expected) {
+        Ok(req) => dispatched(&dispatcher, req).await,
+        Err(r) => *r,
     }
 }
 
 /// `GET /v1/trajectory/{tag}`: what a trajectory has used.
-pub(crate) async fn trajectory_stats(Caller(engine): Caller, Path(tag): Path<String>) -> Response {
-    trajectory_response(&engine, &Request::Stats { id: None, tag })
+pub(crate) async fn trajectory_stats(
+    Caller(dispatcher): Caller,
+    Path(tag): Path<String>,
+) -> Response {
+    dispatched(&dispatcher, Request::Stats { id: None, tag }).await
 }
 
 /// `DELETE /v1/trajectory/{tag}`: closes a trajectory, answering its final figures.
-pub(crate) async fn close_trajectory(Caller(engine): Caller, Path(tag): Path<String>) -> Response {
-    trajectory_response(&engine, &Request::Close { id: None, tag })
-}
-
-/// The protocol's answer to a trajectory request; 404 when the trajectory is not open.
-fn trajectory_response(engine: &beaker_engine::Engine, request: &Request) -> Response {
-    match beaker_protocol::trajectory_answer(engine, request) {
-        Some(Ok(answer)) => Json(answer).into_response(),
-        Some(Err(failed)) => (StatusCode::NOT_FOUND, Json(failed)).into_response(),
-        None => bad_request(ErrorKind::ParseError, "not a trajectory request".into()),
-    }
+pub(crate) async fn close_trajectory(
+    Caller(dispatcher): Caller,
+    Path(tag): Path<String>,
+) -> Response {
+    dispatched(&dispatcher, Request::Close { id: None, tag }).await
 }
 
 /// Any route not served: a JSON 404 in the envelope's shape.

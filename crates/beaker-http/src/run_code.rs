@@ -89,7 +89,7 @@ pub(crate) fn sandbox_fusion_request<T: serde::de::DeserializeOwned>(
 }
 
 /// `POST /run_code`.
-pub(crate) async fn run_code(Caller(engine): Caller, body: Bytes) -> Response {
+pub(crate) async fn run_code(Caller(dispatcher): Caller, body: Bytes) -> Response {
     let req: RunCodeRequest = match sandbox_fusion_request(&body) {
         Ok(r) => r,
         Err(refused) => return *refused,
@@ -105,7 +105,7 @@ pub(crate) async fn run_code(Caller(engine): Caller, body: Bytes) -> Response {
         Ok(c) => c,
         Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
     };
-    let env = engine.call_async(call).await;
+    let env = dispatcher.call_async(call).await;
     Json(from_envelope(env)).into_response()
 }
 

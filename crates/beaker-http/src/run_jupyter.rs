@@ -109,7 +109,7 @@ fn cell(result: &Value) -> Value {
 }
 
 /// `POST /run_jupyter`.
-pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response {
+pub(crate) async fn run_jupyter(Caller(dispatcher): Caller, body: Bytes) -> Response {
     let req: RunJupyterRequest = match sandbox_fusion_request(&body) {
         Ok(r) => r,
         Err(refused) => return *refused,
@@ -146,7 +146,7 @@ pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response
             remaining
         };
         if seconds <= 0.0 {
-            end(&engine, &session).await;
+            end(&dispatcher, &session).await;
             return answer(
                 "Failed",
                 String::new(),
@@ -176,7 +176,7 @@ pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response
             max_fuel: Some((seconds * FUEL_PER_SECOND) as u64),
             ..LimitsRequest::default()
         };
-        let env = engine.call_async(call).await;
+        let env = dispatcher.call_async(call).await;
         match (env.success, env.result, env.error_kind) {
             (true, Some(r), _) => {
                 if let Some(f) = r["files"].as_object() {
@@ -185,7 +185,7 @@ pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response
                 cells.push(cell(&r));
             }
             (_, _, Some(ErrorKind::Timeout | ErrorKind::LimitExceeded | ErrorKind::Cancelled)) => {
-                end(&engine, &session).await;
+                end(&dispatcher, &session).await;
                 let message = env.error.unwrap_or_default();
                 return answer(
                     "Failed",
@@ -199,7 +199,7 @@ pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response
                 );
             }
             _ => {
-                end(&engine, &session).await;
+                end(&dispatcher, &session).await;
                 return answer(
                     "SandboxError",
                     env.error.unwrap_or_default(),
@@ -220,13 +220,13 @@ pub(crate) async fn run_jupyter(Caller(engine): Caller, body: Bytes) -> Response
 }
 
 /// Ends a session a run left open (a cell past its limit, a refused cell); a session already gone is fine.
-async fn end(engine: &beaker_engine::Engine, session: &str) {
+async fn end(dispatcher: &beaker_protocol::Dispatcher, session: &str) {
     let mut call = ToolCall::new(
         "execute_python",
         json!({"code": "", "session": session, "end_session": true}),
     );
     call.limits.timeout_ms = Some(2000);
-    let _ = engine.call_async(call).await;
+    let _ = dispatcher.call_async(call).await;
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Beaker as a Model Context Protocol server (docs/MCP.md), thin over [`beaker_engine::Engine`] on the official
+//! Beaker as a Model Context Protocol server (docs/MCP.md), thin over the protocol's [`Dispatcher`] on the official
 //! Rust SDK (`rmcp`): the same tools, limits and error kinds as the stdio JSON Lines server.
 //!
 //! - Both lifecycles: the current revision (2026-07-28: `server/discover`, no `initialize`) and the
@@ -30,7 +30,7 @@
 mod render;
 
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
-use beaker_engine::Engine;
+use beaker_protocol::Dispatcher;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerConfig, Tool,
@@ -85,7 +85,12 @@ pub enum Error {
 }
 
 /// Serves one MCP session over a byte stream (stdio for `beaker serve --mcp`) until the client closes it.
-pub async fn serve<R, W>(engine: Engine, options: Options, input: R, output: W) -> Result<(), Error>
+pub async fn serve<R, W>(
+    dispatcher: impl Into<Dispatcher>,
+    options: Options,
+    input: R,
+    output: W,
+) -> Result<(), Error>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
@@ -113,7 +118,7 @@ where
         rmcp_output,
     )
     .with_max_line_length(options.max_line_bytes.saturating_add(1));
-    let server = Server::new(engine, options)?;
+    let server = Server::new(dispatcher, options)?;
     let running = match rmcp::serve_server(server, transport).await {
         Ok(r) => r,
         // A client that hangs up before saying anything ended the session; that is not a failure.
@@ -299,15 +304,15 @@ async fn filter_lines<R: AsyncRead + Unpin, F: AsyncWrite + Unpin>(
 
 /// Serves one MCP session on this process's stdin and stdout (non-blocking when both are pipes, as MCP
 /// clients launch servers). Must run inside a Tokio runtime with IO enabled.
-pub async fn serve_stdio(engine: Engine, options: Options) -> Result<(), Error> {
+pub async fn serve_stdio(dispatcher: impl Into<Dispatcher>, options: Options) -> Result<(), Error> {
     let (input, output) = rmcp::transport::stdio_pipes();
-    serve(engine, options, input, output).await
+    serve(dispatcher, options, input, output).await
 }
 
-/// The MCP request handler over an engine; [`serve`] runs one, embedders may hand it to rmcp themselves.
+/// The MCP request handler over a dispatcher; [`serve`] runs one, embedders may hand it to rmcp themselves.
 #[derive(Clone)]
 pub struct Server {
-    engine: Engine,
+    dispatcher: Dispatcher,
     /// The calls in flight by request id, each with what cancels it.
     ids: Arc<std::sync::Mutex<InFlight>>,
     tools: Arc<Vec<Tool>>,
@@ -320,14 +325,16 @@ pub const LIMITS_META: &str = "beaker/limits";
 
 impl Server {
     /// A handler serving the engine's tools.
-    pub fn new(engine: Engine, options: Options) -> Result<Server, Error> {
-        let tools = engine
+    pub fn new(dispatcher: impl Into<Dispatcher>, options: Options) -> Result<Server, Error> {
+        let dispatcher = dispatcher.into();
+        let tools = dispatcher
+            .engine()
             .specs()
             .iter()
             .map(render::tool)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Server {
-            engine,
+            dispatcher,
             ids: Arc::default(),
             tools: Arc::new(tools),
             slots: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
@@ -354,7 +361,7 @@ impl Server {
         };
         let token = context.meta.get_progress_token();
         // Dropping this future (on cancellation) cancels the call in the engine.
-        let call = self.engine.call_async(call);
+        let call = self.dispatcher.call_async(call);
         tokio::pin!(call);
         let started = Instant::now();
         let mut ticks = tokio::time::interval_at(
@@ -415,9 +422,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if self.engine.spec(&name).is_none() {
+        if self.dispatcher.engine().spec(&name).is_none() {
             // The engine's refusal names the tools and the near miss.
-            let env = self.engine.call(ToolCall::new(name, json!({})));
+            let env = self
+                .dispatcher
+                .engine()
+                .call(ToolCall::new(name, json!({})));
             return Err(ErrorData::invalid_params(
                 env.error.unwrap_or_default(),
                 None,

@@ -1,10 +1,12 @@
 //! Reading one request: what kind it is, its id, and its fields, or the refusal to send instead.
 
+use crate::plan::PlanRequest;
 use crate::scan::scan;
+use crate::text::{TemplateRequest, TextRequest};
 use beaker_core::{Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
-use beaker_engine::dialects::{Dialect, ParseOptions};
-use beaker_engine::templates::ChatTemplate;
-use beaker_engine::{Engine, PlanRequest, TemplateRequest, TextRequest, TrajectoryLimits};
+use beaker_dialects::{Dialect, ParseOptions};
+use beaker_engine::TrajectoryLimits;
+use beaker_templates::ChatTemplate;
 use serde_json::{Map, Value};
 
 /// The most calls a text request may ask to run (`max_calls`); the default is the dialects' own.
@@ -267,6 +269,26 @@ impl Request {
         }
     }
 
+    /// The tool a call names (empty for every other kind).
+    pub fn tool(&self) -> &str {
+        match self {
+            Request::Call(c) => &c.tool,
+            _ => "",
+        }
+    }
+
+    /// The trajectory the tools a request runs count against (`tag`), if any.
+    pub fn tag(&self) -> Option<&str> {
+        match self {
+            Request::Call(c) => c.tag.as_deref(),
+            Request::Text { request, .. } | Request::Messages { request, .. } => {
+                request.tag.as_deref()
+            }
+            Request::Plan { plan, .. } => plan.tag.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Whether the request runs tools, and so holds an in-flight slot until it is answered. Control
     /// requests (`cancel`, `cancel_tag`, `hello`) are answered at once and hold none.
     pub fn holds_slot(&self) -> bool {
@@ -305,7 +327,7 @@ impl TextOptions {
     /// The [`TextRequest`] for `text` with these options; an unknown dialect is an error naming the known ones.
     pub fn into_request(self, text: String) -> Result<TextRequest, String> {
         let max_calls = match self.max_calls {
-            None => beaker_engine::dialects::DEFAULT_MAX_CALLS,
+            None => beaker_dialects::DEFAULT_MAX_CALLS,
             Some(n) => usize::try_from(n)
                 .unwrap_or(usize::MAX)
                 .min(MAX_CALLS_CEILING),
@@ -373,49 +395,6 @@ fn plan_request(id: Option<Value>, mut obj: Map<String, Value>) -> Result<Reques
         plan,
         meta: obj.remove("meta"),
     })
-}
-
-/// The answer to a trajectory request on every front end: `Ok({"id", "success": true, "stats"})` (after setting
-/// the budgets, for `trajectory`), or `Err` with the `invalid_params` envelope when `stats` or `close` names a
-/// trajectory that is not open; `None` for any other request.
-pub fn trajectory_answer(engine: &Engine, request: &Request) -> Option<Result<Value, Value>> {
-    let (id, tag, stats) = match request {
-        Request::Trajectory { id, tag, limits } => {
-            (id, tag, Some(engine.set_trajectory_limits(tag, *limits)))
-        }
-        Request::Stats { id, tag } => (id, tag, engine.trajectory_stats(tag)),
-        Request::Close { id, tag } => (id, tag, engine.close_trajectory(tag)),
-        _ => return None,
-    };
-    Some(match stats {
-        Some(stats) => Ok(serde_json::json!({"id": id, "success": true, "stats": stats})),
-        None => {
-            let e = ToolError::new(
-                ErrorKind::InvalidParams,
-                format!("no trajectory `{tag}` is open: it was never used, was closed, or expired after being idle"),
-            );
-            let mut v =
-                serde_json::to_value(Envelope::failure(id.clone(), "", e)).unwrap_or_default();
-            if let Some(m) = v.as_object_mut() {
-                m.remove("tool");
-            }
-            Err(v)
-        }
-    })
-}
-
-/// The answer to a text or plan request: `{"id", ...body, "meta"?}`, the request's id first and its `meta`
-/// echoed last, as every transport writes it.
-pub fn reply(id: Option<Value>, body: Value, meta: Option<Value>) -> Value {
-    let mut v = Map::new();
-    v.insert("id".into(), id.unwrap_or(Value::Null));
-    if let Value::Object(m) = body {
-        v.extend(m);
-    }
-    if let Some(meta) = meta {
-        v.insert("meta".into(), meta);
-    }
-    Value::Object(v)
 }
 
 /// The top-level `"id"` a line (or the first bytes of one) holds, as written, when it is a string or a number:

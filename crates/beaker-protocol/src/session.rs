@@ -1,10 +1,9 @@
 //! One client's requests in flight: ids and tags, handles for cancellation, exactly one answer each.
 
+use crate::dispatch::{Dispatcher, Handle};
 use crate::request::{Refusal, Request};
-use beaker_core::{ErrorKind, ToolCall, ToolError};
-use beaker_engine::dialects::Dialect;
-use beaker_engine::{CallHandle, Engine, PlanRequest, TextReply, TextRequest};
-use serde_json::{json, Map, Value};
+use beaker_core::{ErrorKind, ToolError};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -29,7 +28,7 @@ pub struct SessionInfo {
 }
 
 struct InFlight {
-    handles: Vec<CallHandle>,
+    handle: Handle,
     tag: Option<String>,
     /// Request bytes reserved for it, given back with its answer.
     bytes: usize,
@@ -120,10 +119,10 @@ impl Table {
     }
 }
 
-/// One client's session on an engine: runs its requests and keeps their bookkeeping. Cheap to share
+/// One client's session: hands its requests to a [`Dispatcher`] and keeps their bookkeeping. Cheap to share
 /// (`&self` everywhere); a transport makes one per connection.
 pub struct Session {
-    engine: Engine,
+    dispatcher: Dispatcher,
     info: SessionInfo,
     sink: Arc<dyn Sink>,
     table: Arc<Table>,
@@ -132,10 +131,14 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session answering into `sink`.
-    pub fn new(engine: Engine, info: SessionInfo, sink: Arc<dyn Sink>) -> Session {
+    /// A session answering into `sink`, running its requests on `dispatcher` (or an engine).
+    pub fn new(
+        dispatcher: impl Into<Dispatcher>,
+        info: SessionInfo,
+        sink: Arc<dyn Sink>,
+    ) -> Session {
         Session {
-            engine,
+            dispatcher: dispatcher.into(),
             info,
             sink,
             table: Arc::new(Table::default()),
@@ -145,8 +148,8 @@ impl Session {
     }
 
     /// The engine the session runs on.
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    pub fn engine(&self) -> &beaker_engine::Engine {
+        self.dispatcher.engine()
     }
 
     /// Takes `bytes` (a request line's length) from the budget of queued request bytes, waiting while
@@ -229,23 +232,14 @@ impl Session {
             return self.send(&refusal.envelope(), true);
         }
         match req {
-            Request::Call(call) => self.call(call, bytes),
             Request::Cancel { id, target } => self.cancel(id, target),
             Request::CancelTag { id, tag } => self.cancel_tag(id, &tag),
-            Request::Hello { id } => self.hello(id),
-            r @ (Request::Trajectory { .. } | Request::Stats { .. } | Request::Close { .. }) => {
-                if let Some(answer) = crate::request::trajectory_answer(&self.engine, &r) {
-                    self.send(&answer.unwrap_or_else(|failed| failed), false);
-                }
+            req if !req.holds_slot() => {
+                let sink = self.sink.clone();
+                self.dispatcher
+                    .dispatch(req, &self.info, move |a| sink.send(a.to_line(), false));
             }
-            Request::Text { id, request, meta } => self.text(id, request, None, meta, bytes),
-            Request::Messages {
-                id,
-                messages,
-                request,
-                meta,
-            } => self.text(id, request, Some(messages), meta, bytes),
-            Request::Plan { id, plan, meta } => self.plan(id, plan, meta, bytes),
+            req => self.run(req, bytes),
         }
     }
 
@@ -261,13 +255,13 @@ impl Session {
 
     /// Cancels every request in flight (each is answered `cancelled`); returns how many calls were cancelled.
     pub fn cancel_all(&self) -> usize {
-        let handles: Vec<CallHandle> = self
+        let handles: Vec<Handle> = self
             .table
             .lock()
             .values()
-            .flat_map(|c| c.handles.clone())
+            .map(|c| c.handle.clone())
             .collect();
-        handles.iter().filter(|h| h.cancel()).count()
+        handles.iter().map(Handle::cancel).sum()
     }
 
     /// Blocks until no request is in flight or `timeout` has passed; returns whether none is in flight.
@@ -312,7 +306,7 @@ impl Session {
     /// slot given back) when the id is already in flight.
     fn register(
         &self,
-        id: &Option<Value>,
+        id: Option<&Value>,
         tool: &str,
         tag: Option<String>,
         bytes: usize,
@@ -327,10 +321,10 @@ impl Session {
             self.table.release(bytes);
             let msg = format!(
                 "id {} is already in flight; its first request will still be answered",
-                id.clone().unwrap_or_default()
+                id.cloned().unwrap_or_default()
             );
             let refusal = Refusal {
-                id: id.clone(),
+                id: id.cloned(),
                 tool: tool.into(),
                 error: ToolError::new(ErrorKind::DuplicateId, msg),
             };
@@ -340,7 +334,7 @@ impl Session {
         calls.insert(
             key.clone(),
             InFlight {
-                handles: Vec::new(),
+                handle: Handle::none(),
                 tag,
                 bytes,
             },
@@ -358,91 +352,34 @@ impl Session {
         move |line: String| table.answer(&key, sink.as_ref(), line)
     }
 
-    fn set_handles(&self, key: &str, handles: Vec<CallHandle>) {
+    fn set_handle(&self, key: &str, handle: Handle) {
         if let Some(entry) = self.table.lock().get_mut(key) {
-            entry.handles = handles;
+            entry.handle = handle;
         }
     }
 
-    fn call(&self, call: ToolCall, bytes: usize) {
-        let Some(key) = self.register(&call.id, &call.tool, call.tag.clone(), bytes) else {
+    /// A request that runs tools: registered under its id, dispatched, answered once when it finishes.
+    fn run(&self, req: Request, bytes: usize) {
+        let tag = req.tag().map(str::to_string);
+        let Some(key) = self.register(req.id(), req.tool(), tag, bytes) else {
             return;
         };
         let answer = self.on_answer(key.clone());
         let handle = self
-            .engine
-            .submit(call, move |env| match serde_json::to_string(&env) {
-                Ok(s) => answer(s),
-                Err(e) => tracing::error!("cannot serialize a response: {e}"),
-            });
-        self.set_handles(&key, vec![handle]);
-    }
-
-    /// Text mode: runs every call the text (or the conversation) holds and answers
-    /// `{"id", "success", "dialect", "calls", "text" | "messages", "meta"?}`.
-    fn text(
-        &self,
-        id: Option<Value>,
-        req: TextRequest,
-        messages: Option<Vec<Value>>,
-        meta: Option<Value>,
-        bytes: usize,
-    ) {
-        let Some(key) = self.register(&id, "", req.tag.clone(), bytes) else {
-            return;
-        };
-        let answer = self.on_answer(key.clone());
-        let reply_id = id.clone();
-        let on_done = move |reply: TextReply| {
-            send_reply(
-                answer,
-                crate::request::reply(reply_id, reply.to_json(), meta),
-            );
-        };
-        let handles = match messages {
-            Some(messages) => match self.engine.submit_messages(&messages, &req, on_done) {
-                Ok(h) => h,
-                Err(error) => {
-                    // The request never ran: free its id and answer it.
-                    let refusal = Refusal {
-                        id,
-                        tool: String::new(),
-                        error,
-                    };
-                    match serde_json::to_string(&refusal.envelope()) {
-                        Ok(line) => self.table.answer(&key, self.sink.as_ref(), line),
-                        Err(e) => tracing::error!("cannot serialize a response: {e}"),
-                    }
-                    return;
-                }
-            },
-            None => self.engine.submit_text(req, on_done),
-        };
-        self.set_handles(&key, handles);
-    }
-
-    /// A tool plan: its steps run as their dependencies allow, and the answer is
-    /// `{"id", "success", "order", "steps", "meta"?}`; cancelling its id cancels the whole plan.
-    fn plan(&self, id: Option<Value>, plan: PlanRequest, meta: Option<Value>, bytes: usize) {
-        let Some(key) = self.register(&id, "", plan.tag.clone(), bytes) else {
-            return;
-        };
-        let answer = self.on_answer(key.clone());
-        let handle = self.engine.submit_plan(plan, move |report| {
-            send_reply(answer, crate::request::reply(id, report.to_json(), meta));
-        });
-        self.set_handles(&key, vec![handle]);
+            .dispatcher
+            .dispatch(req, &self.info, move |a| answer(a.to_line()));
+        self.set_handle(&key, handle);
     }
 
     fn cancel(&self, id: Option<Value>, target: Value) {
-        let handles = self
+        let handle = self
             .table
             .lock()
             .get(&format!("i{}", crate::request::id_key(&target)))
-            .map(|c| c.handles.clone())
+            .map(|c| c.handle.clone())
             .unwrap_or_default();
         // Cancel every call of the request (a text request has several); found if any was still running.
-        let found = handles.iter().filter(|h| h.cancel()).count() > 0;
+        let found = handle.cancel() > 0;
         self.send(
             &json!({"id": id, "success": true, "cancel": target, "found": found}),
             false,
@@ -450,56 +387,18 @@ impl Session {
     }
 
     fn cancel_tag(&self, id: Option<Value>, tag: &str) {
-        let handles: Vec<CallHandle> = self
+        let handles: Vec<Handle> = self
             .table
             .lock()
             .values()
             .filter(|c| c.tag.as_deref() == Some(tag))
-            .flat_map(|c| c.handles.clone())
+            .map(|c| c.handle.clone())
             .collect();
-        let n = handles.iter().filter(|h| h.cancel()).count();
+        let n: usize = handles.iter().map(Handle::cancel).sum();
         self.send(
             &json!({"id": id, "success": true, "cancel_tag": tag, "cancelled": n}),
             false,
         );
-    }
-
-    fn hello(&self, id: Option<Value>) {
-        let cfg = self.engine.config();
-        let tools: Vec<&str> = self
-            .engine
-            .specs()
-            .iter()
-            .map(|s| s.name.as_str())
-            .collect();
-        let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
-        let mut hello = Map::new();
-        hello.insert("name".into(), json!("beaker"));
-        hello.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-        hello.insert("protocol".into(), json!(crate::PROTOCOL_VERSION));
-        hello.insert("tools".into(), json!(tools));
-        hello.insert("dialects".into(), json!(dialects));
-        hello.insert("workers".into(), json!(cfg.workers));
-        hello.insert("sandbox_workers".into(), json!(cfg.sandbox_workers));
-        hello.insert("max_in_flight".into(), json!(self.info.max_in_flight));
-        hello.insert("max_queued_bytes".into(), json!(self.info.max_queued_bytes));
-        hello.insert("max_line_bytes".into(), json!(self.info.max_line_bytes));
-        let memory = self.engine.memory();
-        hello.insert("max_memory".into(), json!(memory.limit()));
-        hello.insert("memory_used".into(), json!(memory.used()));
-        hello.insert(
-            "limits".into(),
-            json!({"defaults": cfg.defaults, "maxima": cfg.maxima}),
-        );
-        self.send(&json!({"id": id, "success": true, "hello": hello}), false);
-    }
-}
-
-/// Serializes an answer and hands it to `answer` (a serialization failure is logged: it cannot be sent).
-fn send_reply(answer: impl FnOnce(String), v: Value) {
-    match serde_json::to_string(&v) {
-        Ok(s) => answer(s),
-        Err(e) => tracing::error!("cannot serialize a response: {e}"),
     }
 }
 
@@ -530,7 +429,7 @@ mod tests {
         }
     }
 
-    fn engine() -> Engine {
+    fn engine() -> beaker_engine::Engine {
         let catalog = beaker_catalog::Catalog::empty().with("calculator").unwrap();
         catalog.engine().unwrap()
     }

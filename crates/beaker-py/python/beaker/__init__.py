@@ -113,7 +113,7 @@ class Engine:
             request = self._request(tool, params, limits, id, seed, tag, meta)
         except (TypeError, ValueError) as e:
             return _not_json(tool, e)
-        return json.loads(self._native.call(request))
+        return json.loads(self._native.answer(request))
 
     async def acall(self, tool: str, params: Optional[Dict[str, Any]] = None, *,
                     limits: Optional[Dict[str, int]] = None, id: Any = None, seed: Optional[int] = None,
@@ -131,27 +131,27 @@ class Engine:
         (a list of messages); returns the envelopes and the text (or `tool` messages) to append. With
         `template="qwen2.5"` (or `chat_template=SOURCE`, `template_kwargs={...}`) the answer also has
         `observation`: the text to append after the model's output, as its chat template renders it."""
-        return json.loads(self._native.run_text(_text_request(text, dialect, options)))
+        return json.loads(self._native.answer(_text_request(text, dialect, options)))
 
     async def arun_text(self, text: Union[str, List[Dict[str, Any]]], *, dialect: str = "auto",
                         **options: Any) -> Dict[str, Any]:
         """`run_text` without blocking the event loop (no thread of the loop's executor is held); cancelling the
         awaiting task cancels every call of the text still running."""
-        return await _submitted(self._native.submit_text, _text_request(text, dialect, options))
+        return await _submitted(self._native.submit, _text_request(text, dialect, options))
 
     def set_trajectory(self, tag: str, **limits: int) -> Dict[str, Any]:
         """Sets the budgets of trajectory `tag` (`max_calls`, `max_total_ms`, `max_output_bytes`), opening it when
         new: a call with `tag=` past a budget is answered `limit_exceeded`. Returns `{"success", "stats"}`."""
-        return json.loads(self._native.trajectory(json.dumps({"trajectory": tag, "limits": limits})))
+        return json.loads(self._native.answer(json.dumps({"trajectory": tag, "limits": limits})))
 
     def trajectory_stats(self, tag: str) -> Dict[str, Any]:
         """What trajectory `tag` has used: calls, successes, errors by kind, time, fuel, result bytes, per tool,
         and what is left of its budgets (`{"success", "stats"}`; a failed envelope when it is not open)."""
-        return json.loads(self._native.trajectory(json.dumps({"stats": tag})))
+        return json.loads(self._native.answer(json.dumps({"stats": tag})))
 
     def close_trajectory(self, tag: str) -> Dict[str, Any]:
         """Closes trajectory `tag` and returns its final figures, as `trajectory_stats`."""
-        return json.loads(self._native.trajectory(json.dumps({"close": tag})))
+        return json.loads(self._native.answer(json.dumps({"close": tag})))
 
     def run_plan(self, plan: Dict[str, Any], **options: Any) -> Dict[str, Any]:
         """Executes a tool plan (seed 004's `tool_plan`: `strategy`, `steps` with `step_id`, `tool`, `params`,
@@ -160,7 +160,7 @@ class Engine:
         cannot run (a cycle, an unknown dependency) returns a failed envelope."""
         request: Dict[str, Any] = dict(options)
         request["plan"] = plan
-        return json.loads(self._native.run_plan(json.dumps(request)))
+        return json.loads(self._native.answer(json.dumps(request)))
 
     async def arun_plan(self, plan: Dict[str, Any], **options: Any) -> Dict[str, Any]:
         """`run_plan` on a worker thread, so the event loop goes on."""

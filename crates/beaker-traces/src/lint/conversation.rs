@@ -333,7 +333,7 @@ impl Line<'_, '_> {
             };
             for k in s
                 .keys()
-                .filter(|k| !beaker_engine::STEP_KEYS.contains(&k.as_str()))
+                .filter(|k| !beaker_protocol::STEP_KEYS.contains(&k.as_str()))
             {
                 self.report("plan/keys", format!("{sat}: unknown key `{k}` (a misspelling is ignored by whoever runs the plan)"));
             }

@@ -101,3 +101,19 @@ fn field_table(out: &mut String, schema: &Value) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_documents_every_limit() {
+        let md = markdown(&[]);
+        for name in Limits::NAMES {
+            assert!(
+                md.contains(&format!("| `{name}` |")),
+                "limit {name} is missing from TOOLS.md's table"
+            );
+        }
+    }
+}

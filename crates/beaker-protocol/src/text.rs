@@ -1,11 +1,11 @@
 //! Text mode: run every call a model wrote in its text, and render the results back in its dialect.
 //!
-//! The calls of one text run concurrently (each is an ordinary [`Engine::submit`]); the reply lists their
+//! The calls of one text run concurrently (each is an ordinary [`beaker_engine::Engine::submit`]); the reply lists their
 //! envelopes in call order and the rendered text to append to the model's context. Bad calls (malformed,
 //! deprecated) are answered with a `parse_error` the model can read; incomplete calls (cut off at the end
 //! of the text) are reported but neither run nor rendered.
 
-use crate::{CallHandle, Engine};
+use crate::dispatch::{Dispatcher, Handle};
 use beaker_core::{stable_hash, Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
 use beaker_dialects::{parse, render, BadCall, Call, Dialect, ParseOptions, Problem};
 use beaker_templates::{ChatTemplate, Observation, Turn};
@@ -148,6 +148,9 @@ impl TextReply {
 
 /// What to call with the reply once every call of a text is answered.
 type OnReply = Box<dyn FnOnce(TextReply) + Send>;
+
+/// The calls found in a text or a conversation, in order: each read, or why it could not be.
+pub(crate) type Found = Vec<Result<Call, BadCall>>;
 
 struct Gather {
     dialect: Option<Dialect>,
@@ -329,7 +332,7 @@ fn with_object_arguments(m: &Value) -> Value {
     m
 }
 
-impl Engine {
+impl Dispatcher {
     /// Parses `req.text`, runs its calls concurrently, and hands the reply to `on_done` once every call is
     /// answered (on a worker thread, or on this one when nothing needed running). Returns the calls' handles,
     /// so they can be cancelled.
@@ -337,9 +340,9 @@ impl Engine {
         &self,
         req: TextRequest,
         on_done: impl FnOnce(TextReply) + Send + 'static,
-    ) -> Vec<CallHandle> {
+    ) -> Handle {
         let parsed = parse(&req.text, &req.options);
-        let found: Vec<Result<Call, BadCall>> = parsed
+        let found: Found = parsed
             .items
             .into_iter()
             .filter_map(|i| match i {
@@ -367,7 +370,7 @@ impl Engine {
                 params: Vec::new(),
                 answered: Vec::new(),
                 tools: Vec::new(),
-                workers: self.inner.template_workers.clone(),
+                workers: self.templates.clone(),
             }
         });
         self.submit_found(parsed.dialect, parsed.capped, found, &req, observe, on_done)
@@ -382,7 +385,18 @@ impl Engine {
         messages: &[Value],
         req: &TextRequest,
         on_done: impl FnOnce(TextReply) + Send + 'static,
-    ) -> Result<Vec<CallHandle>, ToolError> {
+    ) -> Result<Handle, ToolError> {
+        let (found, observe) = self.pending_calls(messages, req)?;
+        Ok(self.submit_found(Some(Dialect::Openai), false, found, req, observe, on_done))
+    }
+
+    /// The calls of a conversation's last assistant message that no `tool` message answers yet, and what
+    /// rendering its observation needs; an error when there is no assistant message with `tool_calls`.
+    pub(crate) fn pending_calls(
+        &self,
+        messages: &[Value],
+        req: &TextRequest,
+    ) -> Result<(Found, Option<Observe>), ToolError> {
         let at = messages
             .iter()
             .rposition(|m| m.get("role").and_then(Value::as_str) == Some("assistant"));
@@ -427,10 +441,10 @@ impl Engine {
                     .cloned()
                     .collect(),
                 tools: Vec::new(),
-                workers: self.inner.template_workers.clone(),
+                workers: self.templates.clone(),
             }
         });
-        Ok(self.submit_found(Some(Dialect::Openai), false, found, req, observe, on_done))
+        Ok((found, observe))
     }
 
     /// Runs a text and waits for the reply.
@@ -439,7 +453,7 @@ impl Engine {
         self.submit_text(req, move |r| {
             let _ = tx.send(r);
         });
-        crate::recv_spinning(&rx).unwrap_or_default()
+        beaker_engine::recv_spinning(&rx).unwrap_or_default()
     }
 
     /// Runs an OpenAI conversation's last tool calls and waits for the reply.
@@ -452,18 +466,18 @@ impl Engine {
         self.submit_messages(messages, req, move |r| {
             let _ = tx.send(r);
         })?;
-        Ok(crate::recv_spinning(&rx).unwrap_or_default())
+        Ok(beaker_engine::recv_spinning(&rx).unwrap_or_default())
     }
 
-    fn submit_found(
+    pub(crate) fn submit_found(
         &self,
         dialect: Option<Dialect>,
         capped: bool,
-        found: Vec<Result<Call, BadCall>>,
+        found: Found,
         req: &TextRequest,
         mut observe: Option<Observe>,
         on_done: impl FnOnce(TextReply) + Send + 'static,
-    ) -> Vec<CallHandle> {
+    ) -> Handle {
         let tools: Vec<String> = found
             .iter()
             .map(|f| match f {
@@ -475,7 +489,7 @@ impl Engine {
             let mut reply = assemble(dialect, Vec::new(), &tools);
             reply.capped = capped;
             on_done(reply);
-            return Vec::new();
+            return Handle::none();
         }
         if let Some(o) = &mut observe {
             o.params = found
@@ -517,7 +531,7 @@ impl Engine {
         // `max_output_bytes`, so the answer, and what the server holds while gathering it, is bounded by one
         // call's limit however many calls the text holds (and the part is the same on every run).
         let mut limits = req.limits;
-        limits.max_output_bytes = Some(self.share_of_output(&req.limits, found.len()));
+        limits.max_output_bytes = Some(self.engine.share_of_output(&req.limits, found.len()));
         let mut handles = Vec::new();
         for (slot, f) in found.into_iter().enumerate() {
             let finish = {
@@ -552,7 +566,7 @@ impl Engine {
                         ])),
                     };
                     let (index, call_id, repaired) = (call.index, call.id, call.repaired);
-                    handles.push(self.submit(tc, move |envelope| {
+                    handles.push(self.engine.submit(tc, move |envelope| {
                         finish(TextCallResult {
                             index,
                             call_id,
@@ -565,7 +579,7 @@ impl Engine {
                 Err(bad) => {
                     let message = render::bad_call_message(
                         &bad,
-                        bad.tool.as_deref().and_then(|t| self.spec(t)),
+                        bad.tool.as_deref().and_then(|t| self.engine.spec(t)),
                         dialect.unwrap_or(Dialect::Tagged),
                     );
                     let incomplete = bad.problem == Problem::Incomplete;
@@ -589,6 +603,6 @@ impl Engine {
                 }
             }
         }
-        handles
+        Handle::calls(handles)
     }
 }

@@ -2,8 +2,9 @@
 //! at once when they can; a failed step stops the steps that depend on it, and the report says which steps
 //! ran, in what order, with what results.
 
-use crate::{CallHandle, Engine};
+use crate::dispatch::{Dispatcher, Handle};
 use beaker_core::{stable_hash, Envelope, ErrorKind, LimitsRequest, ToolCall, ToolError};
+use beaker_engine::{CallHandle, Engine};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -568,20 +569,20 @@ impl Running {
     }
 }
 
-impl Engine {
+impl Dispatcher {
     /// Executes a plan; `on_done` receives the report once, when every step has run or been skipped. The
     /// handle cancels the whole plan.
     pub fn submit_plan(
         &self,
         plan: PlanRequest,
         on_done: impl FnOnce(PlanReport) + Send + 'static,
-    ) -> CallHandle {
+    ) -> Handle {
         let n = plan.steps.len();
         let base_seed = plan
             .seed
             .unwrap_or_else(|| stable_hash(&[plan.tag.as_deref().unwrap_or("").as_bytes()]));
         let running = Arc::new(Running {
-            engine: self.clone(),
+            engine: self.engine.clone(),
             state: Mutex::new(State {
                 prerequisites: plan.prerequisites(),
                 outcomes: vec![None; n],
@@ -595,7 +596,7 @@ impl Engine {
             base_seed,
         });
         running.advance();
-        CallHandle::plan(running)
+        Handle::plan(running)
     }
 
     /// Executes a plan and waits for its report.
@@ -604,6 +605,9 @@ impl Engine {
         self.submit_plan(plan, move |r| {
             let _ = tx.send(r);
         });
-        crate::recv_spinning(&rx).unwrap_or_default()
+        beaker_engine::recv_spinning(&rx).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests;
