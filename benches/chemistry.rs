@@ -5,7 +5,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::{CallContext, Limits, Tool};
-use beaker_tools::chemistry::Chemistry;
+use beaker_chemistry::Chemistry;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use std::hint::black_box;

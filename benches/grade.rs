@@ -6,7 +6,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::{CallContext, Limits, Tool};
-use beaker_tools::grade::Grade;
+use beaker_grade::Grade;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;

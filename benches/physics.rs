@@ -5,7 +5,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::{CallContext, Limits, Tool};
-use beaker_tools::physics::Physics;
+use beaker_physics::Physics;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use std::hint::black_box;

@@ -6,7 +6,7 @@
     reason = "criterion's macros generate undocumented functions"
 )]
 use beaker::{CallContext, Limits, Tool};
-use beaker_tools::units::UnitConverter;
+use beaker_units::UnitConverter;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use std::hint::black_box;

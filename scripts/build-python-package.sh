@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds `import beaker` (crates/beaker-py) into the test clients' venv, where tests/all/python_package.rs runs its
+# Builds `import beaker` (crates/beaker-pymodule) into the test clients' venv, where tests/all/python_package.rs runs its
 # pytest suite (tests/python). The venv is made by scripts/install-python-runtime.py.
 #
 # The extension is built by the workspace's own test build (`cargo build --workspace --lib --bins --tests`, the
-# units `cargo test --workspace` then finds built), not by maturin: maturin builds beaker-py alone, where cargo
+# units `cargo test --workspace` then finds built), not by maturin: maturin builds beaker-pymodule alone, where cargo
 # resolves its dependencies' features differently (serde without `rc`, tokio without `macros`, ...), so a cold
 # machine compiled wasmtime, the tools and everything between twice. scripts/wheel_from_build.py packs the
 # extension and the Python sources as maturin would. A release wheel is still maturin's:
-#     maturin build --release -m crates/beaker-py/Cargo.toml
+#     maturin build --release -m crates/beaker-pymodule/Cargo.toml
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${BEAKER_CACHE_DIR:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/beaker}}"

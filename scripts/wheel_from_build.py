@@ -3,12 +3,12 @@
 
     python scripts/wheel_from_build.py TARGET/debug/lib_beaker.so OUT_DIR
 
-Why not maturin here: maturin builds beaker-py on its own, so cargo resolves the features of its dependencies
+Why not maturin here: maturin builds beaker-pymodule on its own, so cargo resolves the features of its dependencies
 for that one package (serde without `rc`, tokio without `macros`, ...), which differ from `cargo test
 --workspace`'s; every crate above them (wasmtime, the tools, ...) was then compiled twice on a cold machine.
 scripts/build-python-package.sh builds the extension inside the workspace's own test build instead, and this
 packs it with the package's Python sources exactly where maturin puts them (`[tool.maturin]` in
-crates/beaker-py/pyproject.toml: `python-source = "python"`, `module-name = "beaker._beaker"`). Release wheels
+crates/beaker-pymodule/pyproject.toml: `python-source = "python"`, `module-name = "beaker._beaker"`). Release wheels
 are still maturin's (docs/PYTHON_API.md).
 """
 
@@ -41,7 +41,7 @@ def main():
     extension, out_dir = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     v = version()
     files = {}
-    source = ROOT / "crates/beaker-py/python"
+    source = ROOT / "crates/beaker-pymodule/python"
     for p in sorted(source.rglob("*")):
         if p.is_file() and "__pycache__" not in p.parts:
             files[p.relative_to(source).as_posix()] = p.read_bytes()

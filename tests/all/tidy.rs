@@ -6,7 +6,7 @@ use libtest_mimic::Trial;
 use std::collections::BTreeMap;
 
 /// The layers of the crate graph, bottom up. A crate may depend only on crates of lower layers, and only the
-/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 2, beside the engine,
+/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 3, beside the engine,
 /// which knows no tool): a new tool's crate needs no entry.
 const LAYERS: &[(&str, u8)] = &[
     ("beaker-core", 0),
@@ -15,20 +15,21 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-templates", 1),
     ("beaker-sandbox", 1),
     ("beaker-worker", 1),
-    ("beaker-engine", 2),
-    ("beaker-catalog", 3),
-    ("beaker-protocol", 4),
-    ("beaker-traces", 5),
-    ("beaker-http", 5),
-    ("beaker-mcp", 5),
-    ("beaker-py", 5),
-    ("beaker-bench", 6),
-    ("beaker-cli", 7),
-    ("beaker", 8),
+    ("beaker-units", 2),
+    ("beaker-engine", 3),
+    ("beaker-catalog", 4),
+    ("beaker-protocol", 5),
+    ("beaker-traces", 6),
+    ("beaker-http", 6),
+    ("beaker-mcp", 6),
+    ("beaker-pymodule", 6),
+    ("beaker-bench", 7),
+    ("beaker-cli", 8),
+    ("beaker", 9),
 ];
 
-/// Where a crate sits in [`LAYERS`]: tool crates are layer 2.
-const TOOL_LAYER: u8 = 2;
+/// Where a crate sits in [`LAYERS`]: tool crates are layer 3, beside the engine.
+const TOOL_LAYER: u8 = 3;
 
 /// Whether `name` is a tool crate (one [`LAYERS`] does not name).
 fn is_tool_crate(name: &str) -> bool {

@@ -1,4 +1,4 @@
-"""`import beaker` (crates/beaker-py), run by tests/all/python_package.rs in the test clients' venv after
+"""`import beaker` (crates/beaker-pymodule), run by tests/all/python_package.rs in the test clients' venv after
 scripts/build-python-package.sh built the package there. Native tools only, plus the testing tool `_block`."""
 
 import asyncio

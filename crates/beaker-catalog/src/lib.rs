@@ -19,10 +19,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod testing;
+
 use beaker_core::Tool;
 use beaker_engine::{Config, Engine, EngineBuilder, EngineError};
 use beaker_sandbox::SandboxError;
 
+/// Memory the preloaded Python interpreter holds before a program runs, in MiB (`beaker_python::INTERPRETER_MIB`).
+pub use beaker_python::INTERPRETER_MIB as PYTHON_INTERPRETER_MIB;
 /// A guest tool that failed to load, naming its file.
 pub use beaker_sandbox::LoadError;
 /// The sandbox sandboxed tools run in, and how it is set up (for [`Catalog::sandbox`]).
@@ -84,14 +88,12 @@ pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
 /// Every tool Beaker ships, in the order catalogs list them. One line per family.
 pub const BUILTIN: &[Entry] = &[
     Entry::native("calculator", || {
-        vec![Arc::new(beaker_tools::calculator::Calculator::new())]
+        vec![Arc::new(beaker_calculator::Calculator::new())]
     }),
     Entry::native("units", || {
-        vec![Arc::new(beaker_tools::units::UnitConverter::new())]
+        vec![Arc::new(beaker_units::UnitConverter::new())]
     }),
-    Entry::native("plotter", || {
-        vec![Arc::new(beaker_tools::plotter::Plotter::new())]
-    }),
+    Entry::native("plotter", || vec![Arc::new(beaker_plotter::Plotter::new())]),
     Entry::native("numerical", || {
         // `stats` is answered by the statistics tool, injected here so neither crate depends on the other.
         let stats: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
@@ -105,19 +107,15 @@ pub const BUILTIN: &[Entry] = &[
     Entry::sandboxed("python", beaker_python::tools),
     Entry::native("logic", || vec![Arc::new(beaker_logic::LogicSolver::new())]),
     Entry::native("chemistry", || {
-        vec![Arc::new(beaker_tools::chemistry::Chemistry::new())]
+        vec![Arc::new(beaker_chemistry::Chemistry::new())]
     }),
-    Entry::native("physics", || {
-        vec![Arc::new(beaker_tools::physics::Physics::new())]
-    }),
-    Entry::native("grading", || {
-        vec![Arc::new(beaker_tools::grade::Grade::new())]
-    }),
+    Entry::native("physics", || vec![Arc::new(beaker_physics::Physics::new())]),
+    Entry::native("grading", || vec![Arc::new(beaker_grade::Grade::new())]),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].
 pub const TESTING: &[Entry] = &[Entry::native("testing", || {
-    vec![Arc::new(beaker_tools::testing::Block::new())]
+    vec![Arc::new(testing::Block::new())]
 })];
 
 /// A catalog that cannot be loaded.

@@ -25,6 +25,8 @@ mod error;
 mod json;
 mod limits;
 mod memory;
+pub mod operations;
+pub mod pyjson;
 mod spec;
 mod tenant;
 

@@ -10,51 +10,14 @@
 
 use crate::{BadCall, Dialect, Problem};
 use beaker_core::{Envelope, ToolSpec};
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// Tools whose svend result is the bare `value` (seed 003 shows `<|tool_result|>56<|/tool_result|>`).
 const BARE_VALUE_TOOLS: &[&str] = &["calculator"];
 
-struct PyFormatter;
-
-impl serde_json::ser::Formatter for PyFormatter {
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
-    }
-
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
-    }
-
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        w.write_all(b": ")
-    }
-}
-
 /// JSON as Python's `json.dumps` writes it (`{"a": 1, "b": [1, 2]}`), non-ASCII kept as is.
 pub fn python_json(v: &Value) -> String {
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PyFormatter);
-    // Serializing a `Value` into a Vec cannot fail.
-    let _ = v.serialize(&mut ser);
-    String::from_utf8(out).unwrap_or_default()
+    beaker_core::pyjson::dumps(v, &beaker_core::pyjson::Dumps::default())
 }
 
 /// Outside strings JSON has no `<`, so this escapes exactly the `<` inside strings.

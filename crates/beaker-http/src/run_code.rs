@@ -15,9 +15,6 @@ use std::collections::BTreeMap;
 /// CPython instructions per second of `run_timeout` (the rate a busy loop burns on the reference machine):
 /// the fuel a call gets, so that a runaway stops on fuel, deterministically, near its time limit.
 pub(crate) const FUEL_PER_SECOND: f64 = beaker_core::FUEL_PER_SECOND as f64;
-/// Memory the preloaded interpreter holds before the code runs (numpy, scipy, sympy, pandas and matplotlib
-/// imported), added to `memory_limit_MB` so that the limit is the program's own, as in a native process.
-const INTERPRETER_MIB: u64 = 180;
 /// SandboxFusion's default `run_timeout`, in seconds.
 const DEFAULT_RUN_TIMEOUT: f64 = 10.0;
 
@@ -122,7 +119,7 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
         max_fuel: Some((seconds * FUEL_PER_SECOND) as u64),
         // SandboxFusion's -1 (its default) means no limit: the most the server allows (the maxima clamp it).
         max_memory_bytes: Some(match req.memory_limit_mb.filter(|mb| *mb > 0.0) {
-            Some(mb) => (mb.ceil() as u64 + INTERPRETER_MIB) << 20,
+            Some(mb) => (mb.ceil() as u64 + beaker_catalog::PYTHON_INTERPRETER_MIB) << 20,
             None => u64::MAX,
         }),
         ..LimitsRequest::default()

@@ -102,6 +102,11 @@ pub struct CodeTest {
 /// Most tests one `code_test` call may carry.
 pub const MAX_TESTS: usize = 256;
 
+/// Memory the preloaded interpreter holds before a program runs (numpy, scipy, sympy, pandas and matplotlib
+/// imported), in MiB: what a front end adds to a program's own memory limit (SandboxFusion's `memory_limit_MB`)
+/// so that the limit is the program's, as in a native process.
+pub const INTERPRETER_MIB: u64 = 180;
+
 /// Time `code_test` keeps back from its tests' shares (plus 5% of what is left), so the answer with every
 /// test's result is ready before the call's own deadline would answer `timeout` for all of them.
 const CODE_TEST_MARGIN_MS: u64 = 20;

@@ -830,9 +830,9 @@ fn tojson(value: Mj, kwargs: Kwargs) -> Result<Mj, minijinja::Error> {
         }
     };
     let v = json::from_jinja(&value)?;
-    Ok(Mj::from(json::dumps(
+    Ok(Mj::from(beaker_core::pyjson::dumps(
         &v,
-        &json::Dumps {
+        &beaker_core::pyjson::Dumps {
             indent,
             separators,
             ensure_ascii: ensure_ascii.unwrap_or(false),

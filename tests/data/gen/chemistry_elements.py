@@ -4,10 +4,10 @@
 #            (written with CPython 3.11.7)
 #
 #   ~/.cache/beaker-chemref/bin/python tests/data/gen/chemistry_elements.py
-#       # (re)writes crates/beaker-tools/src/chemistry/elements.tsv and prints the cross-checks
+#       # (re)writes crates/beaker-chemistry/src/elements.tsv and prints the cross-checks
 """The periodic table of Beaker's `chemistry` tool, from independent packages (never from Beaker).
 
-Writes ``crates/beaker-tools/src/chemistry/elements.tsv``: `#` comment lines (sources, generator), then one
+Writes ``crates/beaker-chemistry/src/elements.tsv``: `#` comment lines (sources, generator), then one
 line per element Z = 1..118, tab-separated:
 
     number  symbol  name  atomic_weight  weight_kind  group  period  block  electronegativity
@@ -53,7 +53,7 @@ from fractions import Fraction
 
 GENERATOR = "tests/data/gen/chemistry_elements.py"
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-OUT = ROOT / "crates" / "beaker-tools" / "src" / "chemistry" / "elements.tsv"
+OUT = ROOT / "crates" / "beaker-chemistry" / "src" / "elements.tsv"
 
 VERSIONS = {p: md.version(p) for p in ("mendeleev", "molmass", "periodictable")}
 

@@ -1,0 +1,31 @@
+//! `beaker compile`: the sandboxed guests compiled (or loaded) into the module cache.
+
+use crate::config;
+use std::process::ExitCode;
+
+/// The arguments of `beaker compile` (the subcommand's help is its variant's doc comment).
+#[derive(clap::Args)]
+pub(crate) struct CompileArgs {
+    #[command(flatten)]
+    pub(crate) engine: config::EngineArgs,
+}
+
+/// Runs the command.
+pub(crate) fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
+    let CompileArgs { engine } = args;
+    let settings = config::Settings::load_engine(&engine)?;
+    let started = std::time::Instant::now();
+    let (engine, load_errors) = settings.engine_and_load_errors()?;
+    let guests = engine.sandboxed_tools();
+    println!(
+        "compiled or loaded {} sandboxed tools in {:.1} s: {}",
+        guests.len(),
+        started.elapsed().as_secs_f64(),
+        guests.join(", ")
+    );
+    Ok(if load_errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
