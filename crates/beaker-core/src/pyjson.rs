@@ -16,6 +16,10 @@ pub struct Dumps {
     pub ensure_ascii: bool,
     /// `sort_keys`: objects' keys in sorted order.
     pub sort_keys: bool,
+    /// Write each number as the value holds it (serde_json's text: what the tool produced) instead of as
+    /// Python's `repr` of the float it reads as. Rendering a result keeps its numbers byte for byte; a template's
+    /// `tojson` is Python's.
+    pub numbers_as_held: bool,
 }
 
 /// Python's `json.dumps(v, ...)`, byte for byte: `", "` and `": "` (`","` with an indent), floats as `repr`,
@@ -44,6 +48,7 @@ fn write(v: &Value, o: &Dumps, item: &str, key: &str, depth: usize, out: &mut St
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) if o.numbers_as_held => out.push_str(&n.to_string()),
         Value::Number(n) => out.push_str(&number(n)),
         Value::String(s) => string(s, o.ensure_ascii, out),
         Value::Array(a) => {
@@ -112,14 +117,17 @@ pub fn py_float(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    // `{:e}` gives the shortest round-trip digits: `-1.2345e-7`.
-    let sci = format!("{f:e}");
+    // `{:e}` gives the shortest round-trip digits (`-1.2345e-7`); Python breaks a tie between two shortest
+    // candidates to the even one, which `{:e}` does not always do.
+    let sci = format!("{:e}", f.abs());
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = mantissa
-        .strip_prefix('-')
-        .map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    let digits = even_tie(
+        mantissa.chars().filter(char::is_ascii_digit).collect(),
+        f.abs(),
+        exp,
+    );
     if (-4..16).contains(&exp) {
         let point = exp + 1;
         let body = if point <= 0 {
@@ -147,6 +155,52 @@ pub fn py_float(f: f64) -> String {
             exp.unsigned_abs()
         )
     }
+}
+
+/// `digits`, the shortest digits of `x` (positive), or the other shortest candidate when `x` lies exactly
+/// halfway between the two and that one ends in an even digit (Python's round-half-even).
+fn even_tie(digits: String, x: f64, exp: i32) -> String {
+    let n = digits.len();
+    let last = digits.as_bytes()[n - 1] - b'0';
+    if last.is_multiple_of(2) {
+        return digits;
+    }
+    // `x` exactly, to 30 digits past the shortest form: a tie is the shorter digits, a 5, then zeros.
+    let exact = format!("{:.*e}", n + 29, x);
+    let exact: String = exact
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let (head, tail) = exact.split_at(n.min(exact.len()));
+    if !(tail.starts_with('5') && tail[1..].bytes().all(|c| c == b'0')) {
+        return digits;
+    }
+    // The tie is between `head` and `head + 1` (in the last digit); `digits` is one of them.
+    let other = if head == digits {
+        bump(head, 1)
+    } else {
+        Some(head.to_string())
+    };
+    // Taken only when it reads back as `x` (a tie across a power of ten is left alone).
+    let reads_back = |d: &str| format!("{}.{}e{exp}", &d[..1], &d[1..]).parse::<f64>() == Ok(x);
+    match other {
+        Some(o) if (o.as_bytes()[n - 1] - b'0').is_multiple_of(2) && reads_back(&o) => o,
+        _ => digits,
+    }
+}
+
+/// `digits` with `by` added to its last digit, when that needs no carry.
+fn bump(digits: &str, by: u8) -> Option<String> {
+    let mut b = digits.as_bytes().to_vec();
+    let last = b.last_mut()?;
+    if *last + by > b'9' {
+        return None;
+    }
+    *last += by;
+    String::from_utf8(b).ok()
 }
 
 /// A JSON string as Python writes it.
@@ -187,8 +241,26 @@ mod tests {
                 separators: None,
                 ensure_ascii: false,
                 sort_keys: false,
+                numbers_as_held: false,
             },
         )
+    }
+
+    /// Every double of `pyjson_repr.tsv` (written by `tests/data/gen/pyjson_repr.py` with CPython's `repr`)
+    /// prints exactly as CPython prints it: ties between two shortest forms, subnormals, both notations.
+    #[test]
+    fn floats_print_as_cpython_repr_of_each_reference_double() {
+        let mut checked = 0;
+        for line in include_str!("pyjson_repr.tsv").lines() {
+            if line.starts_with('#') {
+                continue;
+            }
+            let (hex, want) = line.split_once('\t').expect("a tab");
+            let x = f64::from_bits(u64::from_str_radix(hex, 16).expect("hex bits"));
+            assert_eq!(py_float(x), want, "{hex}");
+            checked += 1;
+        }
+        assert!(checked > 500, "{checked} cases");
     }
 
     #[test]
@@ -225,6 +297,7 @@ mod tests {
             separators: None,
             ensure_ascii: true,
             sort_keys: true,
+            numbers_as_held: false,
         };
         assert_eq!(
             dumps(&v, &o),

@@ -15,9 +15,14 @@ use serde_json::{json, Map, Value};
 /// Tools whose svend result is the bare `value` (seed 003 shows `<|tool_result|>56<|/tool_result|>`).
 const BARE_VALUE_TOOLS: &[&str] = &["calculator"];
 
-/// JSON as Python's `json.dumps` writes it (`{"a": 1, "b": [1, 2]}`), non-ASCII kept as is.
+/// JSON as Python's `json.dumps` writes it (`{"a": 1, "b": [1, 2]}`), non-ASCII kept as is, numbers as the
+/// result holds them.
 pub fn python_json(v: &Value) -> String {
-    beaker_core::pyjson::dumps(v, &beaker_core::pyjson::Dumps::default())
+    let o = beaker_core::pyjson::Dumps {
+        numbers_as_held: true,
+        ..Default::default()
+    };
+    beaker_core::pyjson::dumps(v, &o)
 }
 
 /// Outside strings JSON has no `<`, so this escapes exactly the `<` inside strings.

@@ -837,6 +837,7 @@ fn tojson(value: Mj, kwargs: Kwargs) -> Result<Mj, minijinja::Error> {
             separators,
             ensure_ascii: ensure_ascii.unwrap_or(false),
             sort_keys: sort_keys.unwrap_or(false),
+            numbers_as_held: false,
         },
     )))
 }

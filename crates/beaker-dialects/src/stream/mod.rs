@@ -6,11 +6,14 @@
 //! on where a chunk ended, which is what makes streaming and batch agree (the batch parser is this one fed a
 //! single chunk). The rules are written down in `docs/DIALECTS.md`.
 
-use crate::extract::{self, Fields};
+mod framing;
+
+use crate::extract;
 use crate::scan::{Scan, Scanner};
 use crate::{lenient, BadCall, Call, Dialect, Event, ParseOptions, Problem};
+use framing::Framing;
 use memchr::{memchr3, memmem};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 const OPEN_SVEND: &[u8] = b"<|tool_call|>";
 const NAME_SVEND: &[u8] = b"<|tool_name|>";
@@ -22,9 +25,6 @@ const OPEN_MISTRAL: &[u8] = b"[TOOL_CALLS]";
 const ARGS_MISTRAL: &[u8] = b"[ARGS]";
 const OPEN_DEEPSEEK: &[u8] = "<｜tool▁calls▁begin｜>".as_bytes();
 const CLOSE_DEEPSEEK: &[u8] = "<｜tool▁calls▁end｜>".as_bytes();
-const CALL_DEEPSEEK: &str = "<｜tool▁call▁begin｜>";
-const CALL_END_DEEPSEEK: &str = "<｜tool▁call▁end｜>";
-const SEP_DEEPSEEK: &str = "<｜tool▁sep｜>";
 const CLOSE_TAG: &[u8] = b"</tool_call>";
 const OPEN_FENCE: &[u8] = b"```json";
 /// A reasoning block: calls inside it are text unless `include_think` is set.
@@ -41,16 +41,7 @@ const MAX_DEPRECATED_ARGS: usize = 4096;
 /// taken to be absent, so a stray start marker never swallows (or holds back) the rest of a long answer.
 const RESYNC_WINDOW: usize = 64 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Svend,
-    Tag,
-    Fence,
-    Bare,
-    Mistral,
-    Deepseek,
-}
-
+/// Where a call's reading is.
 #[derive(Debug)]
 enum Phase {
     /// Whitespace after the start marker (for fences: after the fence line).
@@ -172,8 +163,9 @@ impl Closes {
 }
 
 /// A call being read; positions are relative to the start of its start marker.
+/// A call being read: its framing and how far it has got.
 struct Pending {
-    kind: Kind,
+    framing: &'static dyn Framing,
     open_len: usize,
     pos: usize,
     phase: Phase,
@@ -246,18 +238,12 @@ fn utf8(b: &[u8]) -> String {
 }
 
 impl Pending {
-    fn new(kind: Kind, open_len: usize, lenient: bool) -> Pending {
-        let phase = match kind {
-            Kind::Fence => Phase::FenceLine { inner: false },
-            Kind::Bare => Phase::Json,
-            Kind::Deepseek => Phase::Block,
-            Kind::Svend | Kind::Tag | Kind::Mistral => Phase::AfterOpen,
-        };
+    fn new(framing: &'static dyn Framing, open_len: usize, lenient: bool) -> Pending {
         Pending {
-            kind,
+            framing,
             open_len,
             pos: open_len,
-            phase,
+            phase: framing.first_phase(),
             scanner: Scanner::new(lenient),
             inner_fence: false,
             fence_closed: false,
@@ -270,45 +256,20 @@ impl Pending {
     }
 
     fn close_marker(&self) -> Option<&'static [u8]> {
-        match self.kind {
-            Kind::Svend => Some(CLOSE_SVEND),
-            Kind::Tag => Some(CLOSE_TAG),
-            Kind::Fence => Some(FENCE_LINE),
-            Kind::Deepseek => Some(CLOSE_DEEPSEEK),
-            Kind::Bare | Kind::Mistral => None,
-        }
+        self.framing.close_marker()
     }
 
-    /// Whether the region is surely a call (a fenced or bare JSON block is one only with both keys).
+    /// Whether the region is surely a call.
     fn committed(&self) -> bool {
-        match self.kind {
-            Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => true,
-            Kind::Fence | Kind::Bare => self.scanner.name.is_some() && self.scanner.saw_args,
-        }
+        self.framing.committed(&self.scanner)
     }
 
     fn dialect(&self) -> Dialect {
-        match self.kind {
-            Kind::Svend => Dialect::Svend,
-            Kind::Tag if self.scanner.name.is_some() && !self.scanner.name_from_tool => {
-                Dialect::Hermes
-            }
-            Kind::Tag => Dialect::Tagged,
-            Kind::Fence | Kind::Bare => Dialect::Fenced,
-            Kind::Mistral => Dialect::Mistral,
-            Kind::Deepseek => Dialect::Deepseek,
-        }
+        self.framing.dialect(&self.scanner)
     }
 
     fn tool(&self) -> Option<String> {
-        match self.kind {
-            Kind::Svend | Kind::Deepseek => self.svend_name.clone(),
-            Kind::Mistral => self
-                .svend_name
-                .clone()
-                .or_else(|| self.scanner.name.clone()),
-            _ => self.scanner.name.clone(),
-        }
+        self.framing.tool(self)
     }
 
     fn bad(&self, end: usize, problem: Problem) -> Action {
@@ -331,7 +292,7 @@ impl Pending {
     }
 
     fn maybe_announce(&mut self) {
-        if !self.started && self.kind != Kind::Svend && self.committed() {
+        if !self.started && self.framing.announces_from_json() && self.committed() {
             if let Some(name) = &self.scanner.name {
                 self.started = true;
                 self.announce = Some(name.clone());
@@ -350,56 +311,9 @@ impl Pending {
                     if p == b.len() {
                         return self.at_end(b, cx);
                     }
-                    match self.kind {
-                        Kind::Tag => match b[p] {
-                            b'{' | b'[' => {
-                                self.json_start = p;
-                                self.phase = Phase::Json;
-                            }
-                            _ => match prefix(b, p, FENCE) {
-                                Prefix::Full => {
-                                    self.inner_fence = true;
-                                    self.pos = p + FENCE.len();
-                                    self.phase = Phase::FenceLine { inner: true };
-                                }
-                                Prefix::Partial if !eof => return Action::Wait,
-                                Prefix::Partial => return self.at_end(b, cx),
-                                Prefix::No => return Action::Reject,
-                            },
-                        },
-                        Kind::Svend => match prefix(b, p, NAME_SVEND) {
-                            Prefix::Full => {
-                                self.pos = p + NAME_SVEND.len();
-                                self.phase = Phase::SvendName { start: self.pos };
-                            }
-                            Prefix::Partial if !eof => return Action::Wait,
-                            Prefix::Partial => return self.at_end(b, cx),
-                            Prefix::No => {
-                                if let Some(a) = self.deprecated_start(b, p, eof) {
-                                    return a;
-                                }
-                            }
-                        },
-                        Kind::Fence => match b[p] {
-                            b'{' | b'[' => {
-                                self.json_start = p;
-                                self.phase = Phase::Json;
-                            }
-                            _ => return Action::Reject,
-                        },
-                        Kind::Mistral => match b[p] {
-                            b'{' | b'[' => {
-                                self.json_start = p;
-                                self.phase = Phase::Json;
-                            }
-                            // v11's `[TOOL_CALLS]NAME[ARGS]`: the name follows the marker at once, so prose
-                            // after a mentioned marker (`[TOOL_CALLS] markers`) stays text.
-                            c if (c.is_ascii_alphabetic() || c == b'_') && p == self.open_len => {
-                                self.phase = Phase::SvendName { start: p };
-                            }
-                            _ => return Action::Reject,
-                        },
-                        Kind::Bare | Kind::Deepseek => return Action::Reject,
+                    let framing = self.framing;
+                    if let Some(action) = framing.after_open(self, b, p, cx) {
+                        return action;
                     }
                 }
                 Phase::FenceLine { inner } => {
@@ -464,11 +378,7 @@ impl Pending {
                 }
                 Phase::SvendName { start } => {
                     let start = *start;
-                    let (sep, sep_name) = if self.kind == Kind::Mistral {
-                        (ARGS_MISTRAL, "[ARGS]")
-                    } else {
-                        (ARGS_SVEND, "<|tool_args|>")
-                    };
+                    let (sep, sep_name) = self.framing.name_separator();
                     let mut q = self.pos;
                     let mut failure = None;
                     while q < b.len() {
@@ -554,7 +464,7 @@ impl Pending {
                         Scan::Done(e) => {
                             self.json_end = e;
                             self.pos = e;
-                            if matches!(self.kind, Kind::Bare | Kind::Mistral) {
+                            if self.framing.ends_with_json() {
                                 return self.complete(b, e, cx.opts);
                             }
                             self.phase = Phase::AfterJson;
@@ -571,11 +481,7 @@ impl Pending {
                     let (marker, what) = if self.inner_fence && !self.fence_closed {
                         (FENCE, "``` to close the code fence")
                     } else {
-                        match self.kind {
-                            Kind::Tag => (CLOSE_TAG, "</tool_call>"),
-                            Kind::Svend => (CLOSE_SVEND, "<|/tool_call|>"),
-                            _ => (FENCE, "``` to close the code fence"),
-                        }
+                        self.framing.close_after_json()
                     };
                     match prefix(b, p, marker) {
                         Prefix::Full if self.inner_fence && !self.fence_closed => {
@@ -683,7 +589,7 @@ impl Pending {
                     match cx.closes.find(CLOSE_DEEPSEEK, b, cx.base, self.open_len) {
                         Some(r) if r - self.open_len <= max => {
                             let inner = utf8(&b[self.open_len..r]);
-                            let calls = deepseek_calls(&inner, cx.opts.lenient);
+                            let calls = framing::deepseek_calls(&inner, cx.opts.lenient);
                             if let Some(Ok((name, ..)) | Err((Some(name), ..))) = calls.first() {
                                 self.svend_name = Some(name.clone());
                             }
@@ -768,9 +674,10 @@ impl Pending {
         }
         if !self.committed() {
             // A fence or leading `{` whose JSON never closed and never looked like a call: plain text.
-            return match self.kind {
-                Kind::Fence | Kind::Bare => Action::AsText(b.len()),
-                Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => Action::Reject,
+            return if self.framing.uncommitted_is_text() {
+                Action::AsText(b.len())
+            } else {
+                Action::Reject
             };
         }
         if let (Phase::Json, Some(close)) = (&self.phase, self.close_marker()) {
@@ -801,9 +708,10 @@ impl Pending {
         };
         if !self.committed() {
             // A JSON block that broke before it looked like a call is plain text up to where it broke.
-            return match self.kind {
-                Kind::Fence | Kind::Bare => Action::AsText(at.max(1)),
-                Kind::Svend | Kind::Tag | Kind::Mistral | Kind::Deepseek => Action::Reject,
+            return if self.framing.uncommitted_is_text() {
+                Action::AsText(at.max(1))
+            } else {
+                Action::Reject
             };
         }
         let mut message = None;
@@ -850,243 +758,16 @@ impl Pending {
                     None if self.committed() => {
                         return self.bad(end, Problem::Malformed(json_error(&e)))
                     }
-                    None => {
-                        return Action::AsText(if self.kind == Kind::Bare {
-                            self.json_end
-                        } else {
-                            end
-                        })
-                    }
+                    None => return Action::AsText(self.framing.text_end(self.json_end, end)),
                 }
             }
         };
-        let calls = match self.kind {
-            Kind::Mistral => match (&self.svend_name, value) {
-                (Some(tool), value) => match extract::arguments("[ARGS]", &value, opts.lenient) {
-                    Ok((params, fixed)) => {
-                        vec![Ok((tool.clone(), params, None, Dialect::Mistral, fixed))]
-                    }
-                    Err(reason) => vec![Err((Some(tool.clone()), Dialect::Mistral, reason))],
-                },
-                (None, Value::Object(obj)) => vec![mistral_call(&obj, opts.lenient)],
-                (None, Value::Array(items)) if !items.is_empty() => items
-                    .iter()
-                    .map(|v| match v {
-                        Value::Object(obj) => mistral_call(obj, opts.lenient),
-                        _ => Err((
-                            None,
-                            Dialect::Mistral,
-                            "each call in the list must be a JSON object".into(),
-                        )),
-                    })
-                    .collect(),
-                (None, _) => vec![Err((
-                    None,
-                    Dialect::Mistral,
-                    "expected a list of calls, each {\"name\": ..., \"arguments\": {...}}".into(),
-                ))],
-            },
-            Kind::Deepseek => Vec::new(),
-            Kind::Svend => {
-                let tool = self.svend_name.clone().unwrap_or_default();
-                match extract::arguments("<|tool_args|>", &value, opts.lenient) {
-                    Ok((params, fixed)) => vec![Ok((tool, params, None, Dialect::Svend, fixed))],
-                    Err(reason) => vec![Err((Some(tool), Dialect::Svend, reason))],
-                }
-            }
-            Kind::Tag => match value {
-                Value::Object(obj) => vec![tag_call(&obj, opts.lenient)],
-                Value::Array(items) if !items.is_empty() => items
-                    .iter()
-                    .map(|v| match v {
-                        Value::Object(obj) => tag_call(obj, opts.lenient),
-                        _ => Err((
-                            None,
-                            Dialect::Tagged,
-                            "each call in a list must be a JSON object".into(),
-                        )),
-                    })
-                    .collect(),
-                _ => vec![Err((
-                    None,
-                    Dialect::Tagged,
-                    "expected a JSON object with \"tool\" and \"params\"".into(),
-                ))],
-            },
-            Kind::Fence | Kind::Bare => {
-                let text_end = if self.kind == Kind::Bare {
-                    self.json_end
-                } else {
-                    end
-                };
-                match value {
-                    Value::Object(obj)
-                        if self.kind == Kind::Bare
-                            && obj.get("tool_calls").is_some_and(Value::is_array) =>
-                    {
-                        let Some(Value::Array(tcs)) = obj.get("tool_calls") else {
-                            return Action::AsText(text_end);
-                        };
-                        return Action::Done(text_end, Resolved::OpenAi(tcs.clone()));
-                    }
-                    Value::Object(obj) if extract::is_call_shaped(&obj) => {
-                        vec![fenced_call(&obj, opts.lenient)]
-                    }
-                    Value::Array(items)
-                        if !items.is_empty()
-                            && items
-                                .iter()
-                                .all(|v| v.as_object().is_some_and(extract::is_call_shaped)) =>
-                    {
-                        items
-                            .iter()
-                            .filter_map(Value::as_object)
-                            .map(|o| fenced_call(o, opts.lenient))
-                            .collect()
-                    }
-                    _ => return Action::AsText(text_end),
-                }
-            }
+        let calls = match self.framing.resolve(self, value, end, opts) {
+            Ok(calls) => calls,
+            Err(action) => return *action,
         };
         Action::Done(end, Resolved::Calls { calls, repaired })
     }
-}
-
-fn tag_call(obj: &Map<String, Value>, lenient: bool) -> Found {
-    match extract::fields(obj, lenient) {
-        Ok(Fields {
-            tool,
-            params,
-            id,
-            tool_key,
-            repaired,
-        }) => Ok((
-            tool,
-            params,
-            id,
-            if tool_key {
-                Dialect::Tagged
-            } else {
-                Dialect::Hermes
-            },
-            repaired,
-        )),
-        Err(reason) => {
-            let tool = obj
-                .get("tool")
-                .or_else(|| obj.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let dialect = if obj.contains_key("tool") || !obj.contains_key("name") {
-                Dialect::Tagged
-            } else {
-                Dialect::Hermes
-            };
-            Err((tool, dialect, reason))
-        }
-    }
-}
-
-fn mistral_call(obj: &Map<String, Value>, lenient: bool) -> Found {
-    tag_call(obj, lenient)
-        .map(|(t, p, id, _, fixed)| (t, p, id, Dialect::Mistral, fixed))
-        .map_err(|(t, _, r)| (t, Dialect::Mistral, r))
-}
-
-/// The calls of a DeepSeek block (between its outer markers): each
-/// `<｜tool▁call▁begin｜>[TYPE<｜tool▁sep｜>]NAME(<｜tool▁sep｜> or a new line)[```json]{…}[```]<｜tool▁call▁end｜>`, as V3
-/// (`NAME<｜tool▁sep｜>{…}`) and R1 (`function<｜tool▁sep｜>NAME` and a fenced JSON block) write them.
-fn deepseek_calls(inner: &str, lenient: bool) -> Vec<Found> {
-    let bad = |tool: Option<String>, reason: String| Err((tool, Dialect::Deepseek, reason));
-    let mut out = Vec::new();
-    let mut rest = inner.trim();
-    if rest.is_empty() {
-        return vec![bad(
-            None,
-            format!("the calls block holds no {CALL_DEEPSEEK}"),
-        )];
-    }
-    while !rest.is_empty() {
-        let Some(body) = rest.strip_prefix(CALL_DEEPSEEK) else {
-            out.push(bad(
-                None,
-                format!("expected {CALL_DEEPSEEK} in the calls block"),
-            ));
-            break;
-        };
-        let Some(end) = body.find(CALL_END_DEEPSEEK) else {
-            out.push(bad(
-                None,
-                format!("a call is not closed by {CALL_END_DEEPSEEK}"),
-            ));
-            break;
-        };
-        out.push(deepseek_call(&body[..end], lenient));
-        rest = body[end + CALL_END_DEEPSEEK.len()..].trim_start();
-    }
-    out
-}
-
-fn deepseek_call(call: &str, lenient: bool) -> Found {
-    let parts: Vec<&str> = call.split(SEP_DEEPSEEK).collect();
-    let (name, args) = match parts.as_slice() {
-        // R1: `function<｜tool▁sep｜>NAME\n```json\n{…}\n```` (the type, then the name on its own line).
-        [kind, rest] if kind.trim() == "function" && !rest.trim_start().starts_with('{') => {
-            let rest = rest.trim_start();
-            let cut = rest.find(['\n', '`', '{']).unwrap_or(rest.len());
-            (rest[..cut].trim(), &rest[cut..])
-        }
-        // V3: `NAME<｜tool▁sep｜>{…}`.
-        [name, args] => (name.trim(), *args),
-        [_, name, args] => (name.trim(), *args),
-        _ => {
-            return Err((
-                None,
-                Dialect::Deepseek,
-                format!("expected NAME{SEP_DEEPSEEK}ARGUMENTS in the call"),
-            ))
-        }
-    };
-    let tool = Some(name.to_string());
-    if name.is_empty() || name.len() > MAX_NAME || name.bytes().any(|c| is_ws(c) || c == b'<') {
-        return Err((
-            tool,
-            Dialect::Deepseek,
-            "the tool name is empty or not a name".into(),
-        ));
-    }
-    let mut json = args.trim();
-    if let Some(f) = json.strip_prefix("```") {
-        let f = f.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
-        json = f.trim().strip_suffix("```").unwrap_or(f).trim();
-    }
-    let value = match serde_json::from_str::<Value>(json) {
-        Ok(v) => (v, false),
-        Err(e) => match lenient
-            .then(|| lenient::repair(json))
-            .flatten()
-            .and_then(|r| serde_json::from_str::<Value>(&r).ok())
-        {
-            Some(v) => (v, true),
-            None => return Err((tool, Dialect::Deepseek, json_error(&e))),
-        },
-    };
-    match extract::arguments(SEP_DEEPSEEK, &value.0, lenient) {
-        Ok((params, fixed)) => Ok((
-            name.to_string(),
-            params,
-            None,
-            Dialect::Deepseek,
-            fixed || value.1,
-        )),
-        Err(reason) => Err((tool, Dialect::Deepseek, reason)),
-    }
-}
-
-fn fenced_call(obj: &Map<String, Value>, lenient: bool) -> Found {
-    tag_call(obj, lenient)
-        .map(|(t, p, id, _, fixed)| (t, p, id, Dialect::Fenced, fixed))
-        .map_err(|(t, _, r)| (t, Dialect::Fenced, r))
 }
 
 /// serde's message, except that running out of input inside a delimited call means a bracket is missing.
@@ -1124,7 +805,7 @@ pub struct StreamParser {
 }
 
 enum Marker {
-    Full(Kind, usize),
+    Full(&'static dyn Framing, usize),
     /// `<think>`, when such blocks are skipped.
     Think,
     Partial,
@@ -1182,16 +863,9 @@ impl StreamParser {
         out
     }
 
-    fn allows(&self, kind: Kind) -> bool {
-        match self.opts.dialect {
-            None => true,
-            Some(Dialect::Svend) => kind == Kind::Svend,
-            Some(Dialect::Tagged | Dialect::Hermes) => kind == Kind::Tag,
-            Some(Dialect::Fenced) => matches!(kind, Kind::Fence | Kind::Bare),
-            Some(Dialect::Openai) => kind == Kind::Bare,
-            Some(Dialect::Mistral) => kind == Kind::Mistral,
-            Some(Dialect::Deepseek) => kind == Kind::Deepseek,
-        }
+    /// Whether the request's dialect (any, when none is set) reads calls framed this way.
+    fn allows(&self, framing: &dyn Framing) -> bool {
+        self.opts.dialect.is_none_or(|d| framing.serves(d))
     }
 
     fn consume(&mut self, n: usize) {
@@ -1229,13 +903,6 @@ impl StreamParser {
     }
 
     fn match_marker(&self, rest: &[u8], eof: bool) -> Marker {
-        let candidates: [(Kind, &[u8]); 5] = [
-            (Kind::Svend, OPEN_SVEND),
-            (Kind::Tag, OPEN_TAG),
-            (Kind::Fence, OPEN_FENCE),
-            (Kind::Mistral, OPEN_MISTRAL),
-            (Kind::Deepseek, OPEN_DEEPSEEK),
-        ];
         let mut partial = false;
         if !self.opts.include_think {
             if rest.starts_with(OPEN_THINK) {
@@ -1243,12 +910,13 @@ impl StreamParser {
             }
             partial |= OPEN_THINK.starts_with(rest);
         }
-        for (kind, m) in candidates {
-            if !self.allows(kind) {
+        for framing in framing::MARKED {
+            let Some(m) = framing.open() else { continue };
+            if !self.allows(framing) {
                 continue;
             }
             if rest.starts_with(m) {
-                return Marker::Full(kind, m.len());
+                return Marker::Full(framing, m.len());
             }
             partial |= m.starts_with(rest);
         }
@@ -1303,9 +971,9 @@ impl StreamParser {
                 return false;
             }
             self.at_start = false;
-            if b[ws] == b'{' && self.allows(Kind::Bare) && self.opts.max_calls > 0 {
+            if b[ws] == b'{' && self.allows(&framing::BARE) && self.opts.max_calls > 0 {
                 self.emit_text(ws, out);
-                self.pending = Some(Pending::new(Kind::Bare, 0, self.opts.lenient));
+                self.pending = Some(Pending::new(&framing::BARE, 0, self.opts.lenient));
                 return true;
             }
         }
@@ -1321,7 +989,7 @@ impl StreamParser {
                     self.work += (k + 1) as u64;
                     match self.match_marker(&b[p..], eof) {
                         Marker::Think => break Some((p, Some((None, OPEN_THINK.len())))),
-                        Marker::Full(kind, len) => break Some((p, Some((Some(kind), len)))),
+                        Marker::Full(framing, len) => break Some((p, Some((Some(framing), len)))),
                         Marker::Partial => break Some((p, None)),
                         Marker::No => from = p + 1,
                     }
@@ -1348,9 +1016,9 @@ impl StreamParser {
                 self.emit_text(p + len, out);
                 true
             }
-            Some((p, Some((Some(kind), len)))) => {
+            Some((p, Some((Some(framing), len)))) => {
                 self.emit_text(p, out);
-                self.pending = Some(Pending::new(kind, len, self.opts.lenient));
+                self.pending = Some(Pending::new(framing, len, self.opts.lenient));
                 true
             }
         }
