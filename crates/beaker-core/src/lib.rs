@@ -26,6 +26,7 @@ mod json;
 mod limits;
 mod memory;
 pub mod operations;
+pub mod params;
 pub mod pyjson;
 mod spec;
 mod tenant;

@@ -125,13 +125,56 @@ struct Plot {
     colorbar: Option<kinds::ColorBar>,
 }
 
+/// The params every plot type shares, read by `beaker_core::params` (a plot type's own options, such as
+/// `bins` or `levels`, are read by its builder in `kinds`).
+#[derive(serde::Deserialize)]
+struct Params {
+    #[serde(default)]
+    plot_type: Option<String>,
+    #[serde(default)]
+    options: Options,
+}
+
+/// The plot-wide `options`.
+#[derive(serde::Deserialize, Default)]
+struct Options {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    xlabel: Option<String>,
+    #[serde(default)]
+    ylabel: Option<String>,
+    #[serde(default)]
+    grid: Option<bool>,
+    #[serde(default)]
+    legend: Option<bool>,
+    #[serde(default)]
+    log_x: Option<bool>,
+    #[serde(default)]
+    log_y: Option<bool>,
+    #[serde(default)]
+    colors: Option<Vec<String>>,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    width: Option<u64>,
+    #[serde(default)]
+    height: Option<u64>,
+}
+
 impl Plotter {
-    fn build(&self, params: &Value, ctx: &CallContext) -> Result<(Plot, String), ToolError> {
-        let kind = params["plot_type"].as_str().unwrap_or_default();
+    fn build(
+        &self,
+        params: &Value,
+        p: &Params,
+        ctx: &CallContext,
+    ) -> Result<(Plot, String), ToolError> {
+        let kind = p.plot_type.as_deref().unwrap_or_default();
         let data = &params["data"];
         let opts = &params["options"];
-        let log_x = opts["log_x"].as_bool().unwrap_or(false);
-        let log_y = opts["log_y"].as_bool().unwrap_or(false);
+        let o = &p.options;
+        let log_x = o.log_x.unwrap_or(false);
+        let log_y = o.log_y.unwrap_or(false);
         if (log_x || log_y) && !matches!(kind, "function" | "line" | "scatter") {
             return Err(invalid(format!(
                 "log_x and log_y apply to function, line and scatter plots, not {kind}"
@@ -139,17 +182,12 @@ impl Plotter {
         }
         let x_opt = range_of(&opts["x_range"], "options.x_range")?;
         let y_opt = range_of(&opts["y_range"], "options.y_range")?;
-        let mut colors: Vec<RGBColor> = match opts["colors"].as_array() {
-            Some(cs) => cs
-                .iter()
-                .map(|c| {
-                    c.as_str()
-                        .and_then(color)
-                        .ok_or_else(|| invalid(format!("colour {c} is not #rrggbb")))
-                })
-                .collect::<Result<_, _>>()?,
-            None => Vec::new(),
-        };
+        let mut colors: Vec<RGBColor> = o
+            .colors
+            .iter()
+            .flatten()
+            .map(|c| color(c).ok_or_else(|| invalid(format!("colour {c:?} is not #rrggbb"))))
+            .collect::<Result<_, _>>()?;
         colors.extend(TAB10.iter().map(|&(r, g, b)| RGBColor(r, g, b)));
         let input = kinds::Input {
             kind,
@@ -293,11 +331,11 @@ impl Plotter {
             body,
             x,
             y,
-            title: opts["title"].as_str().unwrap_or_default().to_string(),
-            xlabel: opts["xlabel"].as_str().unwrap_or_default().to_string(),
-            ylabel: opts["ylabel"].as_str().unwrap_or_default().to_string(),
-            grid: opts["grid"].as_bool().unwrap_or(true),
-            legend: opts["legend"].as_bool().unwrap_or(n_series > 1),
+            title: o.title.clone().unwrap_or_default(),
+            xlabel: o.xlabel.clone().unwrap_or_default(),
+            ylabel: o.ylabel.clone().unwrap_or_default(),
+            grid: o.grid.unwrap_or(true),
+            legend: o.legend.unwrap_or(n_series > 1),
             colors,
             log_x,
             log_y,
@@ -337,9 +375,9 @@ impl Tool for Plotter {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         font()?;
-        let opts = &params["options"];
-        let side = |k: &str, d: u32| -> Result<u32, ToolError> {
-            match opts[k].as_u64() {
+        let p: Params = beaker_core::params::parse(params)?;
+        let side = |k: &str, given: Option<u64>, d: u32| -> Result<u32, ToolError> {
+            match given {
                 None => Ok(d),
                 Some(v) if v > u64::from(MAX_SIDE) => Err(ToolError::limit(format!(
                     "options.{k} is {v} pixels; the limit is {MAX_SIDE}"
@@ -348,10 +386,10 @@ impl Tool for Plotter {
             }
         };
         let (w, h) = (
-            side("width", DEFAULT_SIZE.0)?,
-            side("height", DEFAULT_SIZE.1)?,
+            side("width", p.options.width, DEFAULT_SIZE.0)?,
+            side("height", p.options.height, DEFAULT_SIZE.1)?,
         );
-        let (plot, description) = self.build(params, ctx)?;
+        let (plot, description) = self.build(params, &p, ctx)?;
         ctx.checkpoint()?;
         let internal = |m: String| {
             ToolError::new(
@@ -359,7 +397,7 @@ impl Tool for Plotter {
                 format!("drawing failed: {m}"),
             )
         };
-        let (image, format) = if opts["format"].as_str() == Some("svg") {
+        let (image, format) = if p.options.format.as_deref() == Some("svg") {
             let mut svg = String::new();
             draw(
                 SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area(),

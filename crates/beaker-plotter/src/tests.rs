@@ -359,8 +359,9 @@ fn tiny_and_huge_values_are_described_as_they_are() {
 #[test]
 fn weak_arrows_keep_a_visible_head_and_zero_vectors_a_dot() {
     let params = json!({"plot_type": "vector_field", "data": {"u": "x", "v": "y"}});
+    let parsed = beaker_core::params::parse(&params).unwrap();
     let (plot, _) = Plotter::new()
-        .build(&params, &CallContext::new(Limits::default()))
+        .build(&params, &parsed, &CallContext::new(Limits::default()))
         .unwrap();
     let Body::Lines(lines) = plot.body else {
         panic!("a vector field is drawn as lines")

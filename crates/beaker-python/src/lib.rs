@@ -448,15 +448,27 @@ fn stopped(e: SandboxError, cap: u64) -> ToolError {
     }
 }
 
-fn str_param<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, ToolError> {
-    match params.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(ToolError::invalid_params(format!(
-            "`{key}` must be a string, got {}",
-            beaker_core::json_type(v)
-        ))),
-    }
+/// `execute_python`'s params, read by `beaker_core::params`.
+#[derive(serde::Deserialize)]
+struct RunParams {
+    code: String,
+    #[serde(default)]
+    stdin: Option<String>,
+    #[serde(default)]
+    session: Option<String>,
+    #[serde(default)]
+    end_session: Option<bool>,
+    #[serde(default)]
+    files: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    fetch_files: Option<Vec<String>>,
+}
+
+/// `code_test`'s params.
+#[derive(serde::Deserialize)]
+struct TestParams {
+    code: String,
+    tests: Vec<String>,
 }
 
 /// Most files one call may pass in or fetch.
@@ -464,17 +476,7 @@ pub const MAX_FILES: usize = 64;
 
 /// `files`: name → text, or `{"text": ...}` / `{"base64": ...}`, checked here so a bad one is an
 /// `invalid_params` error naming it.
-fn files_param(params: &Value) -> Result<Value, ToolError> {
-    let files = match params.get("files") {
-        None | Some(Value::Null) => return Ok(Value::Null),
-        Some(Value::Object(m)) => m,
-        Some(v) => {
-            return Err(ToolError::invalid_params(format!(
-                "`files` must be an object of file name to content, got {}",
-                beaker_core::json_type(v)
-            )))
-        }
-    };
+fn check_files(files: &serde_json::Map<String, Value>) -> Result<(), ToolError> {
     if files.len() > MAX_FILES {
         return Err(ToolError::limit(format!(
             "{} files; at most {MAX_FILES} per call",
@@ -504,24 +506,7 @@ fn files_param(params: &Value) -> Result<Value, ToolError> {
             )));
         }
     }
-    Ok(Value::Object(files.clone()))
-}
-
-/// `fetch_files`: names of files the code writes, returned base64-encoded.
-fn fetch_files_param(params: &Value) -> Result<Option<Value>, ToolError> {
-    match params.get("fetch_files") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) if a.len() <= MAX_FILES && a.iter().all(Value::is_string) => {
-            Ok(Some(Value::Array(a.clone())))
-        }
-        Some(Value::Array(a)) if a.len() > MAX_FILES => Err(ToolError::limit(format!(
-            "{} files to fetch; at most {MAX_FILES} per call",
-            a.len()
-        ))),
-        Some(_) => Err(ToolError::invalid_params(
-            "`fetch_files` must be an array of file names",
-        )),
-    }
+    Ok(())
 }
 
 pub(crate) fn check_len(what: &str, s: &str, limits: &Limits) -> Result<(), ToolError> {
@@ -545,29 +530,32 @@ impl Tool for ExecutePython {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        let code = str_param(params, "code")?
-            .ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
-        let stdin = str_param(params, "stdin")?;
+        let p: RunParams = beaker_core::params::parse(params)?;
+        let (code, stdin, session) = (p.code.as_str(), p.stdin.as_deref(), p.session.as_deref());
         check_len("code", code, &ctx.limits)?;
         check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;
-        let session = str_param(params, "session")?;
-        let end_session = match params.get("end_session") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(v) => {
-                return Err(ToolError::invalid_params(format!(
-                    "`end_session` must be a boolean, got {}",
-                    beaker_core::json_type(v)
-                )))
-            }
-        };
+        let end_session = p.end_session.unwrap_or(false);
         if end_session && session.is_none() {
             return Err(ToolError::invalid_params(
                 "`end_session` needs `session`: the name of the session to end",
             ));
         }
-        let files = files_param(params)?;
-        let fetch_files = fetch_files_param(params)?;
+        if let Some(files) = &p.files {
+            check_files(files)?;
+        }
+        if let Some(fetch) = &p.fetch_files {
+            if fetch.len() > MAX_FILES {
+                return Err(ToolError::limit(format!(
+                    "{} files to fetch; at most {MAX_FILES} per call",
+                    fetch.len()
+                )));
+            }
+        }
+        let files = p
+            .files
+            .as_ref()
+            .map_or(Value::Null, |f| Value::Object(f.clone()));
+        let fetch_files = p.fetch_files.as_ref().map(|f| json!(f));
         let input = json!({
             "code": code,
             "stdin": stdin,
@@ -621,17 +609,9 @@ impl Tool for CodeTest {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
-        let code = str_param(params, "code")?
-            .ok_or_else(|| ToolError::invalid_params("`code` is required"))?;
+        let p: TestParams = beaker_core::params::parse(params)?;
+        let (code, tests) = (p.code.as_str(), &p.tests);
         check_len("code", code, &ctx.limits)?;
-        let tests = match params.get("tests") {
-            Some(Value::Array(a)) => a,
-            _ => {
-                return Err(ToolError::invalid_params(
-                    "`tests` must be an array of strings",
-                ))
-            }
-        };
         if tests.len() > MAX_TESTS {
             return Err(ToolError::limit(format!(
                 "{} tests; at most {MAX_TESTS} run in one call",
@@ -639,13 +619,7 @@ impl Tool for CodeTest {
             )));
         }
         let mut strings = Vec::with_capacity(tests.len());
-        for (i, t) in tests.iter().enumerate() {
-            let Value::String(test) = t else {
-                return Err(ToolError::invalid_params(format!(
-                    "tests[{i}] must be a string, got {}",
-                    beaker_core::json_type(t)
-                )));
-            };
+        for test in tests {
             check_len("tests[]", test, &ctx.limits)?;
             strings.push(test.as_str());
         }

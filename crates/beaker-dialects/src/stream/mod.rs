@@ -300,343 +300,391 @@ impl Pending {
         }
     }
 
-    /// Reads as far as the bytes allow; `b` is everything from the start marker on.
+    /// Reads as far as the bytes allow; `b` is everything from the start marker on. Each phase is a step that
+    /// either moves the call on (`None`: take the next step) or decides what to do with it.
     fn advance(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Action {
-        let eof = cx.eof;
         loop {
-            match &mut self.phase {
-                Phase::AfterOpen => {
-                    let p = skip_ws(b, self.pos);
-                    self.pos = p;
-                    if p == b.len() {
-                        return self.at_end(b, cx);
+            let step = match self.phase {
+                Phase::AfterOpen => self.step_after_open(b, cx),
+                Phase::FenceLine { .. } => self.step_fence_line(b, cx),
+                Phase::JsonStart => self.step_json_start(b, cx),
+                Phase::SvendName { .. } => self.step_name(b, cx),
+                Phase::Json => self.step_json(b, cx),
+                Phase::AfterJson => self.step_after_json(b, cx),
+                Phase::Deprecated { .. } => self.step_deprecated(b, cx),
+                Phase::DeprecatedEnd { .. } => self.step_deprecated_end(b, cx),
+                Phase::Block => self.step_block(b, cx),
+                Phase::Failed { .. } => self.step_failed(b, cx),
+            };
+            if let Some(action) = step {
+                return action;
+            }
+        }
+    }
+
+    /// Whitespace after the start marker, then what the framing expects there.
+    fn step_after_open(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let p = skip_ws(b, self.pos);
+        self.pos = p;
+        if p == b.len() {
+            return Some(self.at_end(b, cx));
+        }
+        let framing = self.framing;
+        framing.after_open(self, b, p, cx)
+    }
+
+    /// The rest of a fence's opening line.
+    fn step_fence_line(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let Phase::FenceLine { inner } = &mut self.phase else {
+            return None;
+        };
+        let inner = *inner;
+        let mut q = self.pos;
+        while q < b.len() && b[q] != b'\n' {
+            let c = b[q];
+            let ok = matches!(c, b' ' | b'\t' | b'\r')
+                || (inner && (c.is_ascii_alphanumeric() || c == b'_' || c == b'-'));
+            if !ok {
+                if !inner {
+                    return Some(Action::Reject);
+                }
+                self.fail(q, "unexpected text after the opening code fence", false);
+                break;
+            }
+            q += 1;
+        }
+        if matches!(self.phase, Phase::Failed { .. }) {
+            return None;
+        }
+        self.pos = q;
+        if q == b.len() {
+            return Some(self.at_end(b, cx));
+        }
+        self.pos = q + 1;
+        self.phase = if inner {
+            Phase::JsonStart
+        } else {
+            Phase::AfterOpen
+        };
+        None
+    }
+
+    /// Whitespace before the JSON (or an inner fence).
+    fn step_json_start(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let eof = cx.eof;
+        let p = skip_ws(b, self.pos);
+        self.pos = p;
+        if p == b.len() {
+            return Some(self.at_end(b, cx));
+        }
+        match b[p] {
+            b'{' | b'[' => {
+                self.json_start = p;
+                self.phase = Phase::Json;
+            }
+            b'`' if !self.inner_fence => match prefix(b, p, FENCE) {
+                Prefix::Full => {
+                    self.inner_fence = true;
+                    self.pos = p + FENCE.len();
+                    self.phase = Phase::FenceLine { inner: true };
+                }
+                Prefix::Partial if !eof => return Some(Action::Wait),
+                _ => self.fail(p, "expected a JSON object for the arguments", false),
+            },
+            _ => self.fail(
+                p,
+                format!(
+                    "expected a JSON object for the arguments, found {}",
+                    show(b, p)
+                ),
+                false,
+            ),
+        }
+        None
+    }
+
+    /// A tool name, up to its separator.
+    fn step_name(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let eof = cx.eof;
+        let Phase::SvendName { start } = &mut self.phase else {
+            return None;
+        };
+        let start = *start;
+        let (sep, sep_name) = self.framing.name_separator();
+        let mut q = self.pos;
+        let mut failure = None;
+        while q < b.len() {
+            let c = b[q];
+            if c == sep[0] {
+                match prefix(b, q, sep) {
+                    Prefix::Full => break,
+                    Prefix::Partial => {
+                        self.pos = q;
+                        return Some(if eof {
+                            self.at_end(b, cx)
+                        } else {
+                            Action::Wait
+                        });
                     }
-                    let framing = self.framing;
-                    if let Some(action) = framing.after_open(self, b, p, cx) {
-                        return action;
+                    Prefix::No => {
+                        failure = Some((q, format!("expected {sep_name} after the tool name")));
+                        break;
                     }
                 }
-                Phase::FenceLine { inner } => {
-                    let inner = *inner;
-                    let mut q = self.pos;
-                    while q < b.len() && b[q] != b'\n' {
-                        let c = b[q];
-                        let ok = matches!(c, b' ' | b'\t' | b'\r')
-                            || (inner && (c.is_ascii_alphanumeric() || c == b'_' || c == b'-'));
-                        if !ok {
-                            if !inner {
-                                return Action::Reject;
-                            }
-                            self.fail(q, "unexpected text after the opening code fence", false);
-                            break;
-                        }
-                        q += 1;
-                    }
-                    if matches!(self.phase, Phase::Failed { .. }) {
-                        continue;
-                    }
-                    self.pos = q;
-                    if q == b.len() {
-                        return self.at_end(b, cx);
-                    }
-                    self.pos = q + 1;
-                    self.phase = if inner {
-                        Phase::JsonStart
-                    } else {
-                        Phase::AfterOpen
-                    };
+            }
+            if !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':') || is_ws(c)) {
+                failure = Some((q, format!("unexpected {} in the tool name", show(b, q))));
+                break;
+            }
+            if q - start >= MAX_NAME + 64 {
+                failure = Some((q, format!("the tool name is longer than {MAX_NAME} bytes")));
+                break;
+            }
+            q += 1;
+        }
+        if let Some((at, reason)) = failure {
+            self.fail(at, reason, false);
+            return None;
+        }
+        self.pos = q;
+        if q == b.len() {
+            return Some(self.at_end(b, cx));
+        }
+        let name = utf8(&b[start..q]).trim().to_string();
+        if name.is_empty() {
+            self.fail(q, "the tool name is empty", false);
+        } else if name.len() > MAX_NAME {
+            self.fail(
+                q,
+                format!("the tool name is longer than {MAX_NAME} bytes"),
+                false,
+            );
+        } else if name.bytes().any(is_ws) {
+            self.fail(start, "the tool name contains whitespace", false);
+        } else {
+            self.svend_name = Some(name.clone());
+            self.started = true;
+            self.announce = Some(name);
+            self.pos = q + sep.len();
+            self.phase = Phase::JsonStart;
+        }
+        None
+    }
+
+    /// Inside the JSON value: fed to the scanner, no further than the size cap.
+    fn step_json(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        // Feed no further than the size cap, so the cap fires at a fixed offset whatever the chunking.
+        let max = cx.opts.max_call_bytes;
+        let cap = cap_at(b, self.json_start.saturating_add(max));
+        let (q, r) = self.scanner.feed(&b[..cap.unwrap_or(b.len())], self.pos);
+        self.pos = q;
+        self.maybe_announce();
+        match r {
+            Scan::More if cap == Some(q) => {
+                self.fail(
+                    q,
+                    format!("the call's JSON is longer than {max} bytes"),
+                    false,
+                );
+            }
+            Scan::More => return Some(self.at_end(b, cx)),
+            Scan::Done(e) => {
+                self.json_end = e;
+                self.pos = e;
+                if self.framing.ends_with_json() {
+                    return Some(self.complete(b, e, cx.opts));
                 }
-                Phase::JsonStart => {
-                    let p = skip_ws(b, self.pos);
-                    self.pos = p;
-                    if p == b.len() {
-                        return self.at_end(b, cx);
-                    }
-                    match b[p] {
-                        b'{' | b'[' => {
-                            self.json_start = p;
-                            self.phase = Phase::Json;
-                        }
-                        b'`' if !self.inner_fence => match prefix(b, p, FENCE) {
-                            Prefix::Full => {
-                                self.inner_fence = true;
-                                self.pos = p + FENCE.len();
-                                self.phase = Phase::FenceLine { inner: true };
-                            }
-                            Prefix::Partial if !eof => return Action::Wait,
-                            _ => self.fail(p, "expected a JSON object for the arguments", false),
-                        },
-                        _ => self.fail(
-                            p,
-                            format!(
-                                "expected a JSON object for the arguments, found {}",
-                                show(b, p)
-                            ),
-                            false,
-                        ),
-                    }
+                self.phase = Phase::AfterJson;
+            }
+            Scan::Error(at, msg) => self.fail(at, msg, true),
+        }
+        None
+    }
+
+    /// After the JSON: a closing fence, then the close marker.
+    fn step_after_json(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let eof = cx.eof;
+        let p = skip_ws(b, self.pos);
+        self.pos = p;
+        if p == b.len() {
+            return Some(self.at_end(b, cx));
+        }
+        let (marker, what) = if self.inner_fence && !self.fence_closed {
+            (FENCE, "``` to close the code fence")
+        } else {
+            self.framing.close_after_json()
+        };
+        match prefix(b, p, marker) {
+            Prefix::Full if self.inner_fence && !self.fence_closed => {
+                self.fence_closed = true;
+                self.pos = p + FENCE.len();
+            }
+            Prefix::Full => return Some(self.complete(b, p + marker.len(), cx.opts)),
+            Prefix::Partial => {
+                return Some(if eof {
+                    self.at_end(b, cx)
+                } else {
+                    Action::Wait
+                })
+            }
+            Prefix::No => self.fail(
+                p,
+                format!("expected {what} after the JSON, found {}", show(b, p)),
+                false,
+            ),
+        }
+        None
+    }
+
+    /// Inside the parentheses of a deprecated `NAME(ARGS)` call.
+    fn step_deprecated(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let Phase::Deprecated {
+            name,
+            args_start,
+            depth,
+            quote,
+            escaped,
+        } = &mut self.phase
+        else {
+            return None;
+        };
+        // The cap is a fixed offset, so where the call fails never depends on chunking.
+        let cap = cap_at(b, *args_start + MAX_DEPRECATED_ARGS);
+        let limit = cap.unwrap_or(b.len());
+        let mut q = self.pos;
+        let mut close = None;
+        while q < limit {
+            let c = b[q];
+            q += 1;
+            if *quote != 0 {
+                if *escaped {
+                    *escaped = false;
+                } else if c == b'\\' {
+                    *escaped = true;
+                } else if c == *quote {
+                    *quote = 0;
                 }
-                Phase::SvendName { start } => {
-                    let start = *start;
-                    let (sep, sep_name) = self.framing.name_separator();
-                    let mut q = self.pos;
-                    let mut failure = None;
-                    while q < b.len() {
-                        let c = b[q];
-                        if c == sep[0] {
-                            match prefix(b, q, sep) {
-                                Prefix::Full => break,
-                                Prefix::Partial => {
-                                    self.pos = q;
-                                    return if eof {
-                                        self.at_end(b, cx)
-                                    } else {
-                                        Action::Wait
-                                    };
-                                }
-                                Prefix::No => {
-                                    failure = Some((
-                                        q,
-                                        format!("expected {sep_name} after the tool name"),
-                                    ));
-                                    break;
-                                }
-                            }
-                        }
-                        if !(c.is_ascii_alphanumeric()
-                            || matches!(c, b'_' | b'-' | b'.' | b':')
-                            || is_ws(c))
-                        {
-                            failure =
-                                Some((q, format!("unexpected {} in the tool name", show(b, q))));
-                            break;
-                        }
-                        if q - start >= MAX_NAME + 64 {
-                            failure =
-                                Some((q, format!("the tool name is longer than {MAX_NAME} bytes")));
-                            break;
-                        }
-                        q += 1;
-                    }
-                    if let Some((at, reason)) = failure {
-                        self.fail(at, reason, false);
-                        continue;
-                    }
-                    self.pos = q;
-                    if q == b.len() {
-                        return self.at_end(b, cx);
-                    }
-                    let name = utf8(&b[start..q]).trim().to_string();
-                    if name.is_empty() {
-                        self.fail(q, "the tool name is empty", false);
-                    } else if name.len() > MAX_NAME {
-                        self.fail(
-                            q,
-                            format!("the tool name is longer than {MAX_NAME} bytes"),
-                            false,
-                        );
-                    } else if name.bytes().any(is_ws) {
-                        self.fail(start, "the tool name contains whitespace", false);
-                    } else {
-                        self.svend_name = Some(name.clone());
-                        self.started = true;
-                        self.announce = Some(name);
-                        self.pos = q + sep.len();
-                        self.phase = Phase::JsonStart;
-                    }
+                continue;
+            }
+            match c {
+                b'"' | b'\'' => *quote = c,
+                b'(' | b'[' | b'{' => *depth += 1,
+                b')' if *depth == 0 => {
+                    close = Some(q);
+                    break;
                 }
-                Phase::Json => {
-                    // Feed no further than the size cap, so the cap fires at a fixed offset whatever the chunking.
-                    let max = cx.opts.max_call_bytes;
-                    let cap = cap_at(b, self.json_start.saturating_add(max));
-                    let (q, r) = self.scanner.feed(&b[..cap.unwrap_or(b.len())], self.pos);
-                    self.pos = q;
-                    self.maybe_announce();
-                    match r {
-                        Scan::More if cap == Some(q) => {
-                            self.fail(
-                                q,
-                                format!("the call's JSON is longer than {max} bytes"),
-                                false,
-                            );
-                        }
-                        Scan::More => return self.at_end(b, cx),
-                        Scan::Done(e) => {
-                            self.json_end = e;
-                            self.pos = e;
-                            if self.framing.ends_with_json() {
-                                return self.complete(b, e, cx.opts);
-                            }
-                            self.phase = Phase::AfterJson;
-                        }
-                        Scan::Error(at, msg) => self.fail(at, msg, true),
-                    }
+                b')' | b']' | b'}' => *depth -= 1,
+                _ => {}
+            }
+        }
+        let (name, args_start) = (std::mem::take(name), *args_start);
+        self.pos = q;
+        if let Some(close) = close {
+            self.phase = Phase::DeprecatedEnd {
+                name,
+                args_start,
+                close,
+            };
+        } else if cap == Some(q) {
+            self.svend_name = Some(name);
+            self.fail(
+                q,
+                format!("the arguments are longer than {MAX_DEPRECATED_ARGS} bytes"),
+                false,
+            );
+        } else {
+            self.svend_name = Some(name.clone());
+            if let Phase::Deprecated { name: n, .. } = &mut self.phase {
+                *n = name;
+            }
+            return Some(self.at_end(b, cx));
+        }
+        None
+    }
+
+    /// After the `)` of a deprecated call: an optional `<|tool_end|>`.
+    fn step_deprecated_end(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let eof = cx.eof;
+        let Phase::DeprecatedEnd {
+            name,
+            args_start,
+            close,
+        } = &mut self.phase
+        else {
+            return None;
+        };
+        let p = skip_ws(b, *close);
+        let end = match prefix(b, p, END_DEPRECATED) {
+            Prefix::Full => p + END_DEPRECATED.len(),
+            Prefix::Partial if !eof => return Some(Action::Wait),
+            _ => *close,
+        };
+        let (args, kwargs) = extract::deprecated_args(&utf8(&b[*args_start..*close - 1]));
+        Some(Action::Done(
+            end,
+            Resolved::Bad {
+                tool: Some(std::mem::take(name)),
+                dialect: Dialect::Svend,
+                problem: Problem::Deprecated { args, kwargs },
+            },
+        ))
+    }
+
+    /// DeepSeek's calls block, read whole once its close marker arrives.
+    fn step_block(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let max = cx.opts.max_call_bytes;
+        match cx.closes.find(CLOSE_DEEPSEEK, b, cx.base, self.open_len) {
+            Some(r) if r - self.open_len <= max => {
+                let inner = utf8(&b[self.open_len..r]);
+                let calls = framing::deepseek_calls(&inner, cx.opts.lenient);
+                if let Some(Ok((name, ..)) | Err((Some(name), ..))) = calls.first() {
+                    self.svend_name = Some(name.clone());
                 }
-                Phase::AfterJson => {
-                    let p = skip_ws(b, self.pos);
-                    self.pos = p;
-                    if p == b.len() {
-                        return self.at_end(b, cx);
-                    }
-                    let (marker, what) = if self.inner_fence && !self.fence_closed {
-                        (FENCE, "``` to close the code fence")
-                    } else {
-                        self.framing.close_after_json()
-                    };
-                    match prefix(b, p, marker) {
-                        Prefix::Full if self.inner_fence && !self.fence_closed => {
-                            self.fence_closed = true;
-                            self.pos = p + FENCE.len();
-                        }
-                        Prefix::Full => return self.complete(b, p + marker.len(), cx.opts),
-                        Prefix::Partial => {
-                            return if eof {
-                                self.at_end(b, cx)
-                            } else {
-                                Action::Wait
-                            }
-                        }
-                        Prefix::No => self.fail(
-                            p,
-                            format!("expected {what} after the JSON, found {}", show(b, p)),
-                            false,
-                        ),
-                    }
-                }
-                Phase::Deprecated {
-                    name,
-                    args_start,
-                    depth,
-                    quote,
-                    escaped,
-                } => {
-                    // The cap is a fixed offset, so where the call fails never depends on chunking.
-                    let cap = cap_at(b, *args_start + MAX_DEPRECATED_ARGS);
-                    let limit = cap.unwrap_or(b.len());
-                    let mut q = self.pos;
-                    let mut close = None;
-                    while q < limit {
-                        let c = b[q];
-                        q += 1;
-                        if *quote != 0 {
-                            if *escaped {
-                                *escaped = false;
-                            } else if c == b'\\' {
-                                *escaped = true;
-                            } else if c == *quote {
-                                *quote = 0;
-                            }
-                            continue;
-                        }
-                        match c {
-                            b'"' | b'\'' => *quote = c,
-                            b'(' | b'[' | b'{' => *depth += 1,
-                            b')' if *depth == 0 => {
-                                close = Some(q);
-                                break;
-                            }
-                            b')' | b']' | b'}' => *depth -= 1,
-                            _ => {}
-                        }
-                    }
-                    let (name, args_start) = (std::mem::take(name), *args_start);
-                    self.pos = q;
-                    if let Some(close) = close {
-                        self.phase = Phase::DeprecatedEnd {
-                            name,
-                            args_start,
-                            close,
-                        };
-                    } else if cap == Some(q) {
-                        self.svend_name = Some(name);
-                        self.fail(
-                            q,
-                            format!("the arguments are longer than {MAX_DEPRECATED_ARGS} bytes"),
-                            false,
-                        );
-                    } else {
-                        self.svend_name = Some(name.clone());
-                        if let Phase::Deprecated { name: n, .. } = &mut self.phase {
-                            *n = name;
-                        }
-                        return self.at_end(b, cx);
-                    }
-                }
-                Phase::DeprecatedEnd {
-                    name,
-                    args_start,
-                    close,
-                } => {
-                    let p = skip_ws(b, *close);
-                    let end = match prefix(b, p, END_DEPRECATED) {
-                        Prefix::Full => p + END_DEPRECATED.len(),
-                        Prefix::Partial if !eof => return Action::Wait,
-                        _ => *close,
-                    };
-                    let (args, kwargs) =
-                        extract::deprecated_args(&utf8(&b[*args_start..*close - 1]));
-                    return Action::Done(
-                        end,
-                        Resolved::Bad {
-                            tool: Some(std::mem::take(name)),
-                            dialect: Dialect::Svend,
-                            problem: Problem::Deprecated { args, kwargs },
-                        },
-                    );
-                }
-                Phase::Block => {
-                    let max = cx.opts.max_call_bytes;
-                    match cx.closes.find(CLOSE_DEEPSEEK, b, cx.base, self.open_len) {
-                        Some(r) if r - self.open_len <= max => {
-                            let inner = utf8(&b[self.open_len..r]);
-                            let calls = framing::deepseek_calls(&inner, cx.opts.lenient);
-                            if let Some(Ok((name, ..)) | Err((Some(name), ..))) = calls.first() {
-                                self.svend_name = Some(name.clone());
-                            }
-                            let repaired = false;
-                            return Action::Done(
-                                r + CLOSE_DEEPSEEK.len(),
-                                Resolved::Calls { calls, repaired },
-                            );
-                        }
-                        // Only once a close marker starting within the cap would have arrived whole, so the cap fires
-                        // at the same point however the text is chunked.
-                        _ if b.len() - self.open_len >= max + CLOSE_DEEPSEEK.len() => {
-                            let at = cap_at(b, self.open_len + max).unwrap_or(b.len());
-                            return self.bad(
-                                at,
-                                Problem::Malformed(format!(
-                                    "the calls block is longer than {max} bytes"
-                                )),
-                            );
-                        }
-                        _ if cx.eof => return self.bad(b.len(), Problem::Incomplete),
-                        _ => {
-                            self.pos = b.len();
-                            return Action::Wait;
-                        }
-                    }
-                }
-                Phase::Failed { at, reason, json } => {
-                    let (at, json) = (*at, *json);
-                    let reason = std::mem::take(reason);
-                    let Some(close) = self.close_marker() else {
-                        return self.resolve_failure(b, at, None, reason, json);
-                    };
-                    match cx.closes.find(close, b, cx.base, at) {
-                        Some(r) if r - at <= RESYNC_WINDOW => {
-                            return self.resolve_failure(b, r + close.len(), Some(r), reason, json);
-                        }
-                        Some(_) => return self.resolve_failure(b, at, None, reason, json),
-                        None if eof || b.len() - at > RESYNC_WINDOW + close.len() => {
-                            return self.resolve_failure(b, at, None, reason, json);
-                        }
-                        None => {
-                            self.phase = Phase::Failed { at, reason, json };
-                            return Action::Wait;
-                        }
-                    }
-                }
+                let repaired = false;
+                Some(Action::Done(
+                    r + CLOSE_DEEPSEEK.len(),
+                    Resolved::Calls { calls, repaired },
+                ))
+            }
+            // Only once a close marker starting within the cap would have arrived whole, so the cap fires
+            // at the same point however the text is chunked.
+            _ if b.len() - self.open_len >= max + CLOSE_DEEPSEEK.len() => {
+                let at = cap_at(b, self.open_len + max).unwrap_or(b.len());
+                Some(self.bad(
+                    at,
+                    Problem::Malformed(format!("the calls block is longer than {max} bytes")),
+                ))
+            }
+            _ if cx.eof => Some(self.bad(b.len(), Problem::Incomplete)),
+            _ => {
+                self.pos = b.len();
+                Some(Action::Wait)
+            }
+        }
+    }
+
+    /// The call went wrong: its close marker, within the resync window.
+    fn step_failed(&mut self, b: &[u8], cx: &mut Cursor<'_>) -> Option<Action> {
+        let eof = cx.eof;
+        let Phase::Failed { at, reason, json } = &mut self.phase else {
+            return None;
+        };
+        let (at, json) = (*at, *json);
+        let reason = std::mem::take(reason);
+        let Some(close) = self.close_marker() else {
+            return Some(self.resolve_failure(b, at, None, reason, json));
+        };
+        match cx.closes.find(close, b, cx.base, at) {
+            Some(r) if r - at <= RESYNC_WINDOW => {
+                Some(self.resolve_failure(b, r + close.len(), Some(r), reason, json))
+            }
+            Some(_) => Some(self.resolve_failure(b, at, None, reason, json)),
+            None if eof || b.len() - at > RESYNC_WINDOW + close.len() => {
+                Some(self.resolve_failure(b, at, None, reason, json))
+            }
+            None => {
+                self.phase = Phase::Failed { at, reason, json };
+                Some(Action::Wait)
             }
         }
     }
