@@ -34,6 +34,8 @@ import threading
 import time
 
 DEFAULT_TIMEOUT_MS = 5000
+# How long a worker may take to import its libraries.
+STARTUP_TIMEOUT_S = 120
 PYTHON_TIMEOUT_MS = 60000
 
 
@@ -231,6 +233,8 @@ def _worker(conn):
 
     _sympy()
     unit_converter({"value": 1, "from_unit": "m", "to_unit": "m"})
+    # Warm: from here on a call's time is the call's own.
+    conn.send("ready")
     while True:
         try:
             tool, params = conn.recv()
@@ -254,13 +258,25 @@ class Worker:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.start()
+        self.launch()
 
     def start(self):
+        self.launch()
+        self.wait_ready()
+
+    def launch(self):
         self.conn, child = self.ctx.Pipe()
         self.proc = self.ctx.Process(target=_worker, args=(child,), daemon=True)
         self.proc.start()
         child.close()
+
+    def wait_ready(self):
+        # The imports take seconds (4 s on a loaded 2-core machine); they are the server's start-up, not the next
+        # call's time, so a call's timeout never counts them (or a restart after one timeout would time out the
+        # next call too, and every call after it).
+        if not self.conn.poll(STARTUP_TIMEOUT_S):
+            raise RuntimeError(f"the worker did not start within {STARTUP_TIMEOUT_S} s")
+        self.conn.recv()
 
     def call(self, tool, params, timeout_s):
         self.conn.send((tool, params))
@@ -356,6 +372,9 @@ def main():
 
     # Python calls are subprocesses: they wait on I/O, so more of them than cores may run at once.
     workers = [Worker(ctx) for _ in range(max(1, args.workers))]
+    # Launched together, so their imports overlap; each is warm before the first request is read.
+    for w in workers:
+        w.wait_ready()
     threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in workers]
     for t in threads:
         t.start()

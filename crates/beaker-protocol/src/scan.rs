@@ -2,6 +2,7 @@
 //! so even a line that cannot be parsed is answered under its id, and the first key an object repeats, which
 //! a JSON parser would silently let the last one win.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// What the pass found.
@@ -13,9 +14,11 @@ pub(crate) struct Scan {
     pub(crate) duplicate: Option<String>,
 }
 
-enum Frame {
+/// An open container; an object keeps the keys seen so far, borrowed from the line unless they had escapes (a
+/// request line's keys cost no allocation of their own).
+enum Frame<'a> {
     Object {
-        keys: HashSet<String>,
+        keys: HashSet<Cow<'a, [u8]>>,
         want_key: bool,
     },
     Array,
@@ -24,7 +27,7 @@ enum Frame {
 /// Scans `line` (any bytes: invalid UTF-8 or a cut-off line are fine); linear in its length, no recursion.
 pub(crate) fn scan(line: &[u8]) -> Scan {
     let mut out = Scan::default();
-    let mut stack: Vec<Frame> = Vec::new();
+    let mut stack: Vec<Frame<'_>> = Vec::with_capacity(4);
     let mut id_next = false;
     let mut i = 0;
     while i < line.len() {
@@ -64,10 +67,12 @@ pub(crate) fn scan(line: &[u8]) -> Scan {
                         want_key: true,
                     }) => {
                         let key = decode(token);
-                        if out.duplicate.is_none() && !keys.insert(key.clone()) {
-                            out.duplicate = Some(key.clone());
+                        id_next = depth == 1 && *key == *b"id";
+                        if out.duplicate.is_none() && keys.contains(&key) {
+                            out.duplicate = Some(String::from_utf8_lossy(&key).into_owned());
+                        } else if out.duplicate.is_none() {
+                            keys.insert(key);
                         }
-                        id_next = depth == 1 && key == "id";
                     }
                     _ => {
                         if id_next && depth == 1 && end <= line.len() {
@@ -121,18 +126,19 @@ fn string_end(line: &[u8], start: usize) -> usize {
     line.len() + 1
 }
 
-/// A key's text: its bytes between the quotes, unescaped when it has escapes (so `"\u0069d"` is `id`).
-fn decode(token: &[u8]) -> String {
+/// A key's bytes between the quotes, unescaped when it has escapes (so `"\u0069d"` is `id`): borrowed from the
+/// line unless it had any.
+fn decode(token: &[u8]) -> Cow<'_, [u8]> {
     if token.contains(&b'\\') {
         if let Ok(s) = serde_json::from_slice::<String>(token) {
-            return s;
+            return Cow::Owned(s.into_bytes());
         }
     }
     let inner = token
         .strip_prefix(b"\"")
         .and_then(|t| t.strip_suffix(b"\""))
         .unwrap_or(token);
-    String::from_utf8_lossy(inner).into_owned()
+    Cow::Borrowed(inner)
 }
 
 #[cfg(test)]
