@@ -78,7 +78,7 @@ async fn dispatched(dispatcher: &Dispatcher, request: Request) -> Response {
         Answer::Refused(_) => StatusCode::BAD_REQUEST,
         Answer::NotOpen(_) => StatusCode::NOT_FOUND,
     };
-    (status, Json(answer.to_json())).into_response()
+    (status, Json(answer)).into_response()
 }
 
 /// `POST /v1/call`: runs one call; a tool's failure is a 200 answer with `success: false`.
@@ -151,8 +151,8 @@ pub(crate) async fn batch(
     let mut results = Vec::with_capacity(pending.len());
     for p in pending {
         results.push(match p {
-            Slot::Running(fut) => fut.await.to_json(),
-            Slot::Answered(env) => json!(env),
+            Slot::Running(fut) => fut.await,
+            Slot::Answered(env) => Answer::Refused(*env),
         });
     }
     Json(json!({"results": results})).into_response()

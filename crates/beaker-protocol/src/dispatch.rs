@@ -52,30 +52,46 @@ pub enum Answer {
 impl Answer {
     /// The answer as JSON, as every transport writes it: a reply's id first and its `meta` last.
     pub fn to_json(&self) -> Value {
-        match self {
-            Answer::Envelope(env) | Answer::Refused(env) => {
-                serde_json::to_value(env).unwrap_or_else(|e| unwritable(&e))
-            }
-            Answer::Reply { id, body, meta } => reply(id.clone(), body.clone(), meta.clone()),
-            Answer::NotOpen(v) => v.clone(),
-        }
+        serde_json::to_value(self).unwrap_or_else(|e| unwritable(&e))
     }
 
     /// The answer as one line of JSON (without its newline).
     pub fn to_line(&self) -> String {
-        let line = match self {
-            Answer::Envelope(env) | Answer::Refused(env) => serde_json::to_string(env),
-            other => serde_json::to_string(&other.to_json()),
-        };
-        line.unwrap_or_else(|e| unwritable(&e).to_string())
+        serde_json::to_string(self).unwrap_or_else(|e| unwritable(&e).to_string())
     }
+}
 
-    /// Whether the request did what it asked (a call's or a plan's own success, a text's calls all succeeding).
-    pub fn success(&self) -> bool {
+/// Written straight from the envelope or the reply's parts, never through an intermediate `Value`: `{"id",
+/// ...body, "meta"?}` for a reply, as [`reply`] builds it.
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
         match self {
-            Answer::Envelope(env) => env.success,
-            Answer::Reply { body, .. } => body.get("success") == Some(&Value::Bool(true)),
-            Answer::Refused(_) | Answer::NotOpen(_) => false,
+            Answer::Envelope(env) | Answer::Refused(env) => env.serialize(s),
+            Answer::NotOpen(v) => v.serialize(s),
+            Answer::Reply { id, body, meta } => {
+                // Key for key what `reply` builds: a key the body repeats keeps the first place, the later value.
+                let fields = body.as_object();
+                let mut m = s.serialize_map(None)?;
+                match fields.and_then(|f| f.get("id")) {
+                    Some(own) => m.serialize_entry("id", own)?,
+                    None => m.serialize_entry("id", id)?,
+                }
+                for (k, v) in fields.into_iter().flatten() {
+                    match (k.as_str(), meta) {
+                        ("id", _) => {}
+                        ("meta", Some(meta)) => m.serialize_entry(k, meta)?,
+                        _ => m.serialize_entry(k, v)?,
+                    }
+                }
+                if let Some(meta) = meta
+                    .as_ref()
+                    .filter(|_| !fields.is_some_and(|f| f.contains_key("meta")))
+                {
+                    m.serialize_entry("meta", meta)?;
+                }
+                m.end()
+            }
         }
     }
 }
@@ -394,4 +410,33 @@ pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
             ),
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer is written as [`reply`] builds it, key for key, whatever its body holds.
+    #[test]
+    fn a_reply_is_written_as_reply_builds_it() {
+        for (id, body, meta) in [
+            (
+                Some(json!(7)),
+                json!({"success": true, "n": 1}),
+                Some(json!({"k": [1]})),
+            ),
+            (None, json!({"success": true}), None),
+            (
+                Some(json!("a")),
+                json!({"id": 9, "meta": 1, "x": 2}),
+                Some(json!("m")),
+            ),
+            (Some(json!("a")), json!({"id": 9, "meta": 1}), None),
+            (Some(json!(1)), json!([1, 2]), None),
+        ] {
+            let want = serde_json::to_string(&reply(id.clone(), body.clone(), meta.clone()));
+            let answer = Answer::Reply { id, body, meta };
+            assert_eq!(Ok(answer.to_line()), want.map_err(|e| e.to_string()));
+        }
+    }
 }
