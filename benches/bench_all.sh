@@ -22,6 +22,12 @@ b $S/math_rl_mix.jsonl -n 4000 --compare "$PEER" -- --no-python
 b $S/plots.jsonl -n 200 --compare "$PEER" -- --no-python
 b $S/python_scientific.jsonl -c 4 -n 60 --warmup 20 --rounds 2 --compare "$PEER"
 
+h "Pipelined stdio throughput against the in-run reference (benches/pipelined.py)"
+echo '```'
+python3 benches/pipelined.py "$BEAKER" --rounds 5 --min-ratio 0.5
+echo '```'
+echo
+
 h "Transports: the same scenario over JSON Lines, MCP and HTTP"
 for t in jsonl mcp http; do b $S/math_rl_mix.jsonl -n 20000 --transport "$t" -- --no-python; done
 
