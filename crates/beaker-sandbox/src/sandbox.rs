@@ -88,6 +88,16 @@ const KEEP_RESIDENT: usize = 16 << 20;
 /// Host frames below and above the guest's stack (WASI calls, the trap handler).
 const STACK_MARGIN: usize = 2 << 20;
 
+/// Whether the pool may reset a slot from the kernel's page map (`PAGEMAP_SCAN`), given `/proc/swaps`: only
+/// when it lists no swap area. Unreadable (`None`) counts as swap: the scan is only a speed-up.
+fn reset_policy(proc_swaps: Option<&str>) -> wasmtime::Enabled {
+    match proc_swaps {
+        // The first line is the header (`Filename Type Size Used Priority`); each further line is a swap area.
+        Some(text) if text.lines().skip(1).all(|l| l.trim().is_empty()) => wasmtime::Enabled::Auto,
+        _ => wasmtime::Enabled::No,
+    }
+}
+
 /// A counting semaphore: runs wait for a free pool slot instead of failing.
 struct Slots {
     free: Mutex<u32>,
@@ -215,8 +225,11 @@ impl Sandbox {
             .max_core_instance_size(4 << 20)
             // Reset only the pages a run dirtied (Linux 6.7+ PAGEMAP_SCAN), by copying them back from the
             // image and keeping them resident, instead of dropping the whole memory with madvise: the next
-            // run in the slot then takes no page faults on them.
-            .pagemap_scan(wasmtime::Enabled::Auto)
+            // run in the slot then takes no page faults on them. Not on a host with swap: wasmtime 48's scan
+            // asks for dirty pages that are present, so a dirtied page swapped out when the run ends is
+            // neither reset nor decommitted, and the next run in the slot reads the last one's data
+            // (wasmtime 50 scans for written pages whether present or not; it needs rustc 1.97).
+            .pagemap_scan(reset_policy(std::fs::read_to_string("/proc/swaps").ok().as_deref()))
             .linear_memory_keep_resident(KEEP_RESIDENT);
         let mut cfg = wasmtime::Config::new();
         cfg.consume_fuel(true)
@@ -955,5 +968,25 @@ impl Session {
             limits,
             start,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reset_policy;
+    use wasmtime::Enabled;
+
+    #[test]
+    fn slots_are_reset_from_the_page_map_only_without_swap() {
+        let none = include_str!("../testdata/proc_swaps_none.txt");
+        assert!(matches!(reset_policy(Some(none)), Enabled::Auto));
+        for with_swap in [
+            include_str!("../testdata/proc_swaps_file.txt"),
+            include_str!("../testdata/proc_swaps_zram.txt"),
+        ] {
+            assert!(matches!(reset_policy(Some(with_swap)), Enabled::No));
+        }
+        // An unreadable /proc/swaps may hide a swap area.
+        assert!(matches!(reset_policy(None), Enabled::No));
     }
 }
