@@ -57,7 +57,12 @@ impl Answer {
 
     /// The answer as one line of JSON (without its newline).
     pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| unwritable(&e).to_string())
+        // Room for a typical envelope at once: `to_string` starts at 128 bytes and grows twice on the way.
+        let mut line = Vec::with_capacity(512);
+        match serde_json::to_writer(&mut line, self) {
+            Ok(()) => String::from_utf8(line).unwrap_or_else(|e| unwritable(&e).to_string()),
+            Err(e) => unwritable(&e).to_string(),
+        }
     }
 }
 
@@ -97,7 +102,7 @@ impl serde::Serialize for Answer {
 }
 
 /// The failed answer that replaces one that cannot be serialized (a tool returned what JSON cannot hold).
-fn unwritable(e: &serde_json::Error) -> Value {
+fn unwritable(e: &dyn std::fmt::Display) -> Value {
     tracing::error!("cannot serialize a response: {e}");
     json!({"id": null, "success": false, "error": format!("the answer cannot be written: {e}"),
            "error_kind": "internal", "elapsed_us": 0})

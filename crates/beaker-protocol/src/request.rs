@@ -167,6 +167,9 @@ impl Request {
             let msg = format!("the key `{key}` appears twice in one object; give it once");
             return Err(Refusal::parse(recovered_id(&scan.id), "", msg));
         }
+        if let Some(call) = plain_call(line, scan.id.as_deref()) {
+            return Ok(Some(Request::Call(call)));
+        }
         let mut value: Value = serde_json::from_slice(line).map_err(|e| {
             Refusal::parse(
                 recovered_id(&scan.id),
@@ -417,6 +420,8 @@ fn recovered_id(text: &Option<String>) -> Option<Value> {
 /// scan found it, which for a line that parsed is the same number token.
 fn as_written(id: Value, raw: &str) -> Value {
     match id {
+        // Most ids are read as written already (`7`, `123`); only `1e2`-like ones change on the way in.
+        Value::Number(ref n) if n.as_str() == raw => id,
         Value::Number(_) if serde_json::from_str::<serde_json::Number>(raw).is_ok() => {
             Value::Number(serde_json::Number::from_string_unchecked(raw.to_string()))
         }
@@ -428,24 +433,33 @@ fn as_written(id: Value, raw: &str) -> Value {
 /// numbers with the same value (`5`, `5.0` and `5e0` are one id; so are `0` and `-0`; integers compare exactly
 /// up to 64 bits, other numbers as doubles).
 pub fn id_key(id: &Value) -> String {
-    match id {
-        Value::String(s) => format!("s{s}"),
+    let mut key = String::new();
+    push_id_key(&mut key, id);
+    key
+}
+
+/// Appends [`id_key`]'s text to `out`, so a caller that prefixes it builds one string.
+pub(crate) fn push_id_key(out: &mut String, id: &Value) {
+    use std::fmt::Write;
+    // Writing into a String cannot fail.
+    let _ = match id {
+        Value::String(s) => write!(out, "s{s}"),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
-                return format!("n{i}");
-            }
-            if let Some(u) = n.as_u64() {
-                return format!("n{u}");
-            }
-            let x = n.as_f64().unwrap_or(f64::NAN);
-            if x.fract() == 0.0 && x.abs() < 9.2e18 {
-                format!("n{}", x as i64)
+                write!(out, "n{i}")
+            } else if let Some(u) = n.as_u64() {
+                write!(out, "n{u}")
             } else {
-                format!("f{x:?}")
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                if x.fract() == 0.0 && x.abs() < 9.2e18 {
+                    write!(out, "n{}", x as i64)
+                } else {
+                    write!(out, "f{x:?}")
+                }
             }
         }
-        other => format!("o{other}"),
-    }
+        other => write!(out, "o{other}"),
+    };
 }
 
 /// Checks the numbers a call carries besides its params (`seed`, each of `limits`), so a bad one is refused
@@ -486,6 +500,35 @@ pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
     Dialect::from_name(name).map(Some).ok_or_else(|| {
         format!("unknown dialect `{name}` (auto, svend, tagged, hermes, fenced, openai, mistral, deepseek)")
     })
+}
+
+/// A call read from its line straight into a [`ToolCall`] (only `params` and `meta` become `Value`s), when the
+/// line is a call the long way ([`Request::from_json`] on the line's `Value`) would accept as it stands; `None`
+/// sends it the long way, which words every refusal. The long way builds the request object and then `params`
+/// a second time, key by key (issue 39: allocations per call); both give the same call
+/// (`plain_calls_read_as_the_long_way_reads_them`).
+fn plain_call(line: &[u8], raw_id: Option<&str>) -> Option<ToolCall> {
+    // A line with `tool` is a call whatever else it holds, and `ToolCall` refuses unknown keys: a line this reads
+    // is one `from_json` would read as a call.
+    let mut call: ToolCall = serde_json::from_slice(line).ok()?;
+    match call.id.take() {
+        None => {}
+        Some(id @ Value::String(_)) => call.id = Some(id),
+        Some(id @ Value::Number(_)) => {
+            call.id = Some(match raw_id {
+                Some(raw) => as_written(id, raw),
+                None => id,
+            })
+        }
+        Some(_) => return None,
+    }
+    if call.limits != LimitsRequest::default() {
+        let Ok(Value::Object(limits)) = serde_json::to_value(call.limits) else {
+            return None;
+        };
+        check_limits(&limits).ok()?;
+    }
+    Some(call)
 }
 
 /// `{"trajectory", "limits"}`, `{"stats"}` or `{"close"}`, with the tag a string; unknown keys are refused.
@@ -692,6 +735,45 @@ mod tests {
         assert_ne!(key("5"), key("6"));
         assert_ne!(key("18446744073709551615"), key("18446744073709551614"));
         assert_eq!(key("\"a\""), key("\"\\u0061\""));
+    }
+
+    #[test]
+    fn plain_calls_read_as_the_long_way_reads_them() {
+        // Each line is read by `plain_call` or left to the long way; a call it reads is the call the long way
+        // reads from the same line, numbers as written included.
+        let long_way = |line: &str| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            let raw = scan(line.as_bytes()).id;
+            if let (Some(id @ Value::Number(_)), Some(raw)) = (value.get_mut("id"), &raw) {
+                *id = as_written(id.clone(), raw);
+            }
+            match Request::from_json(value) {
+                Ok(Request::Call(call)) => Some(call),
+                _ => None,
+            }
+        };
+        let mut plain = 0;
+        for line in include_str!("../testdata/calls.jsonl").lines() {
+            let raw = scan(line.as_bytes()).id;
+            if let Some(call) = plain_call(line.as_bytes(), raw.as_deref()) {
+                plain += 1;
+                let mut theirs =
+                    long_way(line).unwrap_or_else(|| panic!("the long way refuses {line}"));
+                // The long way rebuilds params through `from_value`, which writes `-0` as `0`; read straight from
+                // the line, params keep every number as written.
+                let written: Value = serde_json::from_str(line).unwrap();
+                if let Some(params) = written.get("params") {
+                    theirs.params = params.clone();
+                }
+                assert_eq!(
+                    serde_json::to_string(&call).unwrap(),
+                    serde_json::to_string(&theirs).unwrap(),
+                    "{line}"
+                );
+                assert_eq!(call, theirs, "{line}");
+            }
+        }
+        assert!(plain >= 10, "only {plain} lines read as plain calls");
     }
 
     #[test]

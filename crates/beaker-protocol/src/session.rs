@@ -27,6 +27,23 @@ pub struct SessionInfo {
     pub max_queued_bytes: usize,
 }
 
+/// The in-flight table's key of a request: `i` and its [`id_key`](crate::id_key), or for a request without an id
+/// `n` and a number of its own (`next`), in one string.
+fn in_flight_key(id: Option<&Value>, next: impl FnOnce() -> u64) -> String {
+    let mut key = String::with_capacity(24);
+    match id {
+        Some(id) => {
+            key.push('i');
+            crate::request::push_id_key(&mut key, id);
+        }
+        None => {
+            use std::fmt::Write;
+            let _ = write!(key, "n{}", next());
+        }
+    }
+    key
+}
+
 struct InFlight {
     handle: Handle,
     tag: Option<String>,
@@ -73,7 +90,7 @@ impl Drop for Reservation {
 /// "idle" waits for the second).
 #[derive(Default)]
 struct Table {
-    calls: Mutex<HashMap<String, InFlight>>,
+    calls: Mutex<HashMap<Arc<str>, InFlight>>,
     unsent: Mutex<usize>,
     all_sent: Condvar,
     /// Request bytes reserved by requests not yet answered, and a wake-up for [`Session::reserve`].
@@ -82,7 +99,7 @@ struct Table {
 }
 
 impl Table {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, InFlight>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, InFlight>> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -310,11 +327,10 @@ impl Session {
         tool: &str,
         tag: Option<String>,
         bytes: usize,
-    ) -> Option<String> {
-        let key = match id {
-            Some(id) => format!("i{}", crate::request::id_key(id)),
-            None => format!("n{}", self.seq.fetch_add(1, Ordering::Relaxed)),
-        };
+    ) -> Option<Arc<str>> {
+        let key: Arc<str> = Arc::from(in_flight_key(id, || {
+            self.seq.fetch_add(1, Ordering::Relaxed)
+        }));
         let mut calls = self.table.lock();
         if calls.contains_key(&key) {
             drop(calls);
@@ -346,7 +362,7 @@ impl Session {
 
     /// What to do with a request's answer: free its id, then send the line (so a client that reuses the id
     /// as soon as it reads the answer is never told the id is still in flight).
-    fn on_answer(&self, key: String) -> impl FnOnce(String) + Send + 'static {
+    fn on_answer(&self, key: Arc<str>) -> impl FnOnce(String) + Send + 'static {
         let sink = self.sink.clone();
         let table = self.table.clone();
         move |line: String| table.answer(&key, sink.as_ref(), line)
@@ -375,7 +391,7 @@ impl Session {
         let handle = self
             .table
             .lock()
-            .get(&format!("i{}", crate::request::id_key(&target)))
+            .get(in_flight_key(Some(&target), || 0).as_str())
             .map(|c| c.handle.clone())
             .unwrap_or_default();
         // Cancel every call of the request (a text request has several); found if any was still running.

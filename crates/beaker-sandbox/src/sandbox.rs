@@ -229,7 +229,9 @@ impl Sandbox {
             // asks for dirty pages that are present, so a dirtied page swapped out when the run ends is
             // neither reset nor decommitted, and the next run in the slot reads the last one's data
             // (wasmtime 50 scans for written pages whether present or not; it needs rustc 1.97).
-            .pagemap_scan(reset_policy(std::fs::read_to_string("/proc/swaps").ok().as_deref()))
+            .pagemap_scan(reset_policy(
+                std::fs::read_to_string("/proc/swaps").ok().as_deref(),
+            ))
             .linear_memory_keep_resident(KEEP_RESIDENT);
         let mut cfg = wasmtime::Config::new();
         cfg.consume_fuel(true)
