@@ -246,10 +246,19 @@ impl Request {
             .unwrap_or("")
             .to_string();
         check_numbers(&obj).map_err(|msg| Refusal::parse(id.clone(), &tool, msg))?;
+        // `from_value` rewrites some numbers (`-0` as `0`); params and meta go to the tool and back to the client
+        // as written, as `plain_call` reads them.
+        let written = (obj.get("params").cloned(), obj.get("meta").cloned());
         match serde_json::from_value::<ToolCall>(Value::Object(obj)) {
             Ok(mut call) => {
                 // Deserializing normalizes a number's text (`1e2` to `1e+2`); the id read above is as written.
                 call.id = id;
+                if let Some(params) = written.0 {
+                    call.params = params;
+                }
+                if let Some(meta) = written.1.filter(|m| !m.is_null()) {
+                    call.meta = Some(meta);
+                }
                 Ok(Request::Call(call))
             }
             Err(e) => Err(Refusal::parse(id, &tool, format!("invalid request: {e}"))),
@@ -473,8 +482,21 @@ fn check_numbers(obj: &Map<String, Value>) -> Result<(), String> {
             ));
         }
     }
-    if let Some(Value::Object(limits)) = obj.get("limits") {
-        check_limits(limits)?;
+    match obj.get("limits") {
+        Some(Value::Object(limits)) => check_limits(limits)?,
+        // Serde reads limits given as an array by position; each is held to the same bound.
+        Some(Value::Array(values)) => {
+            if let Some(v) = values
+                .iter()
+                .find(|v| !v.is_null() && v.as_u64().is_none_or(|n| n < 1))
+            {
+                return Err(format!(
+                    "each of `limits` must be an integer from 1 to {}, got {v}",
+                    u64::MAX
+                ));
+            }
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -508,6 +530,10 @@ pub fn parse_dialect(name: &str) -> Result<Option<Dialect>, String> {
 /// a second time, key by key (issue 39: allocations per call); both give the same call
 /// (`plain_calls_read_as_the_long_way_reads_them`).
 fn plain_call(line: &[u8], raw_id: Option<&str>) -> Option<ToolCall> {
+    // serde reads a struct from an array too (`[1, "calculator"]`, fields by position); a request is an object.
+    if line.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
     // A line with `tool` is a call whatever else it holds, and `ToolCall` refuses unknown keys: a line this reads
     // is one `from_json` would read as a call.
     let mut call: ToolCall = serde_json::from_slice(line).ok()?;
@@ -757,14 +783,8 @@ mod tests {
             let raw = scan(line.as_bytes()).id;
             if let Some(call) = plain_call(line.as_bytes(), raw.as_deref()) {
                 plain += 1;
-                let mut theirs =
+                let theirs =
                     long_way(line).unwrap_or_else(|| panic!("the long way refuses {line}"));
-                // The long way rebuilds params through `from_value`, which writes `-0` as `0`; read straight from
-                // the line, params keep every number as written.
-                let written: Value = serde_json::from_str(line).unwrap();
-                if let Some(params) = written.get("params") {
-                    theirs.params = params.clone();
-                }
                 assert_eq!(
                     serde_json::to_string(&call).unwrap(),
                     serde_json::to_string(&theirs).unwrap(),
@@ -774,6 +794,17 @@ mod tests {
             }
         }
         assert!(plain >= 10, "only {plain} lines read as plain calls");
+        // And whole lines: `Request::parse` (fast path first) makes a call exactly when the long way does.
+        for line in include_str!("../testdata/calls.jsonl").lines() {
+            let parsed = match Request::parse(line.as_bytes()) {
+                Ok(Some(Request::Call(call))) => Some(call),
+                _ => None,
+            };
+            let theirs = serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|_| long_way(line));
+            assert_eq!(parsed, theirs, "{line}");
+        }
     }
 
     #[test]

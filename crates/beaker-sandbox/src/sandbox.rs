@@ -40,6 +40,13 @@ pub struct SandboxConfig {
     /// How often the ticker thread advances the epoch, which is how often a running guest checks its
     /// deadline and cancellation. Default 1 ms.
     pub epoch_tick: Duration,
+    /// Reset a pool slot after a run by finding the pages it dirtied in the kernel's page map (Linux 6.7+
+    /// `PAGEMAP_SCAN`) and copying only those back, instead of copying back the first 16 MiB and decommitting the
+    /// rest: faster per CPython call (docs/PERFORMANCE.md). Default off: wasmtime 48's scan skips a dirtied page
+    /// that is not present when it looks (swapped out, or in the middle of a migration by compaction or THP),
+    /// which would leave that page of one run for the next run in the slot. Even when set, a host with swap
+    /// keeps it off.
+    pub reset_from_page_map: bool,
 }
 
 impl Default for SandboxConfig {
@@ -54,6 +61,7 @@ impl Default for SandboxConfig {
             max_wasm_stack: 8 << 20,
             cache_dir: default_cache_dir(),
             epoch_tick: Duration::from_millis(1),
+            reset_from_page_map: false,
         }
     }
 }
@@ -93,7 +101,12 @@ const STACK_MARGIN: usize = 2 << 20;
 fn reset_policy(proc_swaps: Option<&str>) -> wasmtime::Enabled {
     match proc_swaps {
         // The first line is the header (`Filename Type Size Used Priority`); each further line is a swap area.
-        Some(text) if text.lines().skip(1).all(|l| l.trim().is_empty()) => wasmtime::Enabled::Auto,
+        Some(text)
+            if text.starts_with("Filename")
+                && text.lines().skip(1).all(|l| l.trim().is_empty()) =>
+        {
+            wasmtime::Enabled::Auto
+        }
         _ => wasmtime::Enabled::No,
     }
 }
@@ -214,6 +227,11 @@ impl Sandbox {
             .map_err(|_| SandboxError::Internal("max_memory_bytes does not fit".into()))?;
         // A store that uses the exception-handling proposal (the CPython guest does) also takes a GC heap,
         // which the pool backs with a linear memory of its own: two memories per slot.
+        let reset = if config.reset_from_page_map {
+            reset_policy(std::fs::read_to_string("/proc/swaps").ok().as_deref())
+        } else {
+            wasmtime::Enabled::No
+        };
         pool.total_core_instances(n)
             .total_memories(2 * n)
             .total_gc_heaps(n)
@@ -223,16 +241,19 @@ impl Sandbox {
             .max_memory_size(max_memory)
             .table_elements(MAX_TABLE_ELEMENTS)
             .max_core_instance_size(4 << 20)
-            // Reset only the pages a run dirtied (Linux 6.7+ PAGEMAP_SCAN), by copying them back from the
-            // image and keeping them resident, instead of dropping the whole memory with madvise: the next
-            // run in the slot then takes no page faults on them. Not on a host with swap: wasmtime 48's scan
-            // asks for dirty pages that are present, so a dirtied page swapped out when the run ends is
-            // neither reset nor decommitted, and the next run in the slot reads the last one's data
-            // (wasmtime 50 scans for written pages whether present or not; it needs rustc 1.97).
-            .pagemap_scan(reset_policy(
-                std::fs::read_to_string("/proc/swaps").ok().as_deref(),
-            ))
-            .linear_memory_keep_resident(KEEP_RESIDENT);
+            // Resetting only the pages a run dirtied (Linux 6.7+ PAGEMAP_SCAN) is opt-in and never on a host
+            // with swap: wasmtime 48's scan asks for dirty pages that are present, so a dirtied page swapped out
+            // or being migrated when the run ends is neither reset nor decommitted, and the next run in the slot
+            // reads the last one's data (wasmtime 50 scans for written pages whether present or not; it needs
+            // rustc 1.97). Without it the first 16 MiB are copied back and the rest decommitted, which resets
+            // every page whatever the kernel is doing with it.
+            .pagemap_scan(reset)
+            // Without the scan, wasmtime copies back the whole resident prefix after every run, dirtied or not:
+            // 16 MiB of copying costs more than the faults it saves.
+            .linear_memory_keep_resident(match reset {
+                wasmtime::Enabled::No => 0,
+                _ => KEEP_RESIDENT,
+            });
         let mut cfg = wasmtime::Config::new();
         cfg.consume_fuel(true)
             .wasm_exceptions(true)
@@ -988,7 +1009,8 @@ mod tests {
         ] {
             assert!(matches!(reset_policy(Some(with_swap)), Enabled::No));
         }
-        // An unreadable /proc/swaps may hide a swap area.
+        // An unreadable or unrecognised /proc/swaps may hide a swap area.
         assert!(matches!(reset_policy(None), Enabled::No));
+        assert!(matches!(reset_policy(Some("")), Enabled::No));
     }
 }
