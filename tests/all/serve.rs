@@ -72,6 +72,8 @@ fn malformed_lines_get_errors_and_the_server_goes_on() -> Outcome {
         b"{\"id\": 10, \"tool\": \"calculator\", \"params\": {\"expression\": \"1\"}, \"limits\": {\"timeout\": 5}}",
         b"{\"id\": 11, \"tool\": \"calculator\", \"params\": \"7*8\"}",
         b"{\"id\": 12, \"tool\": \"calculator\", \"params\": {\"expression\": 1e999}}",
+        // A call's fields as an array (serde would read a struct from one, by position): not a request.
+        b"[14, \"calculator\", {\"expression\": \"7 * 8\"}]",
         b"",
         b"   ",
     ];
@@ -91,9 +93,9 @@ fn malformed_lines_get_errors_and_the_server_goes_on() -> Outcome {
     s.send(&json!({"id": "last", "tool": "calculator", "params": {"expression": "7 * 8"}}));
     let (out, status) = s.finish();
     ensure(status.success(), || format!("exit {status}"))?;
-    ensure(out.len() == 14, || {
+    ensure(out.len() == 15, || {
         format!(
-            "expected 14 responses (blank lines ignored), got {}: {out:?}",
+            "expected 15 responses (blank lines ignored), got {}: {out:?}",
             out.len()
         )
     })?;
@@ -120,6 +122,7 @@ fn malformed_lines_get_errors_and_the_server_goes_on() -> Outcome {
         (json!(12), "invalid_params"),
         // Nested too deep for the parser; the id is read from the raw line.
         (json!(13), "parse_error"),
+        (json!(null), "parse_error"),
     ];
     // Parse errors are answered by the reader, the rest by workers: compare as multisets.
     let mut want: Vec<String> = expect
