@@ -41,8 +41,8 @@ pub struct SandboxConfig {
     /// deadline and cancellation. Default 1 ms.
     pub epoch_tick: Duration,
     /// Reset a pool slot after a run by finding the pages it dirtied in the kernel's page map (Linux 6.7+
-    /// `PAGEMAP_SCAN`) and copying only those back, instead of copying back the first 16 MiB and decommitting the
-    /// rest: faster per CPython call (docs/PERFORMANCE.md). Default off: wasmtime 48's scan skips a dirtied page
+    /// `PAGEMAP_SCAN`) and copying only those back (up to 16 MiB, kept resident), instead of decommitting the whole
+    /// memory: faster per CPython call (docs/PERFORMANCE.md). Default off: wasmtime 48's scan skips a dirtied page
     /// that is not present when it looks (swapped out, or in the middle of a migration by compaction or THP),
     /// which would leave that page of one run for the next run in the slot. Even when set, a host with swap
     /// keeps it off.
@@ -90,7 +90,8 @@ pub fn declare_thread_stack(bytes: usize) {
     STACK.with(|s| s.set(bytes));
 }
 
-/// Bytes of dirtied linear memory a pool slot resets in place (and keeps resident) after a run.
+/// Bytes of dirtied linear memory a pool slot resets in place (and keeps resident) after a run, when it resets
+/// from the page map ([`SandboxConfig::reset_from_page_map`]).
 const KEEP_RESIDENT: usize = 16 << 20;
 
 /// Host frames below and above the guest's stack (WASI calls, the trap handler).
@@ -225,13 +226,13 @@ impl Sandbox {
         let n = runs + config.max_sessions;
         let max_memory = usize::try_from(config.max_memory_bytes.min(4 << 30))
             .map_err(|_| SandboxError::Internal("max_memory_bytes does not fit".into()))?;
-        // A store that uses the exception-handling proposal (the CPython guest does) also takes a GC heap,
-        // which the pool backs with a linear memory of its own: two memories per slot.
         let reset = if config.reset_from_page_map {
             reset_policy(std::fs::read_to_string("/proc/swaps").ok().as_deref())
         } else {
             wasmtime::Enabled::No
         };
+        // A store that uses the exception-handling proposal (the CPython guest does) also takes a GC heap,
+        // which the pool backs with a linear memory of its own: two memories per slot.
         pool.total_core_instances(n)
             .total_memories(2 * n)
             .total_gc_heaps(n)
@@ -245,11 +246,11 @@ impl Sandbox {
             // with swap: wasmtime 48's scan asks for dirty pages that are present, so a dirtied page swapped out
             // or being migrated when the run ends is neither reset nor decommitted, and the next run in the slot
             // reads the last one's data (wasmtime 50 scans for written pages whether present or not; it needs
-            // rustc 1.97). Without it the first 16 MiB are copied back and the rest decommitted, which resets
-            // every page whatever the kernel is doing with it.
+            // rustc 1.97). Without it the whole memory is decommitted, which resets every page whatever the
+            // kernel is doing with it; nothing is kept resident then, because without the scan wasmtime copies
+            // back the whole resident prefix after every run, dirtied or not (16 MiB cost more than the faults
+            // they save).
             .pagemap_scan(reset)
-            // Without the scan, wasmtime copies back the whole resident prefix after every run, dirtied or not:
-            // 16 MiB of copying costs more than the faults it saves.
             .linear_memory_keep_resident(match reset {
                 wasmtime::Enabled::No => 0,
                 _ => KEEP_RESIDENT,
