@@ -805,6 +805,15 @@ mod tests {
                 _ => None,
             };
             assert_eq!(parsed, long_way(line), "{line}");
+            // Params and meta are the line's own, numbers as written (`-0`, `1e2`, `0.10`).
+            if let Some(call) = parsed {
+                let written: Value = serde_json::from_str(line).unwrap();
+                let text = |v: Option<&Value>| v.map(|v| v.to_string());
+                let params = written.get("params").cloned().unwrap_or(json!({}));
+                assert_eq!(call.params.to_string(), params.to_string(), "{line}");
+                let meta = written.get("meta").filter(|m| !m.is_null());
+                assert_eq!(text(call.meta.as_ref()), text(meta), "{line}");
+            }
         }
     }
 
