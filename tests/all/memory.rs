@@ -95,6 +95,53 @@ fn unread_answers_wait_within_the_budget() -> Outcome {
     Ok(())
 }
 
+/// A call whose result does not fit because the budget is held by an answer the client has not read yet
+/// waits for the client to read it rather than being refused: only reading frees that memory, and a refusal
+/// would turn a slow reader into failed calls (the flake that `unread_answers_wait_within_the_budget` showed).
+/// A call that cannot fit even once every answer is written is still refused at once.
+fn calls_wait_for_answers_the_client_has_not_read() -> Outcome {
+    use std::io::BufRead;
+    let mut s = Server::start(&["--no-python", "--max-memory", "64MiB"]);
+    // About 19 MB of JSON, and 60 MiB reserved while it is built (twice max_output_bytes).
+    let big = |id: &str| {
+        json!({"id": id, "tool": "numerical", "limits": {"max_output_bytes": 30u64 << 20},
+               "params": {"operation": "fftfreq", "data": {"n": 1_000_000, "d": 0.37}}})
+    };
+    s.send(&big("first"));
+    // The first answer has begun to be written: it is queued, and holds its bytes until the client reads it.
+    s.stdout.fill_buf().map_err(|e| e.to_string())?;
+    // 60 MiB do not fit beside the 19 MB waiting to be read, and fit once they are.
+    s.send(&big("second"));
+    // 80 MiB never fit in 64 MiB: refused without waiting.
+    s.send(
+        &json!({"id": "never", "tool": "numerical", "limits": {"max_output_bytes": 40u64 << 20},
+        "params": {"operation": "fftfreq", "data": {"n": 10, "d": 0.37}}}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut answers = std::collections::BTreeMap::new();
+    for _ in 0..3 {
+        let line = s.recv_line();
+        let head: String = line.chars().take(400).collect();
+        let id = head
+            .split(r#""id":""#)
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_default()
+            .to_string();
+        let refused = line.len() < 4096 && line.contains(r#""error_kind":"limit_exceeded""#);
+        answers.insert(id, (line.contains(r#""success":true"#), refused, head));
+    }
+    ensure(answers.get("first").is_some_and(|a| a.0), || {
+        format!("{answers:?}")
+    })?;
+    ensure(answers.get("second").is_some_and(|a| a.0), || {
+        format!("{answers:?}")
+    })?;
+    ensure(answers.get("never").is_some_and(|a| !a.0 && a.1), || {
+        format!("{answers:?}")
+    })
+}
+
 /// Issue 36's seven ways to grow a server's memory, all at once against one HTTP server with a 2 GiB budget: 60
 /// connections each holding most of a 16 MiB body, a chat template that builds gigabytes, sessions asking for
 /// 1.5 GiB each, a text with 12 calls printing 100 MB each, a batch of 16 such calls, and numeric results of 20
@@ -227,6 +274,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "memory::unread_answers_wait_within_the_budget",
             unread_answers_wait_within_the_budget,
+        ),
+        Trial::test(
+            "memory::calls_wait_for_answers_the_client_has_not_read",
+            calls_wait_for_answers_the_client_has_not_read,
         ),
         Trial::test(
             "memory::seven_ways_to_grow_memory_at_once_stay_within_the_budget",

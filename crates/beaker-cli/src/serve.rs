@@ -18,7 +18,6 @@ use beaker_core::{MemoryBudget, Reservation};
 use beaker_protocol::{Request, Session, SessionInfo, Sink};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,8 +38,6 @@ struct Stdout {
     permits: flume::Receiver<()>,
     /// The process's memory budget, which answers waiting to be written reserve from.
     memory: MemoryBudget,
-    /// Bytes of answers queued and not yet written.
-    queued: Arc<AtomicU64>,
 }
 
 impl Sink for Stdout {
@@ -61,16 +58,10 @@ impl Stdout {
         loop {
             match self
                 .memory
-                .try_reserve(bytes, "an answer waiting for the client to read it")
+                .try_reserve_answer(bytes, "an answer waiting for the client to read it")
             {
-                Ok(r) => {
-                    self.queued.fetch_add(bytes, Ordering::AcqRel);
-                    return r;
-                }
-                Err(_) if self.queued.load(Ordering::Acquire) == 0 => {
-                    self.queued.fetch_add(bytes, Ordering::AcqRel);
-                    return self.memory.force(bytes);
-                }
+                Ok(r) => return r,
+                Err(_) if self.memory.answers() == 0 => return self.memory.force_answer(bytes),
                 Err(_) => std::thread::sleep(Duration::from_millis(1)),
             }
         }
@@ -157,17 +148,14 @@ pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
     // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.
     let (lines, rx) = flume::bounded::<Out>(settings.max_in_flight.saturating_mul(2).max(64));
-    let queued = Arc::new(AtomicU64::new(0));
-    let written = queued.clone();
     let writer = std::thread::Builder::new()
         .name("beaker-writer".into())
-        .spawn(move || write_loop(rx, &written))?;
+        .spawn(move || write_loop(rx))?;
     let (take, give_back) = flume::bounded(settings.max_in_flight);
     let sink = Arc::new(Stdout {
         lines: lines.clone(),
         permits: give_back,
         memory: engine.memory().clone(),
-        queued,
     });
     let info = SessionInfo {
         max_in_flight: settings.max_in_flight,
@@ -279,7 +267,7 @@ fn on_signals(
     Ok(())
 }
 
-fn write_loop(rx: flume::Receiver<Out>, queued: &AtomicU64) {
+fn write_loop(rx: flume::Receiver<Out>) {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut exit = None;
@@ -294,7 +282,7 @@ fn write_loop(rx: flume::Receiver<Out>, queued: &AtomicU64) {
                 Out::Line(line, reservation) => {
                     ok &= writeln!(w, "{line}").is_ok();
                     // Buffered or written, the line is out of the queue; its memory goes with the reservation.
-                    queued.fetch_sub(reservation.bytes(), Ordering::AcqRel);
+                    drop((line, reservation));
                 }
                 Out::Exit(status) => {
                     exit = Some(status);

@@ -132,6 +132,51 @@ impl CallContext {
         }
     }
 
+    /// Reserves `bytes` for `what` from the process's memory budget for the rest of this call, waiting while
+    /// only answers their clients have not read yet keep them from fitting, until this call's deadline or
+    /// cancellation.
+    pub fn reserve_memory(&self, bytes: u64, what: &str) -> Result<crate::Reservation, ToolError> {
+        self.reserve(bytes, what, crate::Hold::Call, crate::WaitFor::Answers)
+    }
+
+    /// Reserves `bytes` for `what` to hold beyond this call (a session's interpreter), waiting as
+    /// [`CallContext::reserve_memory`] does.
+    pub fn reserve_lasting_memory(
+        &self,
+        bytes: u64,
+        what: &str,
+    ) -> Result<crate::Reservation, ToolError> {
+        self.reserve(bytes, what, crate::Hold::Lasting, crate::WaitFor::Answers)
+    }
+
+    /// Reserves a call's first memory, its result's: this call holds nothing yet, so it may wait for running
+    /// calls to be answered as well as for answers to be read.
+    pub fn reserve_result_memory(
+        &self,
+        bytes: u64,
+        what: &str,
+    ) -> Result<crate::Reservation, ToolError> {
+        self.reserve(
+            bytes,
+            what,
+            crate::Hold::Call,
+            crate::WaitFor::AnswersAndCalls,
+        )
+    }
+
+    fn reserve(
+        &self,
+        bytes: u64,
+        what: &str,
+        hold: crate::Hold,
+        wait_for: crate::WaitFor,
+    ) -> Result<crate::Reservation, ToolError> {
+        self.memory
+            .reserve_or_wait(bytes, what, hold, wait_for, || {
+                self.cancel.reason().is_none() && self.deadline.is_none_or(|d| Instant::now() < d)
+            })
+    }
+
     /// `Err(timeout | cancelled)` once the call has been asked to stop.
     #[inline]
     pub fn checkpoint(&self) -> Result<(), ToolError> {

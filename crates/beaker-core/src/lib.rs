@@ -36,7 +36,7 @@ pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest, FUEL_PER_SECOND};
-pub use memory::{MemoryBudget, Reservation};
+pub use memory::{Hold, MemoryBudget, Reservation, WaitFor};
 pub use spec::{Example, Pool, Tool, ToolSpec};
 pub use tenant::Tenant;
 

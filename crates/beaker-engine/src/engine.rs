@@ -546,7 +546,8 @@ fn run(
     };
     // A result is bounded by `max_output_bytes` only once it is built: what it may take while it is built,
     // checked and answered (its values and their text) is reserved until the call is answered.
-    let result_memory = inner.memory.try_reserve(
+    // It waits while answers not yet read and calls being answered hold the budget: both give it back.
+    let result_memory = ctx.reserve_result_memory(
         limits.max_output_bytes.saturating_mul(RESULT_WEIGHT),
         "this call's result (twice its max_output_bytes)",
     );

@@ -328,7 +328,7 @@ async fn reserve_answer(response: Response, memory: &beaker_core::MemoryBudget) 
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let reservation = memory.force(bytes.len() as u64);
+    let reservation = memory.force_answer(bytes.len() as u64);
     Response::from_parts(
         parts,
         axum::body::Body::new(ReservedBody {

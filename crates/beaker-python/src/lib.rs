@@ -178,8 +178,11 @@ impl ExecutePython {
         let want = ctx.limits.max_memory_bytes;
         let what = "this session's interpreter";
         let reserved = match slot.memory.as_mut() {
-            Some(r) => r.resize(r.bytes().max(want), what),
-            None => ctx.memory.try_reserve(want, what).map(|r| {
+            Some(r) if r.bytes() >= want => Ok(()),
+            Some(r) => ctx
+                .reserve_lasting_memory(want - r.bytes(), what)
+                .map(|more| r.absorb(more)),
+            None => ctx.reserve_lasting_memory(want, what).map(|r| {
                 slot.memory = Some(r);
             }),
         };
@@ -328,8 +331,7 @@ pub(crate) fn reserve_interpreters(
     } else {
         format!("this call's {n} interpreters")
     };
-    ctx.memory
-        .try_reserve(ctx.limits.max_memory_bytes.saturating_mul(n), &what)
+    ctx.reserve_memory(ctx.limits.max_memory_bytes.saturating_mul(n), &what)
 }
 
 /// Runs the guest once with `input` and returns its report; usage is recorded into `ctx`. A program that
