@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-templates", 1),
     ("beaker-sandbox", 1),
     ("beaker-worker", 1),
+    ("beaker-jail", 1),
     ("beaker-units", 2),
     ("beaker-engine", 3),
     ("beaker-catalog", 4),

@@ -105,6 +105,9 @@ pub const BUILTIN: &[Entry] = &[
         vec![Arc::new(beaker_statistics::Statistics::new())]
     }),
     Entry::sandboxed("python", beaker_python::tools),
+    Entry::native("code", || {
+        vec![Arc::new(beaker_code::ExecuteCode::new(None))]
+    }),
     Entry::native("logic", || vec![Arc::new(beaker_logic::LogicSolver::new())]),
     Entry::native("chemistry", || {
         vec![Arc::new(beaker_chemistry::Chemistry::new())]

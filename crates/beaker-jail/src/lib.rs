@@ -7,8 +7,9 @@
 //! [`Mount`]s) and a private size-capped tmpfs at `/tmp`, drops every capability, forbids further user
 //! namespaces and installs the seccomp allowlist of [`seccomp`](crate::seccomp) before `execve`. Before
 //! bwrap starts, resource limits are set that the program inherits (address space, CPU seconds, processes, file
-//! size, open files, no core dumps); when Beaker runs as root, the run also gets a user id of its own from a pool
-//! (2,000,000,000 + slot), so that its process limit counts only its own processes. The run is killed (bwrap,
+//! size, open files, no core dumps); where the host lets Beaker make cgroups (as root, cgroup v1's pids
+//! hierarchy), the run also gets a pids cgroup of its own, the process limit that binds root and counts only
+//! the run's processes. The run is killed (bwrap,
 //! and with it the whole pid namespace) at its deadline, on cancel, or when its output passes its cap.
 //!
 //! What it does not defend against, and the WebAssembly sandbox does: a bug in the Linux kernel reachable
@@ -24,15 +25,21 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// Host directories every jailed program sees, read-only, where the host has them: the system's programs and
-/// libraries (Debian's toolchains live under `/usr`).
-pub const BASE_MOUNTS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-
-/// The first user id of the pool runs take when Beaker runs as root.
-const UID_BASE: u32 = 2_000_000_000;
+/// libraries (Debian's toolchains live under `/usr`) and the links that name its default compilers
+/// (`/usr/bin/cc` is `/etc/alternatives/cc`). Nothing else of `/etc`.
+pub const BASE_MOUNTS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/etc/alternatives",
+];
 
 /// How often the waiting thread looks at the deadline and the cancel token.
 const POLL: Duration = Duration::from_millis(5);
@@ -160,15 +167,14 @@ pub struct Outcome {
     pub wall: Duration,
     /// CPU time of all its processes (user and system).
     pub cpu: Duration,
-    /// The largest resident set of any of its processes.
-    pub peak_memory_bytes: u64,
 }
 
 /// The native sandbox: the launcher found, the seccomp filters compiled, the user ids of runs in flight.
 pub struct Jail {
     bwrap: PathBuf,
     filters: Vec<Vec<u8>>,
-    uids: Option<Mutex<Vec<bool>>>,
+    /// Where runs' pids cgroups are made, if the host lets this process make them.
+    pids: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Jail {
@@ -189,11 +195,10 @@ impl Jail {
             .iter()
             .map(seccomp::bytes)
             .collect();
-        let root = rustix::process::geteuid().is_root();
         let jail = Jail {
             bwrap,
             filters,
-            uids: root.then(|| Mutex::new(Vec::new())),
+            pids: pids_parent(),
         };
         let probe = Program {
             argv: vec!["/bin/true".into()],
@@ -213,8 +218,10 @@ impl Jail {
     /// Runs `program` to its end, its deadline, its output cap or `cancel`, whichever comes first.
     pub fn run(&self, program: &Program, cancel: &CancelToken) -> Result<Outcome, JailError> {
         let broken = |what: &str, e: std::io::Error| JailError::Broken(format!("{what}: {e}"));
-        let slot = self.uids.as_ref().map(UidSlot::take);
-        let uid = slot.as_ref().map(|s| UID_BASE + s.index as u32);
+        let group = self
+            .pids
+            .as_ref()
+            .and_then(|p| PidsGroup::new(p, program.limits.processes + 2));
         // Every file the sandbox reads at start goes in as an unnamed temporary file, handed over by descriptor.
         let mut handed: Vec<std::fs::File> = Vec::new();
         let mut args: Vec<String> = vec![
@@ -233,12 +240,21 @@ impl Jail {
             mount_base(Path::new(mount), &mut args);
         }
         for m in &program.mounts {
-            let kind = if m.writable { "--bind" } else { "--ro-bind" };
+            // Opened here and bound by descriptor: when the run has a user id of its own, it could not reach a
+            // directory under one only Beaker's user may enter (a rustup toolchain in /root, the build cache).
+            let dir = std::fs::File::open(&m.host)
+                .map_err(|e| broken(&format!("opening {}", m.host.display()), e))?;
+            let kind = if m.writable {
+                "--bind-fd"
+            } else {
+                "--ro-bind-fd"
+            };
             args.extend([
                 kind.into(),
-                m.host.display().to_string(),
+                dir.as_raw_fd().to_string(),
                 m.sandbox.display().to_string(),
             ]);
+            handed.push(dir);
         }
         args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
         args.extend([
@@ -248,7 +264,8 @@ impl Jail {
             "/tmp".into(),
         ]);
         for (path, bytes, executable) in &program.files {
-            let file = handed_file(bytes).map_err(|e| broken("writing a file for the sandbox", e))?;
+            let file =
+                handed_file(bytes).map_err(|e| broken("writing a file for the sandbox", e))?;
             args.extend([
                 "--perms".into(),
                 if *executable { "0755" } else { "0644" }.into(),
@@ -288,10 +305,15 @@ impl Jail {
         let stdin = handed_file(&program.stdin).map_err(|e| broken("writing stdin", e))?;
         let handed = Arc::new(handed);
         let limits = program.limits;
-        // Not root: the process limit counts every process of this user, so it is set above what they have now.
-        let processes = match uid {
-            Some(_) => limits.processes + 2,
-            None => processes_of_this_user() + limits.processes + 2,
+        // Without a cgroup, the process limit counts every process of this user, so it is set above what they
+        // have now (and root, whom it does not bind, has the cgroup).
+        let processes = processes_of_this_user() + limits.processes + 2;
+        let join = match &group {
+            Some(g) => Some(Arc::new(
+                g.procs()
+                    .map_err(|e| broken("opening the run's cgroup", e))?,
+            )),
+            None => None,
         };
         let mut command = Command::new(&self.bwrap);
         command
@@ -302,13 +324,11 @@ impl Jail {
         {
             let handed = handed.clone();
             sys::between_fork_and_exec(&mut command, move || {
-                pre_exec(&handed, limits, processes, uid)
+                pre_exec(&handed, limits, processes, join.as_deref())
             });
         }
         let start = Instant::now();
-        let mut child = command
-            .spawn()
-            .map_err(|e| broken("starting bwrap", e))?;
+        let mut child = command.spawn().map_err(|e| broken("starting bwrap", e))?;
         drop(command);
         drop(handed);
         let pid = child.id() as i32;
@@ -353,8 +373,18 @@ impl Jail {
                 kept
             })
         };
-        let out = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-        let err = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+        let out = reader(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = reader(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send((sys::wait4(pid), Instant::now()));
@@ -383,7 +413,7 @@ impl Jail {
         drop(child);
         let stdout = out.join().unwrap_or_default();
         let stderr = err.join().unwrap_or_default();
-        drop(slot);
+        drop(group);
         if ending == Ending::Exited && over.load(Ordering::Acquire) {
             ending = Ending::OutputLimit;
         }
@@ -400,8 +430,8 @@ impl Jail {
             stderr,
             output_bytes: total.load(Ordering::Acquire),
             wall: ended.saturating_duration_since(start),
+            // Not `ru_maxrss`: it counts the server's own pages that the forked child held before exec.
             cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
-            peak_memory_bytes: (usage.ru_maxrss as u64).saturating_mul(1024),
         })
     }
 }
@@ -430,15 +460,19 @@ fn handed_file(bytes: &[u8]) -> std::io::Result<std::fs::File> {
     Ok(f)
 }
 
-/// In the child between fork and exec: hand the files over, set the limits, take the run's own user id. Raw
-/// syscalls only (see [`sys::between_fork_and_exec`]).
+/// In the child between fork and exec: join the run's cgroup, hand the files over, set the limits. Raw syscalls
+/// only (see [`sys::between_fork_and_exec`]).
 fn pre_exec(
     handed: &[std::fs::File],
     limits: JailLimits,
     processes: u64,
-    uid: Option<u32>,
+    cgroup_procs: Option<&std::fs::File>,
 ) -> std::io::Result<()> {
     use rustix::process::{setrlimit, Resource, Rlimit};
+    if let Some(procs) = cgroup_procs {
+        // "0" is the writing process: bwrap and all it starts are in the group from their first instruction.
+        rustix::io::write(procs, b"0")?;
+    }
     for f in handed {
         rustix::io::fcntl_setfd(f, rustix::io::FdFlags::empty())?;
     }
@@ -459,14 +493,6 @@ fn pre_exec(
     set(Resource::Nofile, limits.open_files)?;
     set(Resource::Core, 0)?;
     set(Resource::Nproc, processes)?;
-    if let Some(uid) = uid {
-        use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
-        // The child is single-threaded: setting the thread's ids sets the process's.
-        let (u, g) = (rustix::process::Uid::from_raw(uid), rustix::process::Gid::from_raw(uid));
-        set_thread_groups(&[])?;
-        set_thread_res_gid(g, g, g)?;
-        set_thread_res_uid(u, u, u)?;
-    }
     Ok(())
 }
 
@@ -478,11 +504,13 @@ fn processes_of_this_user() -> u64 {
         return 0;
     };
     dir.filter_map(Result::ok)
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
-        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == me))
-        .map(|e| {
-            std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
         })
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == me))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64))
         .sum()
 }
 
@@ -494,32 +522,64 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// A user id of the pool, held for one run.
-struct UidSlot<'a> {
-    pool: &'a Mutex<Vec<bool>>,
-    index: usize,
+/// A pids cgroup of one run: the one process limit that binds root (`RLIMIT_NPROC` does not) and counts
+/// only the run's own processes.
+struct PidsGroup {
+    dir: PathBuf,
 }
 
-impl<'a> UidSlot<'a> {
-    fn take(pool: &'a Mutex<Vec<bool>>) -> UidSlot<'a> {
-        let mut used = pool.lock().unwrap_or_else(|p| p.into_inner());
-        let index = match used.iter().position(|u| !u) {
-            Some(i) => i,
-            None => {
-                used.push(false);
-                used.len() - 1
-            }
-        };
-        used[index] = true;
-        UidSlot { pool, index }
+/// Numbers the runs' cgroups.
+static RUNS: AtomicU64 = AtomicU64::new(0);
+
+impl PidsGroup {
+    /// A fresh group under `parent` holding at most `max` processes, or `None` when one cannot be made.
+    fn new(parent: &Path, max: u64) -> Option<PidsGroup> {
+        let n = RUNS.fetch_add(1, Ordering::Relaxed);
+        let dir = parent.join(format!("run-{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let group = PidsGroup { dir };
+        std::fs::write(group.dir.join("pids.max"), max.to_string()).ok()?;
+        Some(group)
+    }
+
+    /// Its `cgroup.procs`, open for the child to write itself into.
+    fn procs(&self) -> std::io::Result<std::fs::File> {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(self.dir.join("cgroup.procs"))
     }
 }
 
-impl Drop for UidSlot<'_> {
+impl Drop for PidsGroup {
     fn drop(&mut self) {
-        let mut used = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        used[self.index] = false;
+        // The run's last processes die with bwrap, a moment after it is reaped: removed once they are gone.
+        if std::fs::remove_dir(&self.dir).is_ok() {
+            return;
+        }
+        let dir = std::mem::take(&mut self.dir);
+        std::thread::spawn(move || {
+            for _ in 0..200 {
+                std::thread::sleep(Duration::from_millis(10));
+                if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                    return;
+                }
+            }
+        });
     }
+}
+
+/// This process's parent of run cgroups, where the host has a writable pids hierarchy (cgroup v1's
+/// `/sys/fs/cgroup/pids`, as root); `None` otherwise.
+fn pids_parent() -> Option<PathBuf> {
+    let root = Path::new("/sys/fs/cgroup/pids");
+    let mine = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = mine.lines().find_map(|l| {
+        l.split_once(":pids:")
+            .map(|(_, p)| p.trim_start_matches('/').to_string())
+    })?;
+    let parent = root.join(path).join("beaker");
+    std::fs::create_dir_all(&parent).ok()?;
+    Some(parent)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 use super::*;
 
 fn jail() -> Jail {
-    Jail::discover().expect("bubblewrap is installed (.ci/run installs it) and user namespaces work")
+    Jail::discover()
+        .expect("bubblewrap is installed (.ci/run installs it) and user namespaces work")
 }
 
 fn sh(script: &str) -> Program {
@@ -23,7 +24,8 @@ fn text(b: &[u8]) -> String {
 fn a_program_reads_stdin_and_its_files_and_exits_with_its_code() {
     let mut p = sh("read x; echo \"got $x\"; cat /tmp/data.txt >&2; exit 3");
     p.stdin = b"42\n".to_vec();
-    p.files.push(("data.txt".into(), b"file text".to_vec(), false));
+    p.files
+        .push(("data.txt".into(), b"file text".to_vec(), false));
     let out = run(&p);
     assert_eq!(out.ending, Ending::Exited);
     assert_eq!(out.exit_code, Some(3));
@@ -116,7 +118,10 @@ fn a_fork_bomb_hits_the_process_limit_and_the_deadline() {
     p.limits.wall = Duration::from_secs(3);
     let out = run(&p);
     // The host is fine: this returns, and the next run works.
-    assert!(matches!(out.ending, Ending::Exited | Ending::TimedOut), "{out:?}");
+    assert!(
+        matches!(out.ending, Ending::Exited | Ending::TimedOut),
+        "{out:?}"
+    );
     assert_eq!(run(&sh("echo ok")).stdout, b"ok\n");
 }
 

@@ -1,0 +1,143 @@
+//! The build cache: a compiled program's directory, found again by the SHA-256 of what made it (language,
+//! toolchain, source name and text), kept under a size cap by dropping the least recently used builds.
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// The most bytes of builds kept.
+const CAP_BYTES: u64 = 1 << 30;
+/// A build used this recently is not evicted (a run may be about to mount it).
+const IN_USE: Duration = Duration::from_secs(120);
+
+/// Where builds are kept (`None`: nowhere; every compile is fresh).
+pub(crate) struct BuildCache {
+    root: Option<PathBuf>,
+}
+
+/// A build's directory: in the cache, or a temporary one deleted when dropped (no cache, or it could not be
+/// kept).
+pub(crate) enum Build {
+    Cached(PathBuf),
+    Temporary(tempfile::TempDir),
+}
+
+impl Build {
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            Build::Cached(p) => p,
+            Build::Temporary(t) => t.path(),
+        }
+    }
+}
+
+/// The default folder: `$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker` or `~/.cache/beaker`, then `builds/`.
+pub(crate) fn default_dir() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("BEAKER_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache/beaker")))
+        .map(|d| d.join("builds"))
+}
+
+/// The key of a build made from `parts`.
+pub(crate) fn key(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        // Length-prefixed, so that no two lists of parts hash the same bytes.
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl BuildCache {
+    pub(crate) fn new(root: Option<PathBuf>) -> BuildCache {
+        let root = root.filter(|r| std::fs::create_dir_all(r.join("tmp")).is_ok());
+        BuildCache { root }
+    }
+
+    /// The build of `key`, if kept; marks it used.
+    pub(crate) fn get(&self, key: &str) -> Option<Build> {
+        let dir = self.root.as_ref()?.join(key);
+        let f = std::fs::File::open(&dir).ok()?;
+        let _ = f.set_modified(SystemTime::now());
+        Some(Build::Cached(dir))
+    }
+
+    /// A fresh directory for a compile, writable by the sandbox's user.
+    pub(crate) fn workspace(&self) -> std::io::Result<tempfile::TempDir> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = match &self.root {
+            Some(r) => tempfile::tempdir_in(r.join("tmp"))?,
+            None => tempfile::tempdir()?,
+        };
+        // The jail reaches it through a descriptor only (its parents stay closed to other users).
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))?;
+        Ok(dir)
+    }
+
+    /// Keeps `work` as the build of `key` (another call's build of the same key, if it won the race).
+    pub(crate) fn put(&self, key: &str, work: tempfile::TempDir) -> Build {
+        let Some(root) = &self.root else {
+            return Build::Temporary(work);
+        };
+        let target = root.join(key);
+        match std::fs::rename(work.path(), &target) {
+            Ok(()) => {
+                // Renamed away: nothing is left for the TempDir to delete.
+                let _ = work.keep();
+            }
+            Err(_) if target.is_dir() => {}
+            Err(_) => return Build::Temporary(work),
+        }
+        self.evict(root, &target);
+        Build::Cached(target)
+    }
+
+    /// Drops the least recently used builds while the cache is over its cap.
+    fn evict(&self, root: &Path, keep: &Path) {
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return;
+        };
+        let mut builds: Vec<(SystemTime, u64, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name() != "tmp" && e.path() != keep)
+            .filter_map(|e| {
+                let used = e.metadata().ok()?.modified().ok()?;
+                Some((used, size(&e.path()), e.path()))
+            })
+            .collect();
+        let mut total: u64 = builds.iter().map(|b| b.1).sum::<u64>() + size(keep);
+        builds.sort();
+        let now = SystemTime::now();
+        for (used, bytes, path) in builds {
+            if total <= CAP_BYTES {
+                break;
+            }
+            if now.duration_since(used).is_ok_and(|d| d > IN_USE)
+                && std::fs::remove_dir_all(&path).is_ok()
+            {
+                total -= bytes;
+            }
+        }
+    }
+}
+
+/// Bytes of the files under `path`.
+fn size(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return std::fs::symlink_metadata(path).map_or(0, |m| m.len());
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => size(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}

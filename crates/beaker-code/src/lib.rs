@@ -1,0 +1,403 @@
+//! `execute_code`: a program in one of the languages code-RL datasets use (C, C++, Java, JavaScript, Go, Rust,
+//! Bash, Python), compiled and run as a native process in the jail of `beaker-jail`, with its stdin, and a
+//! verdict (`ok`, `compile_error`, `runtime_error`, `time_limit`, `output_limit`) as a judge gives it.
+//!
+//! A compiled language is compiled once per distinct source: builds are kept in a cache keyed by the SHA-256 of
+//! the language, the toolchain and the source ([`cache`]), so the thousand rollouts that submit one solution
+//! against a thousand test inputs compile it once.
+#![deny(missing_docs)]
+
+mod cache;
+mod languages;
+mod spec;
+
+use beaker_core::{CallContext, ErrorKind, Pool, Tool, ToolError, ToolSpec, Usage};
+use beaker_jail::{Ending, Jail, JailError, JailLimits, Mount, Outcome, Program};
+use languages::{LanguageDef, Toolchain, LANGUAGES};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a compile may use, whatever the call's own limits (the compiler is ours, not the program).
+const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
+/// Compiler messages kept.
+const COMPILE_OUTPUT: u64 = 1 << 20;
+
+/// The `execute_code` tool.
+pub struct ExecuteCode {
+    spec: ToolSpec,
+    jail: Result<Arc<Jail>, JailError>,
+    toolchains: Vec<Option<Toolchain>>,
+    cache: cache::BuildCache,
+}
+
+impl ExecuteCode {
+    /// The tool over this host's jail and toolchains (looked up once); builds cached under `cache_dir`
+    /// (`None`: the default, `$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker` or `~/.cache/beaker`, then `builds/`).
+    pub fn new(cache_dir: Option<PathBuf>) -> ExecuteCode {
+        let toolchains = LANGUAGES.iter().map(Toolchain::find).collect();
+        ExecuteCode {
+            spec: spec::spec(),
+            jail: Jail::discover().map(Arc::new),
+            toolchains,
+            cache: cache::BuildCache::new(cache_dir.or_else(cache::default_dir)),
+        }
+    }
+
+    /// Which languages can run here, and for each missing one what to install.
+    pub fn languages(&self) -> Vec<(&'static str, Result<(), String>)> {
+        LANGUAGES
+            .iter()
+            .zip(&self.toolchains)
+            .map(|(def, t)| {
+                let ready = match (&self.jail, t) {
+                    (Err(e), _) => Err(e.to_string()),
+                    (Ok(_), None) => Err(format!("not installed (install {})", def.install)),
+                    (Ok(_), Some(_)) => Ok(()),
+                };
+                (def.name, ready)
+            })
+            .collect()
+    }
+}
+
+/// The params, as the schema gives them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    language: String,
+    code: String,
+    #[serde(default)]
+    stdin: String,
+    #[serde(default)]
+    run_timeout_ms: Option<u64>,
+}
+
+impl Tool for ExecuteCode {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn pool(&self) -> Pool {
+        Pool::Sandboxed
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let p: Params = beaker_core::params::parse(params)?;
+        let Some(index) = LANGUAGES.iter().position(|l| l.name == p.language) else {
+            return Err(ToolError::invalid_params(format!(
+                "`language` must be one of {}, got `{}`",
+                LANGUAGES
+                    .iter()
+                    .map(|l| l.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                p.language
+            )));
+        };
+        let def = &LANGUAGES[index];
+        let jail = self.jail.as_ref().map_err(|e| {
+            ToolError::new(
+                ErrorKind::ToolError,
+                format!("`{}` cannot run: {e}", def.name),
+            )
+        })?;
+        let toolchain = self.toolchains[index].as_ref().ok_or_else(|| {
+            ToolError::new(
+                ErrorKind::ToolError,
+                format!(
+                    "`{}` is not installed on this server (install {})",
+                    def.name, def.install
+                ),
+            )
+        })?;
+        let input = (p.code.len() + p.stdin.len()) as u64;
+        if input > ctx.limits.max_input_bytes {
+            return Err(ToolError::limit(format!(
+                "the code and stdin are {input} bytes; the limit is max_input_bytes = {}",
+                ctx.limits.max_input_bytes
+            )));
+        }
+        Run {
+            jail,
+            def,
+            toolchain,
+            cache: &self.cache,
+            ctx,
+        }
+        .run(&p)
+    }
+}
+
+/// One call's work.
+struct Run<'a> {
+    jail: &'a Jail,
+    def: &'static LanguageDef,
+    toolchain: &'a Toolchain,
+    cache: &'a cache::BuildCache,
+    ctx: &'a CallContext,
+}
+
+impl Run<'_> {
+    fn run(&self, p: &Params) -> Result<Value, ToolError> {
+        let started = Instant::now();
+        let class = (self.def.name == "java").then(|| languages::java_class(&p.code));
+        let source = match &class {
+            Some(c) => format!("{c}.java"),
+            None => self.def.source.to_string(),
+        };
+        let mut result = json!({"language": self.def.name});
+        let mut mounts = self.toolchain.mounts.clone();
+        let build = match self.def.compile {
+            Some(compile) => match self.compile(compile, &source, &p.code)? {
+                Compiled::Built(dir, report) => {
+                    result["compile"] = report;
+                    Some(dir)
+                }
+                Compiled::Failed(report) => {
+                    result["compile"] = report;
+                    result["status"] = json!("compile_error");
+                    for k in ["exit_code", "stdout", "stderr"] {
+                        result[k] = Value::Null;
+                    }
+                    self.record(None, started);
+                    return Ok(result);
+                }
+            },
+            None => None,
+        };
+        if let Some(dir) = &build {
+            mounts.push(Mount {
+                host: dir.path().to_path_buf(),
+                sandbox: "/build".into(),
+                writable: false,
+            });
+        }
+        let mut files = Vec::new();
+        if self.def.compile.is_none() {
+            files.push((source.clone(), p.code.clone().into_bytes(), false));
+        }
+        let call_left = self.time_left()?;
+        let (wall, own_limit) = match p.run_timeout_ms.map(Duration::from_millis) {
+            Some(t) if t < call_left => (t, true),
+            _ => (call_left, false),
+        };
+        let program = Program {
+            argv: self.argv(self.def.run, &source, class.as_deref()),
+            env: self.env(),
+            mounts,
+            files,
+            cwd: "/tmp".into(),
+            stdin: p.stdin.clone().into_bytes(),
+            limits: self.limits(wall, self.ctx.limits.max_output_bytes, self.memory()),
+        };
+        let out = self
+            .jail
+            .run(&program, &self.ctx.cancel)
+            .map_err(jail_error)?;
+        drop(build);
+        self.record(Some(&out), started);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        let status = match out.ending {
+            Ending::Exited if out.exit_code == Some(0) => "ok",
+            Ending::Exited => "runtime_error",
+            Ending::OutputLimit => "output_limit",
+            Ending::TimedOut if own_limit => "time_limit",
+            Ending::TimedOut | Ending::Cancelled => {
+                return Err(self
+                    .stopped()
+                    .with_partial(json!({"stdout": stdout, "stderr": stderr})))
+            }
+        };
+        result["status"] = json!(status);
+        result["exit_code"] = json!(out.exit_code);
+        result["stdout"] = json!(stdout);
+        result["stderr"] = json!(stderr);
+        // The output cap counts raw bytes; the answer holds them escaped. What does not fit is cut from the
+        // end of the longer stream, and the verdict says so.
+        let cap = self.ctx.limits.max_output_bytes;
+        loop {
+            let over = beaker_core::json_len(&result).saturating_sub(cap) as usize;
+            if over == 0 {
+                break;
+            }
+            result["status"] = json!("output_limit");
+            result["exit_code"] = Value::Null;
+            let longer = if result["stdout"].as_str().map_or(0, str::len)
+                >= result["stderr"].as_str().map_or(0, str::len)
+            {
+                "stdout"
+            } else {
+                "stderr"
+            };
+            let text = result[longer].as_str().unwrap_or_default();
+            if text.is_empty() {
+                break;
+            }
+            let mut keep = text.len().saturating_sub(over.max(64));
+            while !text.is_char_boundary(keep) {
+                keep -= 1;
+            }
+            result[longer] = json!(text[..keep].to_string());
+        }
+        Ok(result)
+    }
+
+    /// Compiles `code`, or finds its build in the cache.
+    fn compile(&self, command: &[&str], source: &str, code: &str) -> Result<Compiled, ToolError> {
+        let key = cache::key(&[self.def.name, &self.toolchain.identity, source, code]);
+        if let Some(dir) = self.cache.get(&key) {
+            return Ok(Compiled::Built(
+                dir,
+                json!({"exit_code": 0, "stdout": "", "stderr": ""}),
+            ));
+        }
+        let work = self
+            .cache
+            .workspace()
+            .map_err(|e| ToolError::new(ErrorKind::Internal, format!("a build directory: {e}")))?;
+        std::fs::write(work.path().join(source), code)
+            .map_err(|e| ToolError::new(ErrorKind::Internal, format!("writing the source: {e}")))?;
+        let mut mounts = self.toolchain.mounts.clone();
+        mounts.push(Mount {
+            host: work.path().to_path_buf(),
+            sandbox: "/build".into(),
+            writable: true,
+        });
+        let program = Program {
+            argv: self.argv(command, source, None),
+            env: self.env(),
+            mounts,
+            files: Vec::new(),
+            cwd: "/build".into(),
+            stdin: Vec::new(),
+            limits: self.limits(
+                self.time_left()?,
+                COMPILE_OUTPUT,
+                Some(COMPILE_ADDRESS_SPACE),
+            ),
+        };
+        let out = self
+            .jail
+            .run(&program, &self.ctx.cancel)
+            .map_err(jail_error)?;
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let report = json!({
+            "exit_code": out.exit_code,
+            "stdout": text(&out.stdout),
+            "stderr": text(&out.stderr),
+        });
+        match out.ending {
+            Ending::Exited if out.exit_code == Some(0) => {
+                // Compiler warnings are not kept with the build: a cached build reports none, so neither
+                // does a fresh one (the same source gives the same answer).
+                let _ = std::fs::remove_file(work.path().join(source));
+                let dir = self.cache.put(&key, work);
+                Ok(Compiled::Built(
+                    dir,
+                    json!({"exit_code": 0, "stdout": "", "stderr": ""}),
+                ))
+            }
+            Ending::Exited | Ending::OutputLimit => Ok(Compiled::Failed(report)),
+            Ending::TimedOut | Ending::Cancelled => {
+                Err(self.stopped().with_partial(json!({"compile": report})))
+            }
+        }
+    }
+
+    /// The time left before the call's deadline.
+    fn time_left(&self) -> Result<Duration, ToolError> {
+        let left = match self.ctx.deadline {
+            Some(d) => d.saturating_duration_since(Instant::now()),
+            None => Duration::from_millis(self.ctx.limits.timeout_ms),
+        };
+        if left.is_zero() {
+            return Err(self.stopped());
+        }
+        Ok(left)
+    }
+
+    /// The error of a call stopped by its deadline or its client.
+    fn stopped(&self) -> ToolError {
+        self.ctx.checkpoint().err().unwrap_or_else(|| {
+            ToolError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "the call ran past its {} ms execution limit",
+                    self.ctx.limits.timeout_ms
+                ),
+            )
+        })
+    }
+
+    /// The address-space limit of the program: the call's memory limit, except for runtimes whose heap flag
+    /// bounds them instead.
+    fn memory(&self) -> Option<u64> {
+        (!self.def.reserves_address_space).then_some(self.ctx.limits.max_memory_bytes)
+    }
+
+    fn limits(&self, wall: Duration, output: u64, address_space: Option<u64>) -> JailLimits {
+        JailLimits {
+            wall,
+            address_space,
+            output_bytes: output,
+            ..JailLimits::default()
+        }
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        self.def
+            .env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// A command with its placeholders filled in.
+    fn argv(&self, template: &[&str], source: &str, class: Option<&str>) -> Vec<String> {
+        let heap = (self.ctx.limits.max_memory_bytes >> 20).max(16).to_string();
+        let tool = self.toolchain.program.display().to_string();
+        let java = languages::java_beside(&self.toolchain.program)
+            .display()
+            .to_string();
+        template
+            .iter()
+            .map(|a| {
+                a.replace("{tool}", &tool)
+                    .replace("{java}", &java)
+                    .replace("{source}", source)
+                    .replace("{class}", class.unwrap_or("Main"))
+                    .replace("{heap_mib}", &heap)
+            })
+            .collect()
+    }
+
+    /// Records the call's usage: wall time of the whole call and the run's output (peak memory is not measured
+    /// yet: it needs the run's memory cgroup).
+    fn record(&self, out: Option<&Outcome>, started: Instant) {
+        self.ctx.usage.record(Usage {
+            fuel: 0,
+            peak_memory_bytes: 0,
+            wall_us: started.elapsed().as_micros() as u64,
+            output_bytes: out.map_or(0, |o| o.output_bytes),
+        });
+    }
+}
+
+/// A compile's end.
+enum Compiled {
+    /// The build's directory and the compile's report.
+    Built(cache::Build, Value),
+    /// The compiler refused the source.
+    Failed(Value),
+}
+
+fn jail_error(e: JailError) -> ToolError {
+    ToolError::new(ErrorKind::Internal, e.to_string())
+}
+
+#[cfg(test)]
+mod tests;

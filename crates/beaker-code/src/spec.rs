@@ -1,0 +1,56 @@
+//! The `execute_code` tool's `ToolSpec`: params and result schemas, examples, and the notes in `code.md`.
+
+use crate::languages::LANGUAGES;
+use beaker_core::{Example, ToolSpec};
+use serde_json::json;
+
+/// The tool's spec.
+pub(crate) fn spec() -> ToolSpec {
+    let names: Vec<&str> = LANGUAGES.iter().map(|l| l.name).collect();
+    let run = |what: &str| json!({"type": ["string", "null"], "description": what});
+    ToolSpec {
+        name: "execute_code".into(),
+        description: "Compile and run a program in C, C++, Java, JavaScript (nodejs), Go, Rust, Bash or Python as a \
+            native process in a sandbox (no network, no host files, limited time, memory, processes and output), \
+            with the given stdin. Returns a judge's verdict (`status`: ok, compile_error, runtime_error, \
+            time_limit, output_limit), the exit code, stdout and stderr, and the compiler's report. Java's class \
+            is the source's public class (else `Main`)."
+            .into(),
+        params_schema: json!({
+            "type": "object",
+            "properties": {
+                "language": {"enum": names, "description": "The language (SandboxFusion's names)."},
+                "code": {"type": "string", "description": "The program's source."},
+                "stdin": {"type": "string", "description": "What the program reads on stdin (default none)."},
+                "run_timeout_ms": {"type": "integer", "minimum": 1, "description": "The program's own time limit: past it the verdict is `time_limit` (default: the call's timeout, past which the call fails with `timeout`)."}
+            },
+            "required": ["language", "code"],
+            "additionalProperties": false
+        }),
+        result_schema: json!({
+            "type": "object",
+            "properties": {
+                "language": {"type": "string"},
+                "status": {"enum": ["ok", "compile_error", "runtime_error", "time_limit", "output_limit"], "description": "The verdict: `ok` is exit code 0."},
+                "exit_code": {"type": ["integer", "null"], "description": "The exit code, or 128 + the signal that killed the program; null when it did not run to its end."},
+                "stdout": run("What it wrote to stdout (up to max_output_bytes; invalid UTF-8 replaced)."),
+                "stderr": run("What it wrote to stderr."),
+                "compile": {"type": "object", "description": "Compiled languages: the compiler's exit code and messages (a successful compile reports none, cached or not).", "properties": {"exit_code": {"type": ["integer", "null"]}, "stdout": {"type": "string"}, "stderr": {"type": "string"}}}
+            },
+            "required": ["language", "status", "exit_code", "stdout", "stderr"]
+        }),
+        examples: vec![
+            Example {
+                params: json!({"language": "cpp", "code": "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }", "stdin": "2 40\n"}),
+                result: json!({"language": "cpp", "status": "ok", "exit_code": 0, "stdout": "42\n", "stderr": "", "compile": {"exit_code": 0, "stdout": "", "stderr": ""}}),
+                elided: vec![],
+            },
+            Example {
+                params: json!({"language": "python", "code": "import sys\nprint(sys.maxsize, sum(i * i for i in range(100000)))"}),
+                result: json!({"language": "python", "status": "ok", "exit_code": 0, "stdout": "9223372036854775807 333328333350000\n", "stderr": ""}),
+                elided: vec![],
+            },
+        ],
+        notes: include_str!("code.md").into(),
+    }
+}

@@ -1,0 +1,41 @@
+use super::*;
+
+#[test]
+fn java_s_class_is_the_public_one() {
+    assert_eq!(
+        languages::java_class("public class Solution { }"),
+        "Solution"
+    );
+    assert_eq!(
+        languages::java_class("import java.util.*;\npublic final class A1 {}"),
+        "A1"
+    );
+    assert_eq!(
+        languages::java_class("class Helper {}\nclass Main {}"),
+        "Main"
+    );
+}
+
+#[test]
+fn build_keys_separate_their_parts() {
+    assert_ne!(cache::key(&["ab", "c"]), cache::key(&["a", "bc"]));
+    assert_eq!(cache::key(&["c", "x"]).len(), 64);
+}
+
+#[test]
+fn a_build_is_found_again_and_a_missing_cache_still_builds() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let cache = cache::BuildCache::new(Some(root.path().join("builds")));
+    let work = cache.workspace().expect("workspace");
+    std::fs::write(work.path().join("main"), b"x").expect("write");
+    let built = cache.put("k", work);
+    assert!(built.path().join("main").is_file());
+    assert!(cache
+        .get("k")
+        .is_some_and(|b| b.path().join("main").is_file()));
+    assert!(cache.get("other").is_none());
+    let none = cache::BuildCache::new(None);
+    let work = none.workspace().expect("workspace");
+    let kept = none.put("k", work);
+    assert!(kept.path().is_dir());
+}
