@@ -49,8 +49,30 @@ r = run(code="a, b = map(int, open('in.csv').read().split(','))\nopen('out.txt',
         files={"in.csv": data}, fetch_files=["out.txt"])
 check("files", base64.b64decode(r.files.get("out.txt", "")) == b"12", r)
 
+r = run(code="#include <cstdio>\nint main() { long long a, b; std::scanf(\"%lld %lld\", &a, &b); std::printf(\"%lld\\n\", a * b); }",
+        language="cpp", stdin="3000000000 3\n")
+check("cpp", r.status == RunStatus.Success and r.compile_result.return_code == 0
+      and r.run_result.stdout == "9000000000\n", r)
+
+r = run(code="int main() { return x; }", language="cpp")
+check("compile error", r.status == RunStatus.Failed and r.compile_result.return_code == 1
+      and r.run_result is None, r)
+
+r = run(code="int main() { volatile unsigned long i = 0; for (;;) i++; }", language="cpp", run_timeout=0.5)
+check("cpp time limit", summary_run_code_result(r, SummaryMapping(RunTimeout="RunTimeout")) == "RunTimeout", r)
+
+for language, code, out in [
+    ("java", "public class Main { public static void main(String[] a) { System.out.println(Long.MAX_VALUE); } }",
+     "9223372036854775807\n"),
+    ("nodejs", "console.log(2 ** 53)", "9007199254740992\n"),
+    ("rust", "fn main() { println!(\"{}\", u64::MAX); }", "18446744073709551615\n"),
+    ("bash", "echo $((2 ** 62))", "4611686018427387904\n"),
+]:
+    r = run(code=code, language=language)
+    check(language, r.status == RunStatus.Success and r.run_result.stdout == out, r)
+
 try:
-    run(code="int main() {}", language="cpp")
+    run(code="<?php echo 1;", language="php")
     check("unsupported language", False, "no exception")
 except Exception as e:  # the client raises on SandboxError, as for SandboxFusion's own
     check("unsupported language", "not supported" in str(e), e)

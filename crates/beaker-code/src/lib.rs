@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 /// What a compile may use, whatever the call's own limits (the compiler is ours, not the program).
 const COMPILE_ADDRESS_SPACE: u64 = 4 << 30;
+/// What a runtime bounded by its heap flag (the JVM, V8, Go's) may hold beside its heap.
+const RUNTIME_OVERHEAD: u64 = 384 << 20;
 /// Compiler messages kept.
 const COMPILE_OUTPUT: u64 = 1 << 20;
 
@@ -191,7 +193,12 @@ impl Run<'_> {
             files,
             cwd: "/tmp".into(),
             stdin: p.stdin.clone().into_bytes(),
-            limits: self.limits(wall, self.ctx.limits.max_output_bytes, self.memory()),
+            limits: self.limits(
+                wall,
+                self.ctx.limits.max_output_bytes,
+                self.memory(),
+                self.total_memory(),
+            ),
         };
         let out = self
             .jail
@@ -205,6 +212,7 @@ impl Run<'_> {
             Ending::Exited if out.exit_code == Some(0) => "ok",
             Ending::Exited => "runtime_error",
             Ending::OutputLimit => "output_limit",
+            Ending::MemoryLimit => "memory_limit",
             Ending::TimedOut if own_limit => "time_limit",
             Ending::TimedOut | Ending::Cancelled => {
                 return Err(self
@@ -278,6 +286,7 @@ impl Run<'_> {
                 self.time_left()?,
                 COMPILE_OUTPUT,
                 Some(COMPILE_ADDRESS_SPACE),
+                Some(COMPILE_ADDRESS_SPACE),
             ),
         };
         let out = self
@@ -301,7 +310,9 @@ impl Run<'_> {
                     json!({"exit_code": 0, "stdout": "", "stderr": ""}),
                 ))
             }
-            Ending::Exited | Ending::OutputLimit => Ok(Compiled::Failed(report)),
+            Ending::Exited | Ending::OutputLimit | Ending::MemoryLimit => {
+                Ok(Compiled::Failed(report))
+            }
             Ending::TimedOut | Ending::Cancelled => {
                 Err(self.stopped().with_partial(json!({"compile": report})))
             }
@@ -339,10 +350,27 @@ impl Run<'_> {
         (!self.def.reserves_address_space).then_some(self.ctx.limits.max_memory_bytes)
     }
 
-    fn limits(&self, wall: Duration, output: u64, address_space: Option<u64>) -> JailLimits {
+    /// The memory of all the program's processes together: the call's memory limit, plus what a runtime whose
+    /// heap flag is that limit needs beside its heap (the JVM's metaspace and code cache, V8's).
+    fn total_memory(&self) -> Option<u64> {
+        let limit = self.ctx.limits.max_memory_bytes;
+        Some(match self.def.reserves_address_space {
+            true => limit.saturating_add(RUNTIME_OVERHEAD),
+            false => limit,
+        })
+    }
+
+    fn limits(
+        &self,
+        wall: Duration,
+        output: u64,
+        address_space: Option<u64>,
+        memory_bytes: Option<u64>,
+    ) -> JailLimits {
         JailLimits {
             wall,
             address_space,
+            memory_bytes,
             output_bytes: output,
             ..JailLimits::default()
         }
@@ -375,12 +403,12 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Records the call's usage: wall time of the whole call and the run's output (peak memory is not measured
-    /// yet: it needs the run's memory cgroup).
+    /// Records the call's usage: wall time of the whole call, the run's peak memory (where the host gives runs
+    /// a memory cgroup; 0 otherwise) and its output.
     fn record(&self, out: Option<&Outcome>, started: Instant) {
         self.ctx.usage.record(Usage {
             fuel: 0,
-            peak_memory_bytes: 0,
+            peak_memory_bytes: out.and_then(|o| o.peak_memory_bytes).unwrap_or(0),
             wall_us: started.elapsed().as_micros() as u64,
             output_bytes: out.map_or(0, |o| o.output_bytes),
         });

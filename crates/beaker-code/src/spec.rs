@@ -13,7 +13,7 @@ pub(crate) fn spec() -> ToolSpec {
         description: "Compile and run a program in C, C++, Java, JavaScript (nodejs), Go, Rust, Bash or Python as a \
             native process in a sandbox (no network, no host files, limited time, memory, processes and output), \
             with the given stdin. Returns a judge's verdict (`status`: ok, compile_error, runtime_error, \
-            time_limit, output_limit), the exit code, stdout and stderr, and the compiler's report. Java's class \
+            time_limit, memory_limit, output_limit), the exit code, stdout and stderr, and the compiler's report. Java's class \
             is the source's public class (else `Main`)."
             .into(),
         params_schema: json!({
@@ -31,7 +31,7 @@ pub(crate) fn spec() -> ToolSpec {
             "type": "object",
             "properties": {
                 "language": {"type": "string"},
-                "status": {"enum": ["ok", "compile_error", "runtime_error", "time_limit", "output_limit"], "description": "The verdict: `ok` is exit code 0."},
+                "status": {"enum": ["ok", "compile_error", "runtime_error", "time_limit", "memory_limit", "output_limit"], "description": "The verdict: `ok` is exit code 0."},
                 "exit_code": {"type": ["integer", "null"], "description": "The exit code, or 128 + the signal that killed the program; null when it did not run to its end."},
                 "stdout": run("What it wrote to stdout (up to max_output_bytes; invalid UTF-8 replaced)."),
                 "stderr": run("What it wrote to stderr."),

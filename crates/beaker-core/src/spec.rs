@@ -62,7 +62,7 @@ pub trait Tool: Send + Sync {
 pub enum Pool {
     /// Native, trusted, in-process tools.
     Native,
-    /// Tools that run a guest in the WebAssembly sandbox (Python, operator guests): their own pool, and a
-    /// longer grace past the deadline for the guest's own answer.
+    /// Tools that run untrusted code in a sandbox (Python and operator guests in WebAssembly, `execute_code`'s
+    /// programs in the native one): their own pool, and a longer grace past the deadline for their own answer.
     Sandboxed,
 }

@@ -244,7 +244,7 @@ impl Engine {
         &self.tenant
     }
 
-    /// The names of the tools that run in the WebAssembly sandbox.
+    /// The names of the tools that run untrusted code in a sandbox (the `Sandboxed` pool's).
     pub fn sandboxed_tools(&self) -> Vec<&str> {
         self.inner.sandboxed.iter().map(String::as_str).collect()
     }

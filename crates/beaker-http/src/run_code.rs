@@ -1,6 +1,6 @@
 //! SandboxFusion's `POST /run_code`, the route verl and SkyRL post model-written code to, answered by
-//! `execute_python` so that switching is a change of URL. Python only; see docs/HTTP.md for how each field
-//! maps.
+//! `execute_python` for Python and by `execute_code` (the native sandbox) for C, C++, Java, Node.js, Go, Rust
+//! and Bash, so that switching is a change of URL; see docs/HTTP.md for how each field maps.
 
 use crate::Caller;
 use axum::body::Bytes;
@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 pub(crate) const FUEL_PER_SECOND: f64 = beaker_core::FUEL_PER_SECOND as f64;
 /// SandboxFusion's default `run_timeout`, in seconds.
 const DEFAULT_RUN_TIMEOUT: f64 = 10.0;
+/// SandboxFusion's default `compile_timeout`, in seconds.
+const DEFAULT_COMPILE_TIMEOUT: f64 = 10.0;
+/// The languages `execute_code` runs, by SandboxFusion's names.
+const NATIVE: &[&str] = &["cpp", "c", "java", "nodejs", "go", "rust", "bash"];
 
 /// A `/run_code` request, with SandboxFusion's field names and defaults. Unknown fields are ignored, as there.
 #[derive(Deserialize)]
@@ -25,6 +29,8 @@ pub(crate) struct RunCodeRequest {
     language: String,
     #[serde(default)]
     run_timeout: Option<f64>,
+    #[serde(default)]
+    compile_timeout: Option<f64>,
     #[serde(default, rename = "memory_limit_MB")]
     memory_limit_mb: Option<f64>,
     #[serde(default)]
@@ -91,10 +97,19 @@ pub(crate) async fn run_code(Caller(dispatcher): Caller, body: Bytes) -> Respons
         Ok(r) => r,
         Err(refused) => return *refused,
     };
+    if NATIVE.contains(&req.language.as_str()) {
+        let call = match native_call(req) {
+            Ok(c) => c,
+            Err(message) => return Json(RunCodeResponse::sandbox_error(message)).into_response(),
+        };
+        let env = dispatcher.call_async(call).await;
+        return Json(from_native(env)).into_response();
+    }
     if !matches!(req.language.as_str(), "python" | "python3") {
         return Json(RunCodeResponse::sandbox_error(format!(
-            "language `{}` is not supported here: this sandbox runs python (CPython 3.15 with numpy, scipy, sympy, pandas)",
-            req.language
+            "language `{}` is not supported here: this sandbox runs python, {}",
+            req.language,
+            NATIVE.join(", ")
         )))
         .into_response();
     }
@@ -142,6 +157,102 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     let mut call = ToolCall::new("execute_python", params);
     call.limits = limits;
     Ok(call)
+}
+
+/// The `execute_code` call a request for a compiled or scripting language asks for: the call's time is the
+/// compile's and the run's together, and the run's own limit makes a `TimeLimitExceeded` verdict.
+fn native_call(req: RunCodeRequest) -> Result<ToolCall, String> {
+    let positive = |name: &str, v: Option<f64>, default: f64| {
+        let s = v.unwrap_or(default);
+        if s.is_finite() && s > 0.0 {
+            Ok(s)
+        } else {
+            Err(format!(
+                "`{name}` must be a positive number of seconds, got {s}"
+            ))
+        }
+    };
+    let run = positive("run_timeout", req.run_timeout, DEFAULT_RUN_TIMEOUT)?;
+    let compile = positive(
+        "compile_timeout",
+        req.compile_timeout,
+        DEFAULT_COMPILE_TIMEOUT,
+    )?;
+    if req.files.values().any(Option::is_some) || !req.fetch_files.is_empty() {
+        return Err(format!(
+            "`files` and `fetch_files` are supported for python only here, not for `{}`",
+            req.language
+        ));
+    }
+    let run_ms = (run * 1000.0).ceil() as u64;
+    let limits = LimitsRequest {
+        // A second beyond both for starting the sandboxes and answering.
+        timeout_ms: Some(run_ms + (compile * 1000.0).ceil() as u64 + 1000),
+        max_memory_bytes: Some(match req.memory_limit_mb.filter(|mb| *mb > 0.0) {
+            Some(mb) => (mb.ceil() as u64) << 20,
+            None => u64::MAX,
+        }),
+        ..LimitsRequest::default()
+    };
+    let mut params = json!({"language": req.language, "code": req.code, "run_timeout_ms": run_ms});
+    if let Some(stdin) = req.stdin.filter(|s| !s.is_empty()) {
+        params["stdin"] = json!(stdin);
+    }
+    let mut call = ToolCall::new("execute_code", params);
+    call.limits = limits;
+    Ok(call)
+}
+
+/// SandboxFusion's answer for an `execute_code` envelope.
+fn from_native(env: Envelope) -> RunCodeResponse {
+    let seconds = env.elapsed_us as f64 / 1e6;
+    let text = |v: &Value, k: &str| Some(v[k].as_str().unwrap_or_default().to_string());
+    let finished = |v: &Value, code: Option<i64>, time: Option<f64>| CommandRunResult {
+        status: "Finished",
+        execution_time: time,
+        return_code: code,
+        stdout: text(v, "stdout"),
+        stderr: text(v, "stderr"),
+    };
+    let (compile_result, run_result) = if env.success {
+        let r = env.result.unwrap_or(Value::Null);
+        let compile = r
+            .get("compile")
+            .filter(|c| c.is_object())
+            .map(|c| finished(c, c["exit_code"].as_i64(), None));
+        let run = match r["status"].as_str() {
+            Some("compile_error") => None,
+            Some("time_limit") => Some(time_limit(seconds, Some(&r))),
+            _ => Some(finished(&r, r["exit_code"].as_i64(), Some(seconds))),
+        };
+        (compile, run)
+    } else {
+        let message = env.error.unwrap_or_default();
+        match env.error_kind {
+            Some(ErrorKind::Timeout) | Some(ErrorKind::Cancelled) => {
+                match env.partial.as_ref().and_then(|p| p.get("compile")) {
+                    // Stopped while compiling: SandboxFusion's compile time limit.
+                    Some(c) => (Some(time_limit(seconds, Some(c))), None),
+                    None => (None, Some(time_limit(seconds, env.partial.as_ref()))),
+                }
+            }
+            _ => return RunCodeResponse::sandbox_error(message),
+        }
+    };
+    let compiled = compile_result
+        .as_ref()
+        .is_none_or(|c| c.status == "Finished" && c.return_code == Some(0));
+    let ran = run_result
+        .as_ref()
+        .is_some_and(|r| r.status == "Finished" && r.return_code == Some(0));
+    RunCodeResponse {
+        status: if compiled && ran { "Success" } else { "Failed" },
+        message: String::new(),
+        compile_result,
+        run_result,
+        executor_pod_name: None,
+        files: Map::new(),
+    }
 }
 
 /// Tracebacks as `python -c` writes them: the program's file is `<string>` there (`<code>` in `execute_python`),

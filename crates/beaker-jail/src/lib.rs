@@ -90,6 +90,9 @@ pub struct JailLimits {
     /// Address space of each process (`RLIMIT_AS`); `None` for runtimes that reserve far more than they use
     /// (the JVM, V8), whose heap the language's own flag bounds instead.
     pub address_space: Option<u64>,
+    /// Memory of all the run's processes together, page cache and `/tmp` included (a memory cgroup, where the
+    /// host lets Beaker make one; `None`: no such limit).
+    pub memory_bytes: Option<u64>,
     /// Processes and threads the run may have at once (`RLIMIT_NPROC`).
     pub processes: u64,
     /// The largest file it may write (`RLIMIT_FSIZE`).
@@ -107,6 +110,7 @@ impl Default for JailLimits {
         JailLimits {
             wall: Duration::from_secs(10),
             address_space: Some(1 << 30),
+            memory_bytes: None,
             processes: 64,
             file_bytes: 64 << 20,
             tmpfs_bytes: 256 << 20,
@@ -147,6 +151,9 @@ pub enum Ending {
     Cancelled,
     /// Killed because its output passed [`JailLimits::output_bytes`].
     OutputLimit,
+    /// A process of it was killed by the kernel for passing [`JailLimits::memory_bytes`] (the run may have
+    /// gone on, and [`Outcome::exit_code`] says how it ended).
+    MemoryLimit,
 }
 
 /// What a run did.
@@ -167,6 +174,10 @@ pub struct Outcome {
     pub wall: Duration,
     /// CPU time of all its processes (user and system).
     pub cpu: Duration,
+    /// The most memory its processes held at once (its memory cgroup's peak: resident pages, page cache and its
+    /// `/tmp`); `None` without a memory cgroup. Not `ru_maxrss`, which counts the server's own pages that the
+    /// forked child held before exec.
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// The native sandbox: the launcher found, the seccomp filters compiled, the user ids of runs in flight.
@@ -175,6 +186,8 @@ pub struct Jail {
     filters: Vec<Vec<u8>>,
     /// Where runs' pids cgroups are made, if the host lets this process make them.
     pids: Option<PathBuf>,
+    /// Where runs' memory cgroups are made, likewise.
+    memory: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Jail {
@@ -198,7 +211,8 @@ impl Jail {
         let jail = Jail {
             bwrap,
             filters,
-            pids: pids_parent(),
+            pids: cgroup_parent("pids"),
+            memory: cgroup_parent("memory"),
         };
         let probe = Program {
             argv: vec!["/bin/true".into()],
@@ -218,15 +232,22 @@ impl Jail {
     /// Runs `program` to its end, its deadline, its output cap or `cancel`, whichever comes first.
     pub fn run(&self, program: &Program, cancel: &CancelToken) -> Result<Outcome, JailError> {
         let broken = |what: &str, e: std::io::Error| JailError::Broken(format!("{what}: {e}"));
-        let group = self
-            .pids
-            .as_ref()
-            .and_then(|p| PidsGroup::new(p, program.limits.processes + 2));
+        let pids = (self.pids.as_ref())
+            .and_then(|p| Group::new(p, &[("pids.max", program.limits.processes + 2)]));
+        let memory = match (&self.memory, program.limits.memory_bytes) {
+            (Some(p), Some(bytes)) => Group::new(p, &[("memory.limit_in_bytes", bytes)]),
+            _ => None,
+        };
         // Every file the sandbox reads at start goes in as an unnamed temporary file, handed over by descriptor.
         let mut handed: Vec<std::fs::File> = Vec::new();
         let mut args: Vec<String> = vec![
             "--unshare-all".into(),
             "--unshare-user".into(),
+            // `nobody` inside: not the namespace's root, whatever user Beaker runs as.
+            "--uid".into(),
+            "65534".into(),
+            "--gid".into(),
+            "65534".into(),
             "--disable-userns".into(),
             "--die-with-parent".into(),
             "--new-session".into(),
@@ -308,13 +329,12 @@ impl Jail {
         // Without a cgroup, the process limit counts every process of this user, so it is set above what they
         // have now (and root, whom it does not bind, has the cgroup).
         let processes = processes_of_this_user() + limits.processes + 2;
-        let join = match &group {
-            Some(g) => Some(Arc::new(
-                g.procs()
-                    .map_err(|e| broken("opening the run's cgroup", e))?,
-            )),
-            None => None,
-        };
+        let join: Vec<std::fs::File> = [&pids, &memory]
+            .into_iter()
+            .flatten()
+            .map(Group::procs)
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| broken("opening the run's cgroup", e))?;
         let mut command = Command::new(&self.bwrap);
         command
             .args(&args)
@@ -324,7 +344,7 @@ impl Jail {
         {
             let handed = handed.clone();
             sys::between_fork_and_exec(&mut command, move || {
-                pre_exec(&handed, limits, processes, join.as_deref())
+                pre_exec(&handed, limits, processes, &join)
             });
         }
         let start = Instant::now();
@@ -413,13 +433,28 @@ impl Jail {
         drop(child);
         let stdout = out.join().unwrap_or_default();
         let stderr = err.join().unwrap_or_default();
-        drop(group);
+        drop(pids);
+        let peak_memory_bytes = memory
+            .as_ref()
+            .and_then(|g| g.read("memory.max_usage_in_bytes"));
+        let out_of_memory = memory
+            .as_ref()
+            .and_then(|g| g.read_key("memory.oom_control", "oom_kill"))
+            .is_some_and(|n| n > 0);
+        drop(memory);
         if ending == Ending::Exited && over.load(Ordering::Acquire) {
             ending = Ending::OutputLimit;
         }
+        if ending == Ending::Exited && out_of_memory {
+            ending = Ending::MemoryLimit;
+        }
         let exit_code = match ending {
-            Ending::Exited if libc::WIFEXITED(status) => Some(libc::WEXITSTATUS(status)),
-            Ending::Exited if libc::WIFSIGNALED(status) => Some(128 + libc::WTERMSIG(status)),
+            Ending::Exited | Ending::MemoryLimit if libc::WIFEXITED(status) => {
+                Some(libc::WEXITSTATUS(status))
+            }
+            Ending::Exited | Ending::MemoryLimit if libc::WIFSIGNALED(status) => {
+                Some(128 + libc::WTERMSIG(status))
+            }
             _ => None,
         };
         let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
@@ -430,8 +465,8 @@ impl Jail {
             stderr,
             output_bytes: total.load(Ordering::Acquire),
             wall: ended.saturating_duration_since(start),
-            // Not `ru_maxrss`: it counts the server's own pages that the forked child held before exec.
             cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+            peak_memory_bytes,
         })
     }
 }
@@ -466,10 +501,10 @@ fn pre_exec(
     handed: &[std::fs::File],
     limits: JailLimits,
     processes: u64,
-    cgroup_procs: Option<&std::fs::File>,
+    cgroup_procs: &[std::fs::File],
 ) -> std::io::Result<()> {
     use rustix::process::{setrlimit, Resource, Rlimit};
-    if let Some(procs) = cgroup_procs {
+    for procs in cgroup_procs {
         // "0" is the writing process: bwrap and all it starts are in the group from their first instruction.
         rustix::io::write(procs, b"0")?;
     }
@@ -522,23 +557,25 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// A pids cgroup of one run: the one process limit that binds root (`RLIMIT_NPROC` does not) and counts
-/// only the run's own processes.
-struct PidsGroup {
+/// A cgroup of one run (cgroup v1): its pids group is the one process limit that binds root (`RLIMIT_NPROC`
+/// does not) and counts only the run's processes; its memory group bounds and measures all of them together.
+struct Group {
     dir: PathBuf,
 }
 
 /// Numbers the runs' cgroups.
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
-impl PidsGroup {
-    /// A fresh group under `parent` holding at most `max` processes, or `None` when one cannot be made.
-    fn new(parent: &Path, max: u64) -> Option<PidsGroup> {
+impl Group {
+    /// A fresh group under `parent` with `settings` written, or `None` when one cannot be made.
+    fn new(parent: &Path, settings: &[(&str, u64)]) -> Option<Group> {
         let n = RUNS.fetch_add(1, Ordering::Relaxed);
         let dir = parent.join(format!("run-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
-        let group = PidsGroup { dir };
-        std::fs::write(group.dir.join("pids.max"), max.to_string()).ok()?;
+        let group = Group { dir };
+        for (file, value) in settings {
+            std::fs::write(group.dir.join(file), value.to_string()).ok()?;
+        }
         Some(group)
     }
 
@@ -548,9 +585,25 @@ impl PidsGroup {
             .write(true)
             .open(self.dir.join("cgroup.procs"))
     }
+
+    /// A number its `file` holds.
+    fn read(&self, file: &str) -> Option<u64> {
+        std::fs::read_to_string(self.dir.join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// The number after `key` in its `file` of `key value` lines.
+    fn read_key(&self, file: &str, key: &str) -> Option<u64> {
+        let text = std::fs::read_to_string(self.dir.join(file)).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+    }
 }
 
-impl Drop for PidsGroup {
+impl Drop for Group {
     fn drop(&mut self) {
         // The run's last processes die with bwrap, a moment after it is reaped: removed once they are gone.
         if std::fs::remove_dir(&self.dir).is_ok() {
@@ -568,13 +621,14 @@ impl Drop for PidsGroup {
     }
 }
 
-/// This process's parent of run cgroups, where the host has a writable pids hierarchy (cgroup v1's
-/// `/sys/fs/cgroup/pids`, as root); `None` otherwise.
-fn pids_parent() -> Option<PathBuf> {
-    let root = Path::new("/sys/fs/cgroup/pids");
+/// This process's parent of run cgroups of `controller`, where the host has a writable cgroup v1 hierarchy
+/// of it (`/sys/fs/cgroup/pids`, `/sys/fs/cgroup/memory`, as root); `None` otherwise.
+fn cgroup_parent(controller: &str) -> Option<PathBuf> {
+    let root = Path::new("/sys/fs/cgroup").join(controller);
     let mine = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let tag = format!(":{controller}:");
     let path = mine.lines().find_map(|l| {
-        l.split_once(":pids:")
+        l.split_once(&tag)
             .map(|(_, p)| p.trim_start_matches('/').to_string())
     })?;
     let parent = root.join(path).join("beaker");
