@@ -8,6 +8,7 @@
 mod api;
 mod bench;
 mod calculator;
+mod code;
 mod conformance;
 mod dialects;
 mod domain;
@@ -63,6 +64,7 @@ fn main() {
     trials.extend(tenants::trials());
     trials.extend(grading::trials());
     trials.extend(plans::trials());
+    trials.extend(code::trials());
     trials.extend(bench::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -40,9 +40,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(args: &[&str]) -> Server {
+        Server::start_with_env(args, &[])
+    }
+
+    /// A server with these environment variables set.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Server {
         let mut child = beaker()
             .arg("serve")
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod cache;
+mod judge;
 mod languages;
 mod spec;
 
@@ -75,6 +76,23 @@ struct Params {
     stdin: String,
     #[serde(default)]
     run_timeout_ms: Option<u64>,
+    #[serde(default)]
+    tests: Option<Vec<TestCase>>,
+    #[serde(default)]
+    compare: judge::Compare,
+    #[serde(default)]
+    tolerance: Option<f64>,
+    #[serde(default)]
+    stop_on_failure: bool,
+}
+
+/// A stdin/stdout test.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TestCase {
+    #[serde(default)]
+    stdin: String,
+    expected_stdout: String,
 }
 
 impl Tool for ExecuteCode {
@@ -100,6 +118,11 @@ impl Tool for ExecuteCode {
             )));
         };
         let def = &LANGUAGES[index];
+        if p.tests.is_some() && !p.stdin.is_empty() {
+            return Err(ToolError::invalid_params(
+                "`stdin` and `tests` do not go together: each test has its own stdin",
+            ));
+        }
         let jail = self.jail.as_ref().map_err(|e| {
             ToolError::new(
                 ErrorKind::ToolError,
@@ -115,10 +138,13 @@ impl Tool for ExecuteCode {
                 ),
             )
         })?;
-        let input = (p.code.len() + p.stdin.len()) as u64;
+        let tests_len: usize = (p.tests.iter().flatten())
+            .map(|t| t.stdin.len() + t.expected_stdout.len())
+            .sum();
+        let input = (p.code.len() + p.stdin.len() + tests_len) as u64;
         if input > ctx.limits.max_input_bytes {
             return Err(ToolError::limit(format!(
-                "the code and stdin are {input} bytes; the limit is max_input_bytes = {}",
+                "the code, stdin and tests are {input} bytes; the limit is max_input_bytes = {}",
                 ctx.limits.max_input_bytes
             )));
         }
@@ -161,10 +187,19 @@ impl Run<'_> {
                 Compiled::Failed(report) => {
                     result["compile"] = report;
                     result["status"] = json!("compile_error");
-                    for k in ["exit_code", "stdout", "stderr"] {
-                        result[k] = Value::Null;
+                    match &p.tests {
+                        Some(tests) => {
+                            result["passed"] = json!(0);
+                            result["total"] = json!(tests.len());
+                            result["tests"] = json!([]);
+                        }
+                        None => {
+                            for k in ["exit_code", "stdout", "stderr"] {
+                                result[k] = Value::Null;
+                            }
+                        }
                     }
-                    self.record(None, started);
+                    self.record_total(started);
                     return Ok(result);
                 }
             },
@@ -181,77 +216,121 @@ impl Run<'_> {
         if self.def.compile.is_none() {
             files.push((source.clone(), p.code.clone().into_bytes(), false));
         }
-        let call_left = self.time_left()?;
-        let (wall, own_limit) = match p.run_timeout_ms.map(Duration::from_millis) {
-            Some(t) if t < call_left => (t, true),
-            _ => (call_left, false),
-        };
         let program = Program {
             argv: self.argv(self.def.run, &source, class.as_deref()),
             env: self.env(),
             mounts,
             files,
             cwd: "/tmp".into(),
-            stdin: p.stdin.clone().into_bytes(),
-            limits: self.limits(
-                wall,
-                self.ctx.limits.max_output_bytes,
-                self.memory(),
-                self.total_memory(),
-            ),
+            stdin: Vec::new(),
+            limits: JailLimits::default(),
         };
+        let result = match &p.tests {
+            None => self.single(program, p, result)?,
+            Some(tests) => self.judge(program, p, tests, result)?,
+        };
+        drop(build);
+        self.record_total(started);
+        Ok(result)
+    }
+
+    /// Runs the program once with the call's stdin: its verdict, exit code and output.
+    fn single(
+        &self,
+        mut program: Program,
+        p: &Params,
+        mut result: Value,
+    ) -> Result<Value, ToolError> {
+        program.stdin = p.stdin.clone().into_bytes();
+        let cap = self.ctx.limits.max_output_bytes;
+        let run = self.run_once(&mut program, p.run_timeout_ms, cap)?;
+        result["status"] = json!(run.verdict);
+        result["exit_code"] = json!(run.out.exit_code);
+        result["stdout"] = json!(text(&run.out.stdout));
+        result["stderr"] = json!(text(&run.out.stderr));
+        fit(&mut result, cap);
+        Ok(result)
+    }
+
+    /// Runs the program once per test, compares its stdout with the test's, and gives each test's verdict and
+    /// the first failing one's as the call's (`accepted` when all pass).
+    fn judge(
+        &self,
+        mut program: Program,
+        p: &Params,
+        tests: &[TestCase],
+        mut result: Value,
+    ) -> Result<Value, ToolError> {
+        // Each run keeps what the answer can hold of it; the answer lists a test's output only when it failed.
+        let cap = self.ctx.limits.max_output_bytes;
+        let mut verdicts = Vec::with_capacity(tests.len());
+        let mut overall = "accepted";
+        let mut passed = 0;
+        for test in tests {
+            program.stdin = test.stdin.clone().into_bytes();
+            let run = self.run_once(&mut program, p.run_timeout_ms, cap)?;
+            let stdout = text(&run.out.stdout);
+            let verdict = match run.verdict {
+                "ok" if judge::matches(p.compare, &stdout, &test.expected_stdout, p.tolerance) => {
+                    passed += 1;
+                    "passed"
+                }
+                "ok" => "wrong_answer",
+                other => other,
+            };
+            let mut entry = json!({"status": verdict, "exit_code": run.out.exit_code});
+            if verdict != "passed" {
+                entry["stdout"] = json!(stdout);
+                entry["stderr"] = json!(text(&run.out.stderr));
+                if overall == "accepted" {
+                    overall = verdict;
+                }
+            }
+            verdicts.push(entry);
+            if verdict != "passed" && p.stop_on_failure {
+                break;
+            }
+        }
+        result["status"] = json!(overall);
+        result["passed"] = json!(passed);
+        result["total"] = json!(tests.len());
+        result["tests"] = Value::Array(verdicts);
+        fit_tests(&mut result, cap);
+        Ok(result)
+    }
+
+    /// One run of the program: its outcome and verdict (`ok`, `runtime_error`, `time_limit`, `memory_limit`,
+    /// `output_limit`); a run stopped by the call's own deadline or cancel fails the call.
+    fn run_once(
+        &self,
+        program: &mut Program,
+        run_timeout_ms: Option<u64>,
+        output_cap: u64,
+    ) -> Result<Ran, ToolError> {
+        let call_left = self.time_left()?;
+        let (wall, own_limit) = match run_timeout_ms.map(Duration::from_millis) {
+            Some(t) if t < call_left => (t, true),
+            _ => (call_left, false),
+        };
+        program.limits = self.limits(wall, output_cap, self.memory(), self.total_memory());
         let out = self
             .jail
-            .run(&program, &self.ctx.cancel)
+            .run(program, &self.ctx.cancel)
             .map_err(jail_error)?;
-        drop(build);
-        self.record(Some(&out), started);
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-        let status = match out.ending {
+        self.record(&out);
+        let verdict = match out.ending {
             Ending::Exited if out.exit_code == Some(0) => "ok",
             Ending::Exited => "runtime_error",
             Ending::OutputLimit => "output_limit",
             Ending::MemoryLimit => "memory_limit",
             Ending::TimedOut if own_limit => "time_limit",
             Ending::TimedOut | Ending::Cancelled => {
-                return Err(self
-                    .stopped()
-                    .with_partial(json!({"stdout": stdout, "stderr": stderr})))
+                return Err(self.stopped().with_partial(
+                    json!({"stdout": text(&out.stdout), "stderr": text(&out.stderr)}),
+                ))
             }
         };
-        result["status"] = json!(status);
-        result["exit_code"] = json!(out.exit_code);
-        result["stdout"] = json!(stdout);
-        result["stderr"] = json!(stderr);
-        // The output cap counts raw bytes; the answer holds them escaped. What does not fit is cut from the
-        // end of the longer stream, and the verdict says so.
-        let cap = self.ctx.limits.max_output_bytes;
-        loop {
-            let over = beaker_core::json_len(&result).saturating_sub(cap) as usize;
-            if over == 0 {
-                break;
-            }
-            result["status"] = json!("output_limit");
-            result["exit_code"] = Value::Null;
-            let longer = if result["stdout"].as_str().map_or(0, str::len)
-                >= result["stderr"].as_str().map_or(0, str::len)
-            {
-                "stdout"
-            } else {
-                "stderr"
-            };
-            let text = result[longer].as_str().unwrap_or_default();
-            if text.is_empty() {
-                break;
-            }
-            let mut keep = text.len().saturating_sub(over.max(64));
-            while !text.is_char_boundary(keep) {
-                keep -= 1;
-            }
-            result[longer] = json!(text[..keep].to_string());
-        }
-        Ok(result)
+        Ok(Ran { out, verdict })
     }
 
     /// Compiles `code`, or finds its build in the cache.
@@ -403,14 +482,21 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Records the call's usage: wall time of the whole call, the run's peak memory (where the host gives runs
-    /// a memory cgroup; 0 otherwise) and its output.
-    fn record(&self, out: Option<&Outcome>, started: Instant) {
+    /// Records a run's peak memory (where the host gives runs a memory cgroup; 0 otherwise) and output.
+    fn record(&self, out: &Outcome) {
         self.ctx.usage.record(Usage {
             fuel: 0,
-            peak_memory_bytes: out.and_then(|o| o.peak_memory_bytes).unwrap_or(0),
+            peak_memory_bytes: out.peak_memory_bytes.unwrap_or(0),
+            wall_us: 0,
+            output_bytes: out.output_bytes,
+        });
+    }
+
+    /// Records the call's wall time, compile and runs together.
+    fn record_total(&self, started: Instant) {
+        self.ctx.usage.record(Usage {
             wall_us: started.elapsed().as_micros() as u64,
-            output_bytes: out.map_or(0, |o| o.output_bytes),
+            ..Usage::default()
         });
     }
 }
@@ -421,6 +507,85 @@ enum Compiled {
     Built(cache::Build, Value),
     /// The compiler refused the source.
     Failed(Value),
+}
+
+/// One run and its verdict.
+struct Ran {
+    out: Outcome,
+    verdict: &'static str,
+}
+
+/// Bytes as text, invalid UTF-8 replaced.
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Cuts a single run's answer to `cap` bytes of JSON: the output cap counts raw bytes and the answer holds them
+/// escaped. What does not fit is cut from the end of the longer stream, and the verdict says so.
+fn fit(result: &mut Value, cap: u64) {
+    loop {
+        let over = beaker_core::json_len(result).saturating_sub(cap) as usize;
+        if over == 0 {
+            return;
+        }
+        result["status"] = json!("output_limit");
+        result["exit_code"] = Value::Null;
+        let longer = if result["stdout"].as_str().map_or(0, str::len)
+            >= result["stderr"].as_str().map_or(0, str::len)
+        {
+            "stdout"
+        } else {
+            "stderr"
+        };
+        if !cut(&mut result[longer], over) {
+            return;
+        }
+    }
+}
+
+/// Cuts a judged answer to `cap` bytes of JSON: failed tests' outputs are cut, the longest first (their
+/// verdicts stay).
+fn fit_tests(result: &mut Value, cap: u64) {
+    loop {
+        let over = beaker_core::json_len(result).saturating_sub(cap) as usize;
+        if over == 0 {
+            return;
+        }
+        let Some(tests) = result["tests"].as_array_mut() else {
+            return;
+        };
+        let longest = tests
+            .iter_mut()
+            .flat_map(|t| {
+                let t = t.as_object_mut().into_iter().flatten();
+                t.filter(|(k, _)| *k == "stdout" || *k == "stderr")
+                    .map(|(_, v)| v)
+            })
+            .max_by_key(|v| v.as_str().map_or(0, str::len));
+        match longest {
+            Some(v) => {
+                if !cut(v, over) {
+                    return;
+                }
+            }
+            None => return,
+        }
+    }
+}
+
+/// Cuts at least `over` bytes (64 at least, on a character boundary) from the end of the string `v`; false
+/// when it is empty already.
+fn cut(v: &mut Value, over: usize) -> bool {
+    let s = v.as_str().unwrap_or_default();
+    if s.is_empty() {
+        return false;
+    }
+    let mut keep = s.len().saturating_sub(over.max(64));
+    while !s.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    *v = json!(s[..keep].to_string());
+    true
 }
 
 fn jail_error(e: JailError) -> ToolError {

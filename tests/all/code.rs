@@ -1,0 +1,88 @@
+//! `execute_code` (issue 40): the stdin/stdout problems of `tests/data/code/problems.jsonl` solved in every
+//! language, judged against outputs a Python reference computed (`tests/data/gen/code_problems.py`), and the
+//! build cache over the binary.
+
+use crate::support::{ensure, jsonl, Outcome, Server};
+use beaker::Engine;
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+
+fn engine() -> Result<&'static Engine, String> {
+    static E: OnceLock<Result<Engine, String>> = OnceLock::new();
+    E.get_or_init(|| {
+        let loaded = beaker::Catalog::builtin()
+            .without("python")
+            .load()
+            .map_err(|e| e.to_string())?;
+        loaded.engine_builder().build().map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// One solution judged on its problem's tests: every test passes.
+fn problem(case: Value) -> Outcome {
+    let mut params =
+        json!({"language": case["language"], "code": case["code"], "tests": case["tests"]});
+    if !case["tolerance"].is_null() {
+        params["tolerance"] = case["tolerance"].clone();
+    }
+    let mut call = beaker::ToolCall::new("execute_code", params);
+    call.limits.timeout_ms = Some(60_000);
+    let env = engine()?.call(call);
+    let r = env.result.unwrap_or(Value::Null);
+    ensure(
+        r["status"] == "accepted" && r["passed"] == r["total"] && r["total"] == 3,
+        || format!("{}: {r} {:?}", case["name"], env.error),
+    )
+}
+
+/// The same source run twice with other stdin is compiled once (one build in the cache); another source is
+/// another build.
+fn builds_are_cached_by_source() -> Outcome {
+    let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut s = Server::start_with_env(
+        &["--no-python"],
+        &[("BEAKER_CACHE_DIR", cache.path().as_os_str())],
+    );
+    let code =
+        "#include <cstdio>\nint main(){int x;std::scanf(\"%d\",&x);std::printf(\"%d\\n\",x*x);}";
+    for (id, stdin, want) in [(1, "3", "9\n"), (2, "12", "144\n")] {
+        s.send(&json!({"id": id, "tool": "execute_code",
+            "params": {"language": "cpp", "code": code, "stdin": stdin}}));
+        let r = s.recv();
+        ensure(r["result"]["stdout"] == want, || r.to_string())?;
+    }
+    let builds = |dir: &std::path::Path| {
+        std::fs::read_dir(dir.join("builds"))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name() != "tmp")
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    ensure(builds(cache.path()) == 1, || {
+        format!("{} builds", builds(cache.path()))
+    })?;
+    s.send(&json!({"id": 3, "tool": "execute_code",
+        "params": {"language": "cpp", "code": format!("{code}\n// another source")}}));
+    let _ = s.recv();
+    ensure(builds(cache.path()) == 2, || {
+        format!("{} builds", builds(cache.path()))
+    })
+}
+
+/// The trials.
+pub fn trials() -> Vec<Trial> {
+    let mut trials = vec![Trial::test(
+        "code::builds_are_cached_by_source",
+        builds_are_cached_by_source,
+    )];
+    for case in jsonl("tests/data/code/problems.jsonl") {
+        let name = format!("code::problems::{}", case["name"].as_str().unwrap_or("?"));
+        trials.push(Trial::test(name, move || problem(case)));
+    }
+    trials
+}
