@@ -18,7 +18,7 @@ use languages::{LanguageDef, Toolchain, LANGUAGES};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// What a compile may use, whatever the call's own limits (the compiler is ours, not the program).
@@ -31,31 +31,44 @@ const COMPILE_OUTPUT: u64 = 1 << 20;
 /// The `execute_code` tool.
 pub struct ExecuteCode {
     spec: ToolSpec,
-    jail: Result<Arc<Jail>, JailError>,
-    toolchains: Vec<Option<Toolchain>>,
+    /// The jail and the toolchains, found at the first call: an engine built for other tools pays nothing.
+    host: OnceLock<Host>,
     cache: cache::BuildCache,
 }
 
+/// What this host offers: its jail and each language's toolchain.
+struct Host {
+    jail: Result<Jail, JailError>,
+    toolchains: Vec<Option<Toolchain>>,
+}
+
 impl ExecuteCode {
-    /// The tool over this host's jail and toolchains (looked up once); builds cached under `cache_dir`
-    /// (`None`: the default, `$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker` or `~/.cache/beaker`, then `builds/`).
+    /// The tool over this host's jail and toolchains (looked up at the first call); builds cached under
+    /// `cache_dir` (`None`: the default, `$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker` or `~/.cache/beaker`, then
+    /// `builds/`).
     pub fn new(cache_dir: Option<PathBuf>) -> ExecuteCode {
-        let toolchains = LANGUAGES.iter().map(Toolchain::find).collect();
         ExecuteCode {
             spec: spec::spec(),
-            jail: Jail::discover().map(Arc::new),
-            toolchains,
+            host: OnceLock::new(),
             cache: cache::BuildCache::new(cache_dir.or_else(cache::default_dir)),
         }
     }
 
+    fn host(&self) -> &Host {
+        self.host.get_or_init(|| Host {
+            jail: Jail::discover(),
+            toolchains: LANGUAGES.iter().map(Toolchain::find).collect(),
+        })
+    }
+
     /// Which languages can run here, and for each missing one what to install.
     pub fn languages(&self) -> Vec<(&'static str, Result<(), String>)> {
+        let host = self.host();
         LANGUAGES
             .iter()
-            .zip(&self.toolchains)
+            .zip(&host.toolchains)
             .map(|(def, t)| {
-                let ready = match (&self.jail, t) {
+                let ready = match (&host.jail, t) {
                     (Err(e), _) => Err(e.to_string()),
                     (Ok(_), None) => Err(format!("not installed (install {})", def.install)),
                     (Ok(_), Some(_)) => Ok(()),
@@ -123,13 +136,14 @@ impl Tool for ExecuteCode {
                 "`stdin` and `tests` do not go together: each test has its own stdin",
             ));
         }
-        let jail = self.jail.as_ref().map_err(|e| {
+        let host = self.host();
+        let jail = host.jail.as_ref().map_err(|e| {
             ToolError::new(
                 ErrorKind::ToolError,
                 format!("`{}` cannot run: {e}", def.name),
             )
         })?;
-        let toolchain = self.toolchains[index].as_ref().ok_or_else(|| {
+        let toolchain = host.toolchains[index].as_ref().ok_or_else(|| {
             ToolError::new(
                 ErrorKind::ToolError,
                 format!(
