@@ -11,6 +11,8 @@ same envelopes, computed with the libraries such users reach for:
 - chemistry: `periodictable` (molar mass); physics: the constant-acceleration equations, written by hand;
 - plotter: matplotlib (Agg, PNG, base64);
 - execute_python: a fresh `python -c` subprocess per call (SandboxFusion's model), with this venv's packages.
+- execute_code: SandboxFusion's model for other languages, without its sandbox: the source written to a fresh
+  folder, compiled there (g++/gcc/javac/rustc) on every call, then run as a subprocess with its stdin.
 
 Native tools run in a pool of worker processes (one per core by default, `--workers N`), so the GIL does not
 serialise them; a call past its `timeout_ms` has its worker killed and restarted and is answered `timeout`.
@@ -309,6 +311,52 @@ def execute_python(params, timeout_s):
                                         "figures": []}}
 
 
+# ---------------------------------------------------------------- execute_code: compile and run per call
+
+CODE_LANGUAGES = {
+    # language: (source name, compile argv or None, run argv); {src} and {dir} are filled in.
+    "python": ("main.py", None, ["/usr/bin/python3", "-u", "{dir}/main.py"]),
+    "c": ("main.c", ["gcc", "-O2", "-std=gnu17", "-pipe", "-o", "{dir}/main", "{dir}/main.c", "-lm"], ["{dir}/main"]),
+    "cpp": ("main.cpp", ["g++", "-O2", "-std=gnu++17", "-pipe", "-o", "{dir}/main", "{dir}/main.cpp"], ["{dir}/main"]),
+    "rust": ("main.rs", ["rustc", "-O", "--edition", "2021", "-o", "{dir}/main", "{dir}/main.rs"], ["{dir}/main"]),
+    "java": ("Main.java", ["javac", "-encoding", "UTF-8", "-d", "{dir}", "{dir}/Main.java"],
+             ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "{dir}", "Main"]),
+    "nodejs": ("main.js", None, ["node", "{dir}/main.js"]),
+    "bash": ("main.sh", None, ["bash", "{dir}/main.sh"]),
+}
+
+
+def execute_code(params, timeout_s):
+    import tempfile
+    lang = CODE_LANGUAGES.get(params.get("language"))
+    code = params.get("code")
+    if lang is None or not isinstance(code, str):
+        return {"success": False, "error": "params: a known `language` and a `code` string", "error_kind": "invalid_params"}
+    source, compile_argv, run_argv = lang
+    fill = lambda argv, d: [a.replace("{dir}", d) for a in argv]
+    text = lambda b: b.decode("utf-8", "replace")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, source), "w") as f:
+            f.write(code)
+        result = {"language": params["language"]}
+        try:
+            if compile_argv:
+                c = subprocess.run(fill(compile_argv, d), capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+                if c.returncode != 0:
+                    result.update(compile={"exit_code": c.returncode, "stdout": text(c.stdout), "stderr": text(c.stderr)},
+                                  status="compile_error", exit_code=None, stdout=None, stderr=None)
+                    return {"success": True, "result": result}
+                result["compile"] = {"exit_code": 0, "stdout": "", "stderr": ""}
+            r = subprocess.run(fill(run_argv, d), capture_output=True, timeout=timeout_s, cwd=d,
+                               input=params.get("stdin", "").encode())
+        except subprocess.TimeoutExpired:
+            return {"success": False, "error": f"the call ran past {timeout_s * 1000:.0f} ms", "error_kind": "timeout"}
+        code_ = r.returncode if r.returncode >= 0 else 128 - r.returncode
+        result.update(status="ok" if code_ == 0 else "runtime_error", exit_code=code_,
+                      stdout=text(r.stdout), stderr=text(r.stderr))
+        return {"success": True, "result": result}
+
+
 # ---------------------------------------------------------------- the server loop
 
 REQUEST_KEYS = {"id", "tool", "params", "limits", "meta", "tag", "seed"}
@@ -334,11 +382,11 @@ def parse(line):
         return {"id": rid, "success": False, "error": "this server takes tool calls only",
                 "error_kind": "parse_error"}
     tool = req["tool"]
-    if tool != "execute_python" and tool not in TOOLS:
+    if tool not in ("execute_python", "execute_code") and tool not in TOOLS:
         return {"id": req.get("id"), "success": False, "error": f"unknown tool `{tool}`",
                 "error_kind": "unknown_tool"}
     limits = req.get("limits") or {}
-    default = PYTHON_TIMEOUT_MS if tool == "execute_python" else DEFAULT_TIMEOUT_MS
+    default = PYTHON_TIMEOUT_MS if tool in ("execute_python", "execute_code") else DEFAULT_TIMEOUT_MS
     return req.get("id"), tool, req.get("params") or {}, limits.get("timeout_ms", default) / 1000
 
 
@@ -366,6 +414,8 @@ def main():
             t = time.perf_counter()
             if tool == "execute_python":
                 env = execute_python(params, timeout_s)
+            elif tool == "execute_code":
+                env = execute_code(params, timeout_s)
             else:
                 env = worker.call(tool, params, timeout_s)
             answer({"id": rid, "tool": tool, **env, "elapsed_us": int((time.perf_counter() - t) * 1e6)})
