@@ -633,7 +633,30 @@ fn cgroup_parent(controller: &str) -> Option<PathBuf> {
     })?;
     let parent = root.join(path).join("beaker");
     std::fs::create_dir_all(&parent).ok()?;
+    remove_stale_groups(&parent);
     Some(parent)
+}
+
+/// Removes the groups of runs whose Beaker process has ended (`run-PID-N` with no process PID): a process that
+/// exits while its last runs' processes are still dying leaves their empty groups behind. A group still holding
+/// processes is not removed (`rmdir` refuses).
+fn remove_stale_groups(parent: &Path) {
+    let Ok(dir) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in dir.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("run-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir(entry.path());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -167,3 +167,18 @@ fn denied_syscalls_fail_with_eperm() {
     let out = run(&sh("unshare -U true; echo $?"));
     assert_ne!(text(&out.stdout).trim(), "0", "{out:?}");
 }
+
+#[test]
+fn groups_of_ended_processes_are_removed_and_others_kept() {
+    let parent = tempfile::tempdir().expect("tempdir");
+    // No process has pid 4194304 (past Linux's pid_max of 2^22).
+    let dead = parent.path().join("run-4194304-0");
+    let mine = parent.path().join(format!("run-{}-0", std::process::id()));
+    let other = parent.path().join("something-else");
+    for d in [&dead, &mine, &other] {
+        std::fs::create_dir(d).expect("mkdir");
+    }
+    remove_stale_groups(parent.path());
+    assert!(!dead.exists());
+    assert!(mine.exists() && other.exists());
+}
