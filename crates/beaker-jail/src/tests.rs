@@ -182,3 +182,29 @@ fn groups_of_ended_processes_are_removed_and_others_kept() {
     assert!(!dead.exists());
     assert!(mine.exists() && other.exists());
 }
+
+#[test]
+fn a_reused_memory_group_measures_each_run_alone() {
+    let jail = jail();
+    if jail.memory.is_none() {
+        eprintln!("no writable memory cgroup here (not root, or no cgroup v1): nothing to check");
+        return;
+    }
+    let mut big = sh("head -c 50000000 /dev/zero > /tmp/fill; echo done");
+    big.limits.memory_bytes = Some(1 << 30);
+    let mut small = sh("echo small");
+    small.limits.memory_bytes = Some(1 << 30);
+    let first = run_in(&jail, &big).peak_memory_bytes.unwrap_or(0);
+    // Let the group go back to the pool, emptied, and be taken again.
+    std::thread::sleep(Duration::from_millis(300));
+    let second = run_in(&jail, &small).peak_memory_bytes.unwrap_or(u64::MAX);
+    assert!(first > 45_000_000, "the 50 MB file in /tmp counts: {first}");
+    assert!(
+        second < 20_000_000,
+        "the first run's pages are not the second's: {second}"
+    );
+}
+
+fn run_in(jail: &Jail, program: &Program) -> Outcome {
+    jail.run(program, &CancelToken::new()).expect("runs")
+}
