@@ -97,6 +97,53 @@ struct Params {
     tolerance: Option<f64>,
     #[serde(default)]
     stop_on_failure: bool,
+    #[serde(default)]
+    files: std::collections::BTreeMap<String, FileContent>,
+}
+
+/// A file's content as given: text, `{"text": ...}` or `{"base64": ...}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FileContent {
+    Text(String),
+    Tagged {
+        #[serde(default)]
+        text: Option<String>,
+        #[serde(default)]
+        base64: Option<String>,
+    },
+}
+
+impl FileContent {
+    fn bytes(&self, name: &str) -> Result<Vec<u8>, ToolError> {
+        use base64::Engine as _;
+        match self {
+            FileContent::Text(t)
+            | FileContent::Tagged {
+                text: Some(t),
+                base64: None,
+            } => Ok(t.clone().into_bytes()),
+            FileContent::Tagged {
+                text: None,
+                base64: Some(b),
+            } => base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map_err(|e| ToolError::invalid_params(format!("`files.{name}.base64`: {e}"))),
+            _ => Err(ToolError::invalid_params(format!(
+                "`files.{name}` must be text, {{\"text\": ...}} or {{\"base64\": ...}}"
+            ))),
+        }
+    }
+}
+
+/// Whether `name` is a plain file name for the program's folder: no folder, no `..`, nothing hidden by the
+/// source's own name.
+fn valid_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\0'])
 }
 
 /// A stdin/stdout test.
@@ -155,10 +202,23 @@ impl Tool for ExecuteCode {
         let tests_len: usize = (p.tests.iter().flatten())
             .map(|t| t.stdin.len() + t.expected_stdout.len())
             .sum();
-        let input = (p.code.len() + p.stdin.len() + tests_len) as u64;
+        let files_len: usize = p
+            .files
+            .iter()
+            .map(|(n, c)| {
+                n.len()
+                    + match c {
+                        FileContent::Text(t) => t.len(),
+                        FileContent::Tagged { text, base64 } => {
+                            text.as_ref().or(base64.as_ref()).map_or(0, String::len)
+                        }
+                    }
+            })
+            .sum();
+        let input = (p.code.len() + p.stdin.len() + tests_len + files_len) as u64;
         if input > ctx.limits.max_input_bytes {
             return Err(ToolError::limit(format!(
-                "the code, stdin and tests are {input} bytes; the limit is max_input_bytes = {}",
+                "the code, stdin, tests and files are {input} bytes; the limit is max_input_bytes = {}",
                 ctx.limits.max_input_bytes
             )));
         }
@@ -227,6 +287,14 @@ impl Run<'_> {
             });
         }
         let mut files = Vec::new();
+        for (name, content) in &p.files {
+            if !valid_file_name(name) || *name == source {
+                return Err(ToolError::invalid_params(format!(
+                    "`files`: `{name}` is not a file name the program's folder can hold (no `/`, not `..`, not the source's `{source}`)"
+                )));
+            }
+            files.push((name.clone(), content.bytes(name)?, false));
+        }
         if self.def.compile.is_none() {
             files.push((source.clone(), p.code.clone().into_bytes(), false));
         }

@@ -26,7 +26,12 @@ pub(crate) fn spec() -> ToolSpec {
                 "tests": {"type": "array", "maxItems": 1000, "items": {"type": "object", "properties": {"stdin": {"type": "string"}, "expected_stdout": {"type": "string"}}, "required": ["expected_stdout"], "additionalProperties": false}, "description": "Judge the program: compiled once, run once per test with its stdin, its stdout compared with `expected_stdout`. Not with `stdin`."},
                 "compare": {"enum": ["tokens", "lines", "exact"], "description": "tests: how output is compared: whitespace-separated tokens (default), lines ignoring trailing whitespace and blank lines, or byte for byte."},
                 "tolerance": {"type": "number", "minimum": 0, "description": "tests with `tokens`: numbers match within this absolute or relative difference (testlib's), e.g. 1e-6."},
-                "stop_on_failure": {"type": "boolean", "description": "tests: stop at the first test that does not pass (default false)."}
+                "stop_on_failure": {"type": "boolean", "description": "tests: stop at the first test that does not pass (default false)."},
+                "files": {"type": "object", "maxProperties": 64, "additionalProperties": {"oneOf": [
+                    {"type": "string"},
+                    {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false},
+                    {"type": "object", "properties": {"base64": {"type": "string"}}, "required": ["base64"], "additionalProperties": false}]},
+                    "description": "Files in the program's working folder (/tmp) before it runs: name (no `/`) -> text, or {\"base64\": ...}."}
             },
             "required": ["language", "code"],
             "additionalProperties": false

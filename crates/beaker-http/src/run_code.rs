@@ -178,9 +178,9 @@ fn native_call(req: RunCodeRequest) -> Result<ToolCall, String> {
         req.compile_timeout,
         DEFAULT_COMPILE_TIMEOUT,
     )?;
-    if req.files.values().any(Option::is_some) || !req.fetch_files.is_empty() {
+    if !req.fetch_files.is_empty() {
         return Err(format!(
-            "`files` and `fetch_files` are supported for python only here, not for `{}`",
+            "`fetch_files` is supported for python only here, not for `{}`",
             req.language
         ));
     }
@@ -197,6 +197,14 @@ fn native_call(req: RunCodeRequest) -> Result<ToolCall, String> {
     let mut params = json!({"language": req.language, "code": req.code, "run_timeout_ms": run_ms});
     if let Some(stdin) = req.stdin.filter(|s| !s.is_empty()) {
         params["stdin"] = json!(stdin);
+    }
+    let files: Map<String, Value> = req
+        .files
+        .into_iter()
+        .filter_map(|(name, content)| content.map(|b64| (name, json!({"base64": b64}))))
+        .collect();
+    if !files.is_empty() {
+        params["files"] = Value::Object(files);
     }
     let mut call = ToolCall::new("execute_code", params);
     call.limits = limits;
