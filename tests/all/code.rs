@@ -42,6 +42,12 @@ fn problem(case: Value) -> Outcome {
 /// another build.
 fn builds_are_cached_by_source() -> Outcome {
     let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // Runs have a user of their own when the tests run as root: the cache must let it through.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(cache.path(), std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+    }
     let mut s = Server::start_with_env(
         &["--no-python"],
         &[("BEAKER_CACHE_DIR", cache.path().as_os_str())],

@@ -56,8 +56,24 @@ pub(crate) fn key(parts: &[&str]) -> String {
 }
 
 impl BuildCache {
-    pub(crate) fn new(root: Option<PathBuf>) -> BuildCache {
-        let root = root.filter(|r| std::fs::create_dir_all(r.join("tmp")).is_ok());
+    /// The cache under `root`, or, when runs cannot reach it (their own user cannot pass a folder above it),
+    /// under `/var/tmp/beaker-builds-UID`; none when neither can be made.
+    pub(crate) fn new(root: Option<PathBuf>, reachable: &dyn Fn(&Path) -> bool) -> BuildCache {
+        let made = |r: &Path| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::create_dir_all(r.join("tmp")).is_ok()
+                // Others may pass through to a build they are given, not list the builds.
+                && [r.to_path_buf(), r.join("tmp")].iter().all(|d| {
+                    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711)).is_ok()
+                })
+                && reachable(&r.join("tmp"))
+        };
+        let root = root.filter(|r| made(r)).or_else(|| {
+            let fallback = PathBuf::from(format!("/var/tmp/beaker-builds-{}", rustix_uid()));
+            owned_or_new(&fallback)
+                .then_some(fallback)
+                .filter(|r| made(r))
+        });
         BuildCache { root }
     }
 
@@ -87,6 +103,11 @@ impl BuildCache {
             return Build::Temporary(work);
         };
         let target = root.join(key);
+        // Written by the compile's user through a folder open to it; kept read-only for everyone but Beaker.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755));
+        }
         match std::fs::rename(work.path(), &target) {
             Ok(()) => {
                 // Renamed away: nothing is left for the TempDir to delete.
@@ -126,6 +147,20 @@ impl BuildCache {
             }
         }
     }
+}
+
+/// This process's effective user id (the owner of what it makes).
+fn rustix_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+/// Whether `dir` is a folder this process owns (made now if missing): in a shared folder such as /var/tmp,
+/// a name someone else made first, or a link, is not ours to use.
+fn owned_or_new(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::fs::create_dir(dir);
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink() && m.uid() == rustix_uid())
 }
 
 /// Bytes of the files under `path`.

@@ -153,13 +153,27 @@ pub(crate) struct Toolchain {
 }
 
 impl Toolchain {
-    /// Finds `def`'s toolchain, or `None`.
-    pub fn find(def: &LanguageDef) -> Option<Toolchain> {
-        let found = if def.program.starts_with('/') {
-            Some(PathBuf::from(def.program)).filter(|p| p.is_file())
+    /// Finds `def`'s toolchain whose every path a run can reach (`reachable`: the jail's say), trying the one in
+    /// `PATH` first, then Debian's in `/usr/bin` (a rustup toolchain under a root-only home is out of reach of
+    /// the runs' own user); `None` when there is none.
+    pub fn find(def: &LanguageDef, reachable: &dyn Fn(&Path) -> bool) -> Option<Toolchain> {
+        let mut candidates = Vec::new();
+        if def.program.starts_with('/') {
+            candidates.push(PathBuf::from(def.program));
         } else {
-            in_path(def.program)
-        }?;
+            candidates.extend(in_path(def.program));
+            candidates.push(Path::new("/usr/bin").join(def.program));
+        }
+        candidates
+            .into_iter()
+            .filter(|c| c.is_file())
+            .filter_map(|c| Toolchain::at(def, &c))
+            .find(|t| reachable(&t.program) && t.mounts.iter().all(|m| reachable(&m.host)))
+    }
+
+    /// The toolchain whose program is `found`.
+    fn at(def: &LanguageDef, found: &Path) -> Option<Toolchain> {
+        let found = found.to_path_buf();
         let real = std::fs::canonicalize(&found).ok()?;
         let mut mounts = Vec::new();
         let program = if def.name == "rust" {

@@ -31,15 +31,17 @@ const COMPILE_OUTPUT: u64 = 1 << 20;
 /// The `execute_code` tool.
 pub struct ExecuteCode {
     spec: ToolSpec,
-    /// The jail and the toolchains, found at the first call: an engine built for other tools pays nothing.
+    /// The jail, the toolchains and the build cache, set up at the first call: an engine built for other tools
+    /// pays nothing.
     host: OnceLock<Host>,
-    cache: cache::BuildCache,
+    cache_dir: Option<PathBuf>,
 }
 
-/// What this host offers: its jail and each language's toolchain.
+/// What this host offers: its jail, each language's toolchain, and where builds are kept.
 struct Host {
     jail: Result<Jail, JailError>,
     toolchains: Vec<Option<Toolchain>>,
+    cache: cache::BuildCache,
 }
 
 impl ExecuteCode {
@@ -50,14 +52,27 @@ impl ExecuteCode {
         ExecuteCode {
             spec: spec::spec(),
             host: OnceLock::new(),
-            cache: cache::BuildCache::new(cache_dir.or_else(cache::default_dir)),
+            cache_dir: cache_dir.or_else(cache::default_dir),
         }
     }
 
     fn host(&self) -> &Host {
-        self.host.get_or_init(|| Host {
-            jail: Jail::discover(),
-            toolchains: LANGUAGES.iter().map(Toolchain::find).collect(),
+        self.host.get_or_init(|| {
+            let jail = Jail::discover();
+            let reachable = |p: &std::path::Path| match &jail {
+                Ok(j) => j.reachable(p),
+                Err(_) => p.exists(),
+            };
+            let toolchains = LANGUAGES
+                .iter()
+                .map(|def| Toolchain::find(def, &reachable))
+                .collect();
+            let cache = cache::BuildCache::new(self.cache_dir.clone(), &reachable);
+            Host {
+                jail,
+                toolchains,
+                cache,
+            }
         })
     }
 
@@ -226,7 +241,7 @@ impl Tool for ExecuteCode {
             jail,
             def,
             toolchain,
-            cache: &self.cache,
+            cache: &host.cache,
             ctx,
         }
         .run(&p)
@@ -362,8 +377,10 @@ impl Run<'_> {
             };
             let mut entry = json!({"status": verdict, "exit_code": run.out.exit_code});
             if verdict != "passed" {
-                entry["stdout"] = json!(stdout);
-                entry["stderr"] = json!(text(&run.out.stderr));
+                // Only the start of a failing test's output is kept: a thousand tests of a full output each
+                // would hold gigabytes until the answer is cut (a review found it).
+                entry["stdout"] = json!(prefix(&stdout, FAILED_TEST_OUTPUT));
+                entry["stderr"] = json!(prefix(&text(&run.out.stderr), FAILED_TEST_OUTPUT));
                 if overall == "accepted" {
                     overall = verdict;
                 }
@@ -595,6 +612,18 @@ enum Compiled {
 struct Ran {
     out: Outcome,
     verdict: &'static str,
+}
+
+/// The bytes of a failing test's stdout and stderr the answer keeps, each.
+const FAILED_TEST_OUTPUT: usize = 4096;
+
+/// At most the first `max` bytes of `s`, cut on a character boundary.
+fn prefix(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
 }
 
 /// Bytes as text, invalid UTF-8 replaced.

@@ -46,7 +46,7 @@ pub(crate) fn spec() -> ToolSpec {
                 "stderr": run("What it wrote to stderr."),
                 "passed": {"type": "integer", "description": "tests: how many passed."},
                 "total": {"type": "integer", "description": "tests: how many there were."},
-                "tests": {"type": "array", "description": "tests: each test's verdict (`passed`, `wrong_answer`, `runtime_error`, `time_limit`, `memory_limit`, `output_limit`) and exit code, with its stdout and stderr when it did not pass; up to the first failure with `stop_on_failure`.", "items": {"type": "object", "properties": {"status": {"type": "string"}, "exit_code": {"type": ["integer", "null"]}, "stdout": {"type": "string"}, "stderr": {"type": "string"}}, "required": ["status", "exit_code"]}},
+                "tests": {"type": "array", "description": "tests: each test's verdict (`passed`, `wrong_answer`, `runtime_error`, `time_limit`, `memory_limit`, `output_limit`) and exit code, with the first 4 KiB of its stdout and stderr when it did not pass; up to the first failure with `stop_on_failure`.", "items": {"type": "object", "properties": {"status": {"type": "string"}, "exit_code": {"type": ["integer", "null"]}, "stdout": {"type": "string"}, "stderr": {"type": "string"}}, "required": ["status", "exit_code"]}},
                 "compile": {"type": "object", "description": "Compiled languages: the compiler's exit code and messages (a successful compile reports none, cached or not).", "properties": {"exit_code": {"type": ["integer", "null"]}, "stdout": {"type": "string"}, "stderr": {"type": "string"}}}
             },
             "required": ["language", "status"]

@@ -25,7 +25,7 @@ fn build_keys_separate_their_parts() {
 #[test]
 fn a_build_is_found_again_and_a_missing_cache_still_builds() {
     let root = tempfile::tempdir().expect("tempdir");
-    let cache = cache::BuildCache::new(Some(root.path().join("builds")));
+    let cache = cache::BuildCache::new(Some(root.path().join("builds")), &|p| p.exists());
     let work = cache.workspace().expect("workspace");
     std::fs::write(work.path().join("main"), b"x").expect("write");
     let built = cache.put("k", work);
@@ -34,7 +34,7 @@ fn a_build_is_found_again_and_a_missing_cache_still_builds() {
         .get("k")
         .is_some_and(|b| b.path().join("main").is_file()));
     assert!(cache.get("other").is_none());
-    let none = cache::BuildCache::new(None);
+    let none = cache::BuildCache::new(None, &|_| false);
     let work = none.workspace().expect("workspace");
     let kept = none.put("k", work);
     assert!(kept.path().is_dir());

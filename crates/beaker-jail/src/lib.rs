@@ -41,6 +41,18 @@ pub const BASE_MOUNTS: &[&str] = &[
     "/etc/alternatives",
 ];
 
+/// The host user id runs have when Beaker runs as root: a user no one else has (far above the ids
+/// distributions hand out), owning nothing on the host.
+pub const SANDBOX_UID: u32 = 2_000_000_000;
+
+/// The processes and threads all runs together may have, as the sandbox's user (each run is held to its own
+/// limit by its pids cgroup).
+const ALL_RUNS_PROCESSES: u64 = 16_384;
+
+/// How long the output readers may go on after the run is over and its processes killed (a process that
+/// escaped the kill would otherwise hold the pipes open, and the call, for ever).
+const DRAIN: Duration = Duration::from_millis(200);
+
 /// How often the waiting thread looks at the deadline and the cancel token.
 const POLL: Duration = Duration::from_millis(5);
 
@@ -188,6 +200,10 @@ pub struct Jail {
     pids: Option<Arc<Groups>>,
     /// Where runs' memory cgroups are made, likewise.
     memory: Option<Arc<Groups>>,
+    /// The host user runs are started as when Beaker runs as root (bwrap then makes an unprivileged user
+    /// namespace whose only user is this one): never root, whose uid reaches `/proc/sys` and every root-owned
+    /// file without any capability.
+    sandbox_uid: Option<u32>,
 }
 
 impl std::fmt::Debug for Jail {
@@ -213,6 +229,7 @@ impl Jail {
             filters,
             pids: cgroup_parent("pids").map(Groups::new),
             memory: cgroup_parent("memory").map(Groups::new),
+            sandbox_uid: rustix::process::geteuid().is_root().then_some(SANDBOX_UID),
         };
         let probe = Program {
             argv: vec!["/bin/true".into()],
@@ -227,6 +244,25 @@ impl Jail {
             )));
         }
         Ok(jail)
+    }
+
+    /// Whether a run can see the host path `path` through a [`Mount`]: when runs have a user of their own, every
+    /// folder above it must let others through (bwrap resolves the path as that user).
+    pub fn reachable(&self, path: &Path) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        if self.sandbox_uid.is_none() {
+            return path.exists();
+        }
+        path.exists()
+            && path
+                .ancestors()
+                .skip(1)
+                .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    }
+
+    /// The host user runs are started as, when not Beaker's own (see [`SANDBOX_UID`]).
+    pub fn sandbox_uid(&self) -> Option<u32> {
+        self.sandbox_uid
     }
 
     /// Runs `program` to its end, its deadline, its output cap or `cancel`, whichever comes first.
@@ -286,6 +322,24 @@ impl Jail {
             handed.push(dir);
         }
         args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+        // The kernel's settings and triggers, read-only whoever the run's user is.
+        for covered in [
+            "/proc/sys",
+            "/proc/sysrq-trigger",
+            "/proc/irq",
+            "/proc/bus",
+            "/proc/fs",
+        ] {
+            if Path::new(covered).exists() {
+                args.extend(["--ro-bind-try".into(), covered.into(), covered.into()]);
+            }
+        }
+        // bwrap's init (pid 1, the program's parent, of the program's user and dumpable): its memory and
+        // environment are covered, else a program could write code into it and outlive its run (a review
+        // found it; the program stays pid 2, so signals and exit statuses are a host's).
+        for covered in ["/proc/1/mem", "/proc/1/environ"] {
+            args.extend(["--ro-bind-try".into(), "/dev/null".into(), covered.into()]);
+        }
         args.extend([
             "--size".into(),
             program.limits.tmpfs_bytes.to_string(),
@@ -331,15 +385,21 @@ impl Jail {
         args.extend(["--chdir".into(), cwd.into(), "--".into()]);
         args.extend(program.argv.iter().cloned());
 
-        let stdin = handed_file(&program.stdin).map_err(|e| broken("writing stdin", e))?;
+        // Read-only: a run may not write through its stdin onto the host's disk.
+        let stdin = handed_file(&program.stdin)
+            .and_then(|f| std::fs::File::open(format!("/proc/self/fd/{}", f.as_raw_fd())))
+            .map_err(|e| broken("writing stdin", e))?;
         let handed = Arc::new(handed);
         let limits = program.limits;
-        // Without a cgroup, the process limit counts every process of this user, so it is set above what they
-        // have now (and root, whom it does not bind, has the cgroup).
-        // (The count is skipped for root: the limit does not bind it, and the scan of /proc costs a run ~0.3 ms.)
-        let processes = match rustix::process::getuid().is_root() {
-            true => limits.processes + 2,
-            false => processes_of_this_user() + limits.processes + 2,
+        let uid = self.sandbox_uid;
+        // `RLIMIT_NPROC` counts every process of a user. Runs started as the sandbox's own user share that
+        // user: with a pids cgroup per run, the cgroup is the per-run limit and this one only bounds all runs
+        // together; without one, it is the limit of all runs together. Runs of Beaker's own (non-root) user get
+        // it above what that user has now.
+        let processes = match (uid, &pids) {
+            (Some(_), Some(_)) => ALL_RUNS_PROCESSES,
+            (Some(_), None) => limits.processes + 2,
+            (None, _) => processes_of_this_user() + limits.processes + 2,
         };
         let join: Vec<std::fs::File> = [&pids, &memory]
             .into_iter()
@@ -349,6 +409,7 @@ impl Jail {
             .map_err(|e| broken("opening the run's cgroup", e))?;
         let mut command = Command::new(&self.bwrap);
         command
+            .env_clear()
             .args(&args)
             .stdin(Stdio::from(stdin))
             .stdout(Stdio::piped())
@@ -356,7 +417,7 @@ impl Jail {
         {
             let handed = handed.clone();
             sys::between_fork_and_exec(&mut command, move || {
-                pre_exec(&handed, limits, processes, &join)
+                pre_exec(&handed, limits, processes, &join, uid)
             });
         }
         let start = Instant::now();
@@ -384,10 +445,13 @@ impl Jail {
         let reader = |pipe: Option<Box<dyn Read + Send>>| {
             let (total, over, kill) = (total.clone(), over.clone(), kill.clone());
             let cap = limits.output_bytes;
+            let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let (done_tx, done_rx) = mpsc::channel::<()>();
+            let shared = kept.clone();
             std::thread::spawn(move || {
-                let mut kept = Vec::new();
+                let _done = done_tx;
                 let Some(mut pipe) = pipe else {
-                    return kept;
+                    return;
                 };
                 let mut buf = [0u8; 1 << 16];
                 loop {
@@ -397,13 +461,15 @@ impl Jail {
                     };
                     let before = total.fetch_add(n as u64, Ordering::AcqRel);
                     let room = cap.saturating_sub(before) as usize;
-                    kept.extend_from_slice(&buf[..n.min(room)]);
+                    if let Ok(mut kept) = shared.lock() {
+                        kept.extend_from_slice(&buf[..n.min(room)]);
+                    }
                     if before + n as u64 > cap && !over.swap(true, Ordering::AcqRel) {
                         kill();
                     }
                 }
-                kept
-            })
+            });
+            (kept, done_rx)
         };
         let out = reader(
             child
@@ -443,8 +509,20 @@ impl Jail {
         };
         let (status, usage) = waited.map_err(|e| broken("waiting for bwrap", e))?;
         drop(child);
-        let stdout = out.join().unwrap_or_default();
-        let stderr = err.join().unwrap_or_default();
+        // bwrap is gone; whatever of the run is left (a process that made itself immune to its parent's death)
+        // is killed through its cgroup, and the readers get a short drain, not a wait for an end of file that
+        // such a process could withhold.
+        if let Some(g) = &pids {
+            g.kill_all();
+        }
+        let drain_until = Instant::now() + DRAIN;
+        let collect = |(kept, done): (Arc<std::sync::Mutex<Vec<u8>>>, mpsc::Receiver<()>)| {
+            let _ = done.recv_timeout(drain_until.saturating_duration_since(Instant::now()));
+            let bytes = kept.lock().map(|k| k.clone()).unwrap_or_default();
+            bytes
+        };
+        let stdout = collect(out);
+        let stderr = collect(err);
         let peak_memory_bytes = memory
             .as_ref()
             .and_then(|g| g.read("memory.max_usage_in_bytes"));
@@ -518,6 +596,7 @@ fn pre_exec(
     limits: JailLimits,
     processes: u64,
     cgroup_procs: &[std::fs::File],
+    uid: Option<u32>,
 ) -> std::io::Result<()> {
     use rustix::process::{setrlimit, Resource, Rlimit};
     for procs in cgroup_procs {
@@ -544,6 +623,18 @@ fn pre_exec(
     set(Resource::Nofile, limits.open_files)?;
     set(Resource::Core, 0)?;
     set(Resource::Nproc, processes)?;
+    if let Some(uid) = uid {
+        use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
+        // The child is single-threaded: the thread's ids are the process's. Last: the cgroup and the limits
+        // above need root.
+        let (u, g) = (
+            rustix::process::Uid::from_raw(uid),
+            rustix::process::Gid::from_raw(uid),
+        );
+        set_thread_groups(&[])?;
+        set_thread_res_gid(g, g, g)?;
+        set_thread_res_uid(u, u, u)?;
+    }
     Ok(())
 }
 
@@ -650,6 +741,18 @@ impl Group {
         std::fs::OpenOptions::new()
             .write(true)
             .open(self.dir.join("cgroup.procs"))
+    }
+
+    /// Sends SIGKILL to every process in it (they are in the host's pid namespace here).
+    fn kill_all(&self) {
+        let Ok(procs) = std::fs::read_to_string(self.dir.join("cgroup.procs")) else {
+            return;
+        };
+        for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
     }
 
     /// A number its `file` holds.

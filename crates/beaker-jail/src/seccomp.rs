@@ -5,7 +5,7 @@
 //! kernel's shared state or another process: no `ptrace`, `process_vm_readv`, `mount`, `unshare`, `setns`,
 //! `bpf`, `perf_event_open`, keyrings, `io_uring`, module or clock changes. A syscall not on the list fails
 //! with `EPERM`, so a runtime probing for a feature carries on. `clone` is allowed only without namespace
-//! flags; `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that libc falls back to `clone`.
+//! flags, `prctl` not to drop the death signal, `socket` only for `AF_UNIX`, `AF_INET` and `AF_INET6`; `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that libc falls back to `clone`.
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -33,7 +33,7 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_select, libc::SYS_sched_yield, libc::SYS_mremap, libc::SYS_msync, libc::SYS_mincore,
     libc::SYS_madvise, libc::SYS_shmget, libc::SYS_shmat, libc::SYS_shmctl, libc::SYS_dup, libc::SYS_dup2,
     libc::SYS_pause, libc::SYS_nanosleep, libc::SYS_getitimer, libc::SYS_alarm, libc::SYS_setitimer,
-    libc::SYS_getpid, libc::SYS_sendfile, libc::SYS_socket, libc::SYS_connect, libc::SYS_accept,
+    libc::SYS_getpid, libc::SYS_sendfile, libc::SYS_connect, libc::SYS_accept,
     libc::SYS_sendto, libc::SYS_recvfrom, libc::SYS_sendmsg, libc::SYS_recvmsg, libc::SYS_shutdown,
     libc::SYS_bind, libc::SYS_listen, libc::SYS_getsockname, libc::SYS_getpeername, libc::SYS_socketpair,
     libc::SYS_setsockopt, libc::SYS_getsockopt, libc::SYS_fork, libc::SYS_vfork, libc::SYS_execve,
@@ -54,7 +54,7 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_getpriority, libc::SYS_setpriority, libc::SYS_sched_setparam, libc::SYS_sched_getparam,
     libc::SYS_sched_setscheduler, libc::SYS_sched_getscheduler, libc::SYS_sched_get_priority_max,
     libc::SYS_sched_get_priority_min, libc::SYS_sched_rr_get_interval, libc::SYS_mlock, libc::SYS_munlock,
-    libc::SYS_mlockall, libc::SYS_munlockall, libc::SYS_prctl, libc::SYS_arch_prctl, libc::SYS_setrlimit,
+    libc::SYS_mlockall, libc::SYS_munlockall, libc::SYS_arch_prctl, libc::SYS_setrlimit,
     libc::SYS_sync, libc::SYS_gettid, libc::SYS_readahead, libc::SYS_getxattr, libc::SYS_lgetxattr,
     libc::SYS_fgetxattr, libc::SYS_listxattr, libc::SYS_llistxattr, libc::SYS_flistxattr, libc::SYS_tkill,
     libc::SYS_time, libc::SYS_futex, libc::SYS_sched_setaffinity, libc::SYS_sched_getaffinity,
@@ -101,6 +101,27 @@ pub(crate) fn programs() -> Result<Vec<BpfProgram>, String> {
         libc::SYS_clone,
         vec![SeccompRule::new(vec![no_namespaces]).map_err(|e| e.to_string())?],
     );
+    // prctl, but not PR_SET_PDEATHSIG: the run dies with bwrap, and may not opt out of it.
+    let keeps_death_signal = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        libc::PR_SET_PDEATHSIG as u64,
+    )
+    .map_err(|e| e.to_string())?;
+    allowed.insert(
+        libc::SYS_prctl,
+        vec![SeccompRule::new(vec![keeps_death_signal]).map_err(|e| e.to_string())?],
+    );
+    // Sockets of the families programs use (local, IPv4, IPv6 in the empty network namespace): not vsock,
+    // netlink or packet sockets, which reach past the namespace or the host's kernel.
+    let mut families = Vec::new();
+    for family in [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6] {
+        let is = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family as u64)
+            .map_err(|e| e.to_string())?;
+        families.push(SeccompRule::new(vec![is]).map_err(|e| e.to_string())?);
+    }
+    allowed.insert(libc::SYS_socket, families);
     let allowlist = SeccompFilter::new(
         allowed,
         SeccompAction::Errno(libc::EPERM as u32),

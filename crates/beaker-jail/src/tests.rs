@@ -208,3 +208,56 @@ fn a_reused_memory_group_measures_each_run_alone() {
 fn run_in(jail: &Jail, program: &Program) -> Outcome {
     jail.run(program, &CancelToken::new()).expect("runs")
 }
+
+#[test]
+fn nothing_of_a_run_outlives_it() {
+    let jail = jail();
+    if jail.pids.is_none() {
+        eprintln!("no writable pids cgroup here: processes are ended by the pid namespace alone");
+    }
+    let out = run_in(
+        &jail,
+        &sh("(setsid sleep 31.337 &); (nohup sleep 31.337 >/dev/null 2>&1 &); echo started"),
+    );
+    assert_eq!(out.stdout, b"started\n");
+    std::thread::sleep(Duration::from_millis(300));
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("31.337"))
+        .collect();
+    assert!(survivors.is_empty(), "{survivors:?}");
+}
+
+#[test]
+fn runs_are_not_root_on_the_host() {
+    let jail = std::sync::Arc::new(jail());
+    let j = jail.clone();
+    let run = std::thread::spawn(move || run_in(&j, &sh("sleep 1.4142")));
+    std::thread::sleep(Duration::from_millis(500));
+    let uids: Vec<u32> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("1.4142"))
+        })
+        .filter_map(|e| {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(e.path()).ok().map(|m| m.uid())
+        })
+        .collect();
+    run.join().expect("run");
+    assert!(!uids.is_empty());
+    let me = rustix::process::geteuid().as_raw();
+    let want = jail.sandbox_uid().unwrap_or(me);
+    assert!(
+        uids.iter()
+            .all(|&u| u == want && u != 0 || me != 0 && u == me),
+        "{uids:?}"
+    );
+}
