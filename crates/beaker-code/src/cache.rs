@@ -33,15 +33,7 @@ impl Build {
 
 /// The default folder: `$BEAKER_CACHE_DIR`, `$XDG_CACHE_HOME/beaker` or `~/.cache/beaker`, then `builds/`.
 pub(crate) fn default_dir() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("BEAKER_CACHE_DIR")
-        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
-        .or_else(|| env("HOME").map(|d| d.join(".cache/beaker")))
-        .map(|d| d.join("builds"))
+    beaker_core::cache_dir().map(|d| d.join("builds"))
 }
 
 /// The key of a build made from `parts`.

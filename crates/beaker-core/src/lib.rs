@@ -27,6 +27,7 @@ mod limits;
 mod memory;
 pub mod operations;
 pub mod params;
+mod paths;
 pub mod pyjson;
 mod spec;
 mod tenant;
@@ -37,6 +38,7 @@ pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};
 pub use limits::{Limits, LimitsError, LimitsRequest, FUEL_PER_SECOND};
 pub use memory::{Hold, MemoryBudget, Reservation, WaitFor};
+pub use paths::cache_dir;
 pub use spec::{Example, Pool, Tool, ToolSpec};
 pub use tenant::Tenant;
 

