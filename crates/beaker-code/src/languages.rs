@@ -77,7 +77,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
     LanguageDef {
         name: "rust",
         program: "rustc",
-        install: "a Rust toolchain (rustup, or Debian's rustc)",
+        install: "Debian's rustc, or a rustup toolchain in a folder every user may pass through",
         source: "main.rs",
         compile: Some(&["{tool}", "-O", "--edition", "2021", "-o", "main", "main.rs"]),
         run: &["/build/main"],
@@ -161,7 +161,7 @@ impl Toolchain {
         if def.program.starts_with('/') {
             candidates.push(PathBuf::from(def.program));
         } else {
-            candidates.extend(in_path(def.program));
+            candidates.extend(beaker_jail::find_in_path(def.program));
             candidates.push(Path::new("/usr/bin").join(def.program));
         }
         candidates
@@ -217,14 +217,6 @@ impl Toolchain {
             mounts,
         })
     }
-}
-
-/// The first file named `name` in `PATH`.
-fn in_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }
 
 /// The `java` launcher beside a `javac`.

@@ -75,23 +75,6 @@ impl ExecuteCode {
             }
         })
     }
-
-    /// Which languages can run here, and for each missing one what to install.
-    pub fn languages(&self) -> Vec<(&'static str, Result<(), String>)> {
-        let host = self.host();
-        LANGUAGES
-            .iter()
-            .zip(&host.toolchains)
-            .map(|(def, t)| {
-                let ready = match (&host.jail, t) {
-                    (Err(e), _) => Err(e.to_string()),
-                    (Ok(_), None) => Err(format!("not installed (install {})", def.install)),
-                    (Ok(_), Some(_)) => Ok(()),
-                };
-                (def.name, ready)
-            })
-            .collect()
-    }
 }
 
 /// The params, as the schema gives them.
@@ -130,6 +113,16 @@ enum FileContent {
 }
 
 impl FileContent {
+    /// Its length as given (text, or base64 before decoding).
+    fn len(&self) -> usize {
+        match self {
+            FileContent::Text(t) => t.len(),
+            FileContent::Tagged { text, base64 } => {
+                text.as_ref().or(base64.as_ref()).map_or(0, String::len)
+            }
+        }
+    }
+
     fn bytes(&self, name: &str) -> Result<Vec<u8>, ToolError> {
         use base64::Engine as _;
         match self {
@@ -217,19 +210,7 @@ impl Tool for ExecuteCode {
         let tests_len: usize = (p.tests.iter().flatten())
             .map(|t| t.stdin.len() + t.expected_stdout.len())
             .sum();
-        let files_len: usize = p
-            .files
-            .iter()
-            .map(|(n, c)| {
-                n.len()
-                    + match c {
-                        FileContent::Text(t) => t.len(),
-                        FileContent::Tagged { text, base64 } => {
-                            text.as_ref().or(base64.as_ref()).map_or(0, String::len)
-                        }
-                    }
-            })
-            .sum();
+        let files_len: usize = p.files.iter().map(|(n, c)| n.len() + c.len()).sum();
         let input = (p.code.len() + p.stdin.len() + tests_len + files_len) as u64;
         if input > ctx.limits.max_input_bytes {
             return Err(ToolError::limit(format!(
@@ -265,6 +246,16 @@ impl Run<'_> {
             Some(c) => format!("{c}.java"),
             None => self.def.source.to_string(),
         };
+        // Bad files are refused before anything is compiled.
+        let mut files = Vec::new();
+        for (name, content) in &p.files {
+            if !valid_file_name(name) || *name == source {
+                return Err(ToolError::invalid_params(format!(
+                    "`files`: `{name}` is not a file name the program's folder can hold (no `/`, not `..`, not the source's `{source}`)"
+                )));
+            }
+            files.push((name.clone(), content.bytes(name)?, false));
+        }
         let mut result = json!({"language": self.def.name});
         let mut mounts = self.toolchain.mounts.clone();
         let build = match self.def.compile {
@@ -300,15 +291,6 @@ impl Run<'_> {
                 sandbox: "/build".into(),
                 writable: false,
             });
-        }
-        let mut files = Vec::new();
-        for (name, content) in &p.files {
-            if !valid_file_name(name) || *name == source {
-                return Err(ToolError::invalid_params(format!(
-                    "`files`: `{name}` is not a file name the program's folder can hold (no `/`, not `..`, not the source's `{source}`)"
-                )));
-            }
-            files.push((name.clone(), content.bytes(name)?, false));
         }
         if self.def.compile.is_none() {
             files.push((source.clone(), p.code.clone().into_bytes(), false));
@@ -471,7 +453,6 @@ impl Run<'_> {
             .jail
             .run(&program, &self.ctx.cancel)
             .map_err(jail_error)?;
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         let report = json!({
             "exit_code": out.exit_code,
             "stdout": text(&out.stdout),
@@ -511,15 +492,7 @@ impl Run<'_> {
 
     /// The error of a call stopped by its deadline or its client.
     fn stopped(&self) -> ToolError {
-        self.ctx.checkpoint().err().unwrap_or_else(|| {
-            ToolError::new(
-                ErrorKind::Timeout,
-                format!(
-                    "the call ran past its {} ms execution limit",
-                    self.ctx.limits.timeout_ms
-                ),
-            )
-        })
+        (self.ctx.checkpoint().err()).unwrap_or_else(|| self.ctx.timeout_error())
     }
 
     /// The address-space limit of the program: the call's memory limit, except for runtimes whose heap flag
@@ -691,11 +664,7 @@ fn cut(v: &mut Value, over: usize) -> bool {
     if s.is_empty() {
         return false;
     }
-    let mut keep = s.len().saturating_sub(over.max(64));
-    while !s.is_char_boundary(keep) {
-        keep -= 1;
-    }
-    *v = json!(s[..keep].to_string());
+    *v = json!(prefix(s, s.len().saturating_sub(over.max(64))));
     true
 }
 

@@ -177,18 +177,23 @@ impl CallContext {
             })
     }
 
+    /// The error of this call run past its deadline.
+    pub fn timeout_error(&self) -> ToolError {
+        ToolError::new(
+            ErrorKind::Timeout,
+            format!(
+                "the call ran past its {} ms execution limit",
+                self.limits.timeout_ms
+            ),
+        )
+    }
+
     /// `Err(timeout | cancelled)` once the call has been asked to stop.
     #[inline]
     pub fn checkpoint(&self) -> Result<(), ToolError> {
         match self.cancel.reason() {
             None => Ok(()),
-            Some(CancelReason::Timeout) => Err(ToolError::new(
-                ErrorKind::Timeout,
-                format!(
-                    "the call ran past its {} ms execution limit",
-                    self.limits.timeout_ms
-                ),
-            )),
+            Some(CancelReason::Timeout) => Err(self.timeout_error()),
             Some(CancelReason::Cancelled) => Err(ToolError::new(
                 ErrorKind::Cancelled,
                 "the call was cancelled",

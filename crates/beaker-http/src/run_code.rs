@@ -139,18 +139,8 @@ fn to_call(req: RunCodeRequest) -> Result<ToolCall, String> {
         }),
         ..LimitsRequest::default()
     };
-    let files: Map<String, Value> = req
-        .files
-        .into_iter()
-        .filter_map(|(name, content)| content.map(|b64| (name, json!({"base64": b64}))))
-        .collect();
     let mut params = json!({"code": req.code});
-    if let Some(stdin) = req.stdin.filter(|s| !s.is_empty()) {
-        params["stdin"] = json!(stdin);
-    }
-    if !files.is_empty() {
-        params["files"] = Value::Object(files);
-    }
+    add_stdin_and_files(&mut params, req.stdin, req.files);
     if !req.fetch_files.is_empty() {
         params["fetch_files"] = json!(req.fetch_files);
     }
@@ -195,17 +185,7 @@ fn native_call(req: RunCodeRequest) -> Result<ToolCall, String> {
         ..LimitsRequest::default()
     };
     let mut params = json!({"language": req.language, "code": req.code, "run_timeout_ms": run_ms});
-    if let Some(stdin) = req.stdin.filter(|s| !s.is_empty()) {
-        params["stdin"] = json!(stdin);
-    }
-    let files: Map<String, Value> = req
-        .files
-        .into_iter()
-        .filter_map(|(name, content)| content.map(|b64| (name, json!({"base64": b64}))))
-        .collect();
-    if !files.is_empty() {
-        params["files"] = Value::Object(files);
-    }
+    add_stdin_and_files(&mut params, req.stdin, req.files);
     let mut call = ToolCall::new("execute_code", params);
     call.limits = limits;
     Ok(call)
@@ -260,6 +240,25 @@ fn from_native(env: Envelope) -> RunCodeResponse {
         run_result,
         executor_pod_name: None,
         files: Map::new(),
+    }
+}
+
+/// A request's `stdin` (when not empty) and `files` (path -> base64; a `null` content skipped) as the params
+/// `execute_python` and `execute_code` both take.
+fn add_stdin_and_files(
+    params: &mut Value,
+    stdin: Option<String>,
+    files: BTreeMap<String, Option<String>>,
+) {
+    if let Some(stdin) = stdin.filter(|s| !s.is_empty()) {
+        params["stdin"] = json!(stdin);
+    }
+    let files: Map<String, Value> = files
+        .into_iter()
+        .filter_map(|(name, content)| content.map(|b64| (name, json!({"base64": b64}))))
+        .collect();
+    if !files.is_empty() {
+        params["files"] = Value::Object(files);
     }
 }
 

@@ -192,10 +192,11 @@ pub struct Outcome {
     pub peak_memory_bytes: Option<u64>,
 }
 
-/// The native sandbox: the launcher found, the seccomp filters compiled, the user ids of runs in flight.
+/// The native sandbox: the launcher found, the seccomp filters compiled, the runs' cgroups.
 pub struct Jail {
     bwrap: PathBuf,
-    filters: Vec<Vec<u8>>,
+    /// The seccomp filters' BPF, written once to unnamed files; each run reads its own opening of them.
+    filters: Vec<std::fs::File>,
     /// Where runs' pids cgroups are made, if the host lets this process make them.
     pids: Option<Arc<Groups>>,
     /// Where runs' memory cgroups are made, likewise.
@@ -222,8 +223,9 @@ impl Jail {
         let filters = seccomp::programs()
             .map_err(JailError::Broken)?
             .iter()
-            .map(seccomp::bytes)
-            .collect();
+            .map(|p| handed_file(&seccomp::bytes(p)))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| JailError::Broken(format!("writing the seccomp filters: {e}")))?;
         let jail = Jail {
             bwrap,
             filters,
@@ -305,8 +307,8 @@ impl Jail {
             mount_base(Path::new(mount), &mut args);
         }
         for m in &program.mounts {
-            // Opened here and bound by descriptor: when the run has a user id of its own, it could not reach a
-            // directory under one only Beaker's user may enter (a rustup toolchain in /root, the build cache).
+            // Opened here and bound by descriptor, so the folder bound is the one opened now. (bwrap still resolves
+            // its path as the run's user: callers mount only what `Jail::reachable` allows.)
             let dir = std::fs::File::open(&m.host)
                 .map_err(|e| broken(&format!("opening {}", m.host.display()), e))?;
             let kind = if m.writable {
@@ -359,7 +361,7 @@ impl Jail {
             handed.push(file);
         }
         for filter in &self.filters {
-            let file = handed_file(filter).map_err(|e| broken("writing the seccomp filter", e))?;
+            let file = reopen(filter).map_err(|e| broken("opening the seccomp filter", e))?;
             args.extend(["--add-seccomp-fd".into(), file.as_raw_fd().to_string()]);
             handed.push(file);
         }
@@ -387,7 +389,7 @@ impl Jail {
 
         // Read-only: a run may not write through its stdin onto the host's disk.
         let stdin = handed_file(&program.stdin)
-            .and_then(|f| std::fs::File::open(format!("/proc/self/fd/{}", f.as_raw_fd())))
+            .and_then(|f| reopen(&f))
             .map_err(|e| broken("writing stdin", e))?;
         let handed = Arc::new(handed);
         let limits = program.limits;
@@ -589,6 +591,11 @@ fn handed_file(bytes: &[u8]) -> std::io::Result<std::fs::File> {
     Ok(f)
 }
 
+/// A new read-only opening of `file`, reading from its start whatever the other openings have read.
+fn reopen(file: &std::fs::File) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+}
+
 /// In the child between fork and exec: join the run's cgroup, hand the files over, set the limits. Raw syscalls
 /// only (see [`sys::between_fork_and_exec`]).
 fn pre_exec(
@@ -656,8 +663,8 @@ fn processes_of_this_user() -> u64 {
         .sum()
 }
 
-/// The first executable named `name` in `PATH`.
-fn find_in_path(name: &str) -> Option<PathBuf> {
+/// The first file named `name` in `PATH`.
+pub fn find_in_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(name))
