@@ -18,6 +18,9 @@
 
 mod seccomp;
 mod sys;
+mod warm;
+
+pub use warm::{Start, Warm};
 
 use beaker_core::CancelToken;
 use std::io::{Read, Seek, Write};
@@ -72,7 +75,7 @@ pub enum JailError {
 }
 
 /// A host path a program sees at a path of the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Mount {
     /// The host's path.
     pub host: PathBuf,
@@ -205,6 +208,8 @@ pub struct Jail {
     /// namespace whose only user is this one): never root, whose uid reaches `/proc/sys` and every root-owned
     /// file without any capability.
     sandbox_uid: Option<u32>,
+    /// Idle warm launchers (see [`Jail::run_warm`]).
+    launchers: warm::Launchers,
 }
 
 impl std::fmt::Debug for Jail {
@@ -232,6 +237,7 @@ impl Jail {
             pids: cgroup_parent("pids").map(Groups::new),
             memory: cgroup_parent("memory").map(Groups::new),
             sandbox_uid: rustix::process::geteuid().is_root().then_some(SANDBOX_UID),
+            launchers: warm::Launchers::default(),
         };
         let probe = Program {
             argv: vec!["/bin/true".into()],
@@ -269,7 +275,6 @@ impl Jail {
 
     /// Runs `program` to its end, its deadline, its output cap or `cancel`, whichever comes first.
     pub fn run(&self, program: &Program, cancel: &CancelToken) -> Result<Outcome, JailError> {
-        let broken = |what: &str, e: std::io::Error| JailError::Broken(format!("{what}: {e}"));
         let pids = (self.pids.as_ref())
             .and_then(|p| p.take(&[("pids.max", program.limits.processes + 2)]));
         // A reused group's peak starts again from what it holds now (nothing: see `Groups::give_back`).
@@ -280,12 +285,134 @@ impl Jail {
             ]),
             _ => None,
         };
-        let ooms_before = memory
-            .as_ref()
-            .and_then(|g| g.read_key("memory.oom_control", "oom_kill"))
-            .unwrap_or(0);
+        let ooms_before = memory.as_ref().map_or(0, Group::ooms);
         // Every file the sandbox reads at start goes in as an unnamed temporary file, handed over by descriptor.
         let mut handed: Vec<std::fs::File> = Vec::new();
+        let args = self.sandbox_args(program, &mut handed, false)?;
+        // Read-only: a run may not write through its stdin onto the host's disk.
+        let stdin = handed_file(&program.stdin)
+            .and_then(|f| reopen(&f))
+            .map_err(|e| broken("writing stdin", e))?;
+        let limits = program.limits;
+        let rlimits = Rlimits {
+            address_space: limits.address_space,
+            cpu_seconds: limits.wall.as_secs() + 2,
+            file_bytes: limits.file_bytes,
+            open_files: limits.open_files,
+            processes: self.processes(limits.processes, pids.is_some()),
+        };
+        let groups: Vec<&Group> = [&pids, &memory].into_iter().flatten().collect();
+        let start = Instant::now();
+        let mut child = self.spawn(
+            args,
+            Stdio::from(stdin),
+            Stdio::piped(),
+            Stdio::piped(),
+            handed,
+            rlimits,
+            &groups,
+        )?;
+        let pid = child.id() as i32;
+        // Signalled through a pidfd, which cannot name another process once this one is reaped.
+        let pidfd = Arc::new(pidfd_of(pid)?);
+        let kill: Killer = {
+            let pidfd = pidfd.clone();
+            Arc::new(move || {
+                // Fails only once the process is gone, which is what the kill is for.
+                let _ = rustix::process::pidfd_send_signal(&*pidfd, rustix::process::Signal::KILL);
+            })
+        };
+        let output = Output::new(limits.output_bytes, kill.clone());
+        let out = output.read(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = output.read(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send((sys::wait4(pid), Instant::now()));
+        });
+        let deadline = start + limits.wall;
+        let mut ending = Ending::Exited;
+        let (waited, ended) = loop {
+            match rx.recv_timeout(POLL.min(deadline.saturating_duration_since(Instant::now()))) {
+                Ok(done) => break done,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(JailError::Broken("the reaper thread died".into()))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if ending == Ending::Exited {
+                if cancel.reason().is_some() {
+                    ending = Ending::Cancelled;
+                    kill();
+                } else if Instant::now() >= deadline {
+                    ending = Ending::TimedOut;
+                    kill();
+                }
+            }
+        };
+        let (status, usage) = waited.map_err(|e| broken("waiting for bwrap", e))?;
+        drop(child);
+        // bwrap is gone; whatever of the run is left (a process that made itself immune to its parent's death)
+        // is killed through its cgroup, and the readers get a short drain, not a wait for an end of file that
+        // such a process could withhold.
+        if let Some(g) = &pids {
+            g.kill_all();
+        }
+        let drain_until = Instant::now() + DRAIN;
+        let stdout = out.collect(drain_until);
+        let stderr = err.collect(drain_until);
+        let peak_memory_bytes = memory
+            .as_ref()
+            .and_then(|g| g.read("memory.max_usage_in_bytes"));
+        let out_of_memory = memory.as_ref().is_some_and(|g| g.ooms() > ooms_before);
+        if let (Some(pool), Some(g)) = (&self.pids, pids) {
+            Groups::give_back(pool, g);
+        }
+        if let (Some(pool), Some(g)) = (&self.memory, memory) {
+            Groups::give_back(pool, g);
+        }
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        Ok(output.outcome(
+            ending,
+            out_of_memory,
+            status,
+            stdout,
+            stderr,
+            ended.saturating_duration_since(start),
+            tv(usage.ru_utime) + tv(usage.ru_stime),
+            peak_memory_bytes,
+        ))
+    }
+
+    /// The `RLIMIT_NPROC` of a run allowed `processes`. It counts every process of a user. Runs started as the
+    /// sandbox's own user share that user: with a pids cgroup per run, the cgroup is the per-run limit and this
+    /// one only bounds all runs together; without one, it is the limit of all runs together. Runs of Beaker's
+    /// own (non-root) user get it above what that user has now.
+    fn processes(&self, processes: u64, own_cgroup: bool) -> u64 {
+        match (self.sandbox_uid, own_cgroup) {
+            (Some(_), true) => ALL_RUNS_PROCESSES,
+            (Some(_), false) => processes + 2,
+            (None, _) => processes_of_this_user() + processes + 2,
+        }
+    }
+
+    /// bwrap's arguments for `program` (its files included; its stdin not), the descriptors they name pushed
+    /// onto `handed`. With `as_pid_1` the program is the pid namespace's init (a warm launcher).
+    fn sandbox_args(
+        &self,
+        program: &Program,
+        handed: &mut Vec<std::fs::File>,
+        as_pid_1: bool,
+    ) -> Result<Vec<String>, JailError> {
         let mut args: Vec<String> = vec![
             "--unshare-all".into(),
             "--unshare-user".into(),
@@ -303,6 +430,9 @@ impl Jail {
             "sandbox".into(),
             "--clearenv".into(),
         ];
+        if as_pid_1 {
+            args.push("--as-pid-1".into());
+        }
         for mount in BASE_MOUNTS {
             mount_base(Path::new(mount), &mut args);
         }
@@ -336,9 +466,10 @@ impl Jail {
                 args.extend(["--ro-bind-try".into(), covered.into(), covered.into()]);
             }
         }
-        // bwrap's init (pid 1, the program's parent, of the program's user and dumpable): its memory and
-        // environment are covered, else a program could write code into it and outlive its run (a review
-        // found it; the program stays pid 2, so signals and exit statuses are a host's).
+        // The namespace's init (bwrap's, the program's parent, of the program's user and dumpable; or a warm
+        // launcher): its memory and environment are covered, else a program could write code into it and
+        // outlive its run (a review found it; the program stays pid 2, so signals and exit statuses are a
+        // host's).
         for covered in ["/proc/1/mem", "/proc/1/environ"] {
             args.extend(["--ro-bind-try".into(), "/dev/null".into(), covered.into()]);
         }
@@ -386,159 +517,158 @@ impl Jail {
         };
         args.extend(["--chdir".into(), cwd.into(), "--".into()]);
         args.extend(program.argv.iter().cloned());
+        Ok(args)
+    }
 
-        // Read-only: a run may not write through its stdin onto the host's disk.
-        let stdin = handed_file(&program.stdin)
-            .and_then(|f| reopen(&f))
-            .map_err(|e| broken("writing stdin", e))?;
-        let handed = Arc::new(handed);
-        let limits = program.limits;
-        let uid = self.sandbox_uid;
-        // `RLIMIT_NPROC` counts every process of a user. Runs started as the sandbox's own user share that
-        // user: with a pids cgroup per run, the cgroup is the per-run limit and this one only bounds all runs
-        // together; without one, it is the limit of all runs together. Runs of Beaker's own (non-root) user get
-        // it above what that user has now.
-        let processes = match (uid, &pids) {
-            (Some(_), Some(_)) => ALL_RUNS_PROCESSES,
-            (Some(_), None) => limits.processes + 2,
-            (None, _) => processes_of_this_user() + limits.processes + 2,
-        };
-        let join: Vec<std::fs::File> = [&pids, &memory]
-            .into_iter()
-            .flatten()
-            .map(Group::procs)
+    /// Starts bwrap with `args`, in `groups` from its first instruction, under `rlimits`, as the sandbox's user
+    /// when there is one; `handed` are the descriptors the arguments name.
+    #[allow(clippy::too_many_arguments)]
+    fn spawn(
+        &self,
+        args: Vec<String>,
+        stdin: Stdio,
+        stdout: Stdio,
+        stderr: Stdio,
+        handed: Vec<std::fs::File>,
+        rlimits: Rlimits,
+        groups: &[&Group],
+    ) -> Result<std::process::Child, JailError> {
+        let join: Vec<std::fs::File> = groups
+            .iter()
+            .map(|g| g.procs())
             .collect::<std::io::Result<_>>()
             .map_err(|e| broken("opening the run's cgroup", e))?;
-        let mut command = Command::new(&self.bwrap);
-        command
-            .env_clear()
-            .args(&args)
-            .stdin(Stdio::from(stdin))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        {
-            let handed = handed.clone();
-            sys::between_fork_and_exec(&mut command, move || {
-                pre_exec(&handed, limits, processes, &join, uid)
-            });
+        spawn_bwrap(
+            &self.bwrap,
+            args,
+            stdin,
+            stdout,
+            stderr,
+            handed,
+            rlimits,
+            join,
+            self.sandbox_uid,
+        )
+    }
+}
+
+/// Starts `bwrap` with `args`, joining the cgroups whose `cgroup.procs` are `join` from its first
+/// instruction, under `rlimits`, as `uid` when given; `handed` are the descriptors the arguments name.
+#[allow(clippy::too_many_arguments)]
+fn spawn_bwrap(
+    bwrap: &Path,
+    args: Vec<String>,
+    stdin: Stdio,
+    stdout: Stdio,
+    stderr: Stdio,
+    handed: Vec<std::fs::File>,
+    rlimits: Rlimits,
+    join: Vec<std::fs::File>,
+    uid: Option<u32>,
+) -> Result<std::process::Child, JailError> {
+    let handed = Arc::new(handed);
+    let mut command = Command::new(bwrap);
+    command
+        .env_clear()
+        .args(&args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr);
+    {
+        let handed = handed.clone();
+        sys::between_fork_and_exec(&mut command, move || pre_exec(&handed, rlimits, &join, uid));
+    }
+    command.spawn().map_err(|e| broken("starting bwrap", e))
+}
+
+/// An I/O error as a [`JailError`], saying what was being done.
+fn broken(what: &str, e: std::io::Error) -> JailError {
+    JailError::Broken(format!("{what}: {e}"))
+}
+
+/// A pidfd of the child `pid`.
+fn pidfd_of(pid: i32) -> Result<rustix::fd::OwnedFd, JailError> {
+    rustix::process::Pid::from_raw(pid)
+        .ok_or_else(|| JailError::Broken("bwrap has no pid".into()))
+        .and_then(|p| {
+            rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
+                .map_err(|e| broken("pidfd_open", e.into()))
+        })
+}
+
+/// What kills a run (its bwrap, or its warm launcher's child).
+type Killer = Arc<dyn Fn() + Send + Sync>;
+
+/// A run's stdout and stderr as they are read: the bytes kept, the bytes written, whether the cap was passed.
+struct Output {
+    cap: u64,
+    total: Arc<AtomicU64>,
+    over: Arc<AtomicBool>,
+    kill: Killer,
+}
+
+/// One stream being read on a thread of its own: what it kept, and word when it ends.
+struct Stream {
+    kept: Arc<std::sync::Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Output {
+    fn new(cap: u64, kill: Killer) -> Output {
+        Output {
+            cap,
+            total: Arc::new(AtomicU64::new(0)),
+            over: Arc::new(AtomicBool::new(false)),
+            kill,
         }
-        let start = Instant::now();
-        let mut child = command.spawn().map_err(|e| broken("starting bwrap", e))?;
-        drop(command);
-        drop(handed);
-        let pid = child.id() as i32;
-        // Signalled through a pidfd, which cannot name another process once this one is reaped.
-        let pidfd = rustix::process::Pid::from_raw(pid)
-            .ok_or_else(|| JailError::Broken("bwrap has no pid".into()))
-            .and_then(|p| {
-                rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
-                    .map_err(|e| broken("pidfd_open", e.into()))
-            })?;
-        let pidfd = Arc::new(pidfd);
-        let kill = {
-            let pidfd = pidfd.clone();
-            Arc::new(move || {
-                // Fails only once the process is gone, which is what the kill is for.
-                let _ = rustix::process::pidfd_send_signal(&*pidfd, rustix::process::Signal::KILL);
-            })
-        };
-        let total = Arc::new(AtomicU64::new(0));
-        let over = Arc::new(AtomicBool::new(false));
-        let reader = |pipe: Option<Box<dyn Read + Send>>| {
-            let (total, over, kill) = (total.clone(), over.clone(), kill.clone());
-            let cap = limits.output_bytes;
-            let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
-            let (done_tx, done_rx) = mpsc::channel::<()>();
-            let shared = kept.clone();
-            std::thread::spawn(move || {
-                let _done = done_tx;
-                let Some(mut pipe) = pipe else {
-                    return;
-                };
-                let mut buf = [0u8; 1 << 16];
-                loop {
-                    let n = match pipe.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    let before = total.fetch_add(n as u64, Ordering::AcqRel);
-                    let room = cap.saturating_sub(before) as usize;
-                    if let Ok(mut kept) = shared.lock() {
-                        kept.extend_from_slice(&buf[..n.min(room)]);
-                    }
-                    if before + n as u64 > cap && !over.swap(true, Ordering::AcqRel) {
-                        kill();
-                    }
-                }
-            });
-            (kept, done_rx)
-        };
-        let out = reader(
-            child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        );
-        let err = reader(
-            child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        );
-        let (tx, rx) = mpsc::channel();
+    }
+
+    /// Reads `pipe` to its end on a thread, keeping what fits under the cap shared by both streams and killing
+    /// the run when the cap is passed.
+    fn read(&self, pipe: Option<Box<dyn Read + Send>>) -> Stream {
+        let (total, over, kill) = (self.total.clone(), self.over.clone(), self.kill.clone());
+        let cap = self.cap;
+        let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (done_tx, done) = mpsc::channel::<()>();
+        let shared = kept.clone();
         std::thread::spawn(move || {
-            let _ = tx.send((sys::wait4(pid), Instant::now()));
+            let _done = done_tx;
+            let Some(mut pipe) = pipe else {
+                return;
+            };
+            let mut buf = [0u8; 1 << 16];
+            loop {
+                let n = match pipe.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                let before = total.fetch_add(n as u64, Ordering::AcqRel);
+                let room = cap.saturating_sub(before) as usize;
+                if let Ok(mut kept) = shared.lock() {
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
+                if before + n as u64 > cap && !over.swap(true, Ordering::AcqRel) {
+                    kill();
+                }
+            }
         });
-        let deadline = start + limits.wall;
-        let mut ending = Ending::Exited;
-        let (waited, ended) = loop {
-            match rx.recv_timeout(POLL.min(deadline.saturating_duration_since(Instant::now()))) {
-                Ok(done) => break done,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(JailError::Broken("the reaper thread died".into()))
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            if ending == Ending::Exited {
-                if cancel.reason().is_some() {
-                    ending = Ending::Cancelled;
-                    kill();
-                } else if Instant::now() >= deadline {
-                    ending = Ending::TimedOut;
-                    kill();
-                }
-            }
-        };
-        let (status, usage) = waited.map_err(|e| broken("waiting for bwrap", e))?;
-        drop(child);
-        // bwrap is gone; whatever of the run is left (a process that made itself immune to its parent's death)
-        // is killed through its cgroup, and the readers get a short drain, not a wait for an end of file that
-        // such a process could withhold.
-        if let Some(g) = &pids {
-            g.kill_all();
-        }
-        let drain_until = Instant::now() + DRAIN;
-        let collect = |(kept, done): (Arc<std::sync::Mutex<Vec<u8>>>, mpsc::Receiver<()>)| {
-            let _ = done.recv_timeout(drain_until.saturating_duration_since(Instant::now()));
-            let bytes = kept.lock().map(|k| k.clone()).unwrap_or_default();
-            bytes
-        };
-        let stdout = collect(out);
-        let stderr = collect(err);
-        let peak_memory_bytes = memory
-            .as_ref()
-            .and_then(|g| g.read("memory.max_usage_in_bytes"));
-        let out_of_memory = memory
-            .as_ref()
-            .and_then(|g| g.read_key("memory.oom_control", "oom_kill"))
-            .is_some_and(|n| n > ooms_before);
-        if let (Some(pool), Some(g)) = (&self.pids, pids) {
-            Groups::give_back(pool, g);
-        }
-        if let (Some(pool), Some(g)) = (&self.memory, memory) {
-            Groups::give_back(pool, g);
-        }
-        if ending == Ending::Exited && over.load(Ordering::Acquire) {
+        Stream { kept, done }
+    }
+
+    /// The run's outcome from how it ended and its wait status.
+    #[allow(clippy::too_many_arguments)]
+    fn outcome(
+        &self,
+        mut ending: Ending,
+        out_of_memory: bool,
+        status: i32,
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+        wall: Duration,
+        cpu: Duration,
+        peak_memory_bytes: Option<u64>,
+    ) -> Outcome {
+        if ending == Ending::Exited && self.over.load(Ordering::Acquire) {
             ending = Ending::OutputLimit;
         }
         if ending == Ending::Exited && out_of_memory {
@@ -553,18 +683,39 @@ impl Jail {
             }
             _ => None,
         };
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        Ok(Outcome {
+        Outcome {
             ending,
             exit_code,
             stdout,
             stderr,
-            output_bytes: total.load(Ordering::Acquire),
-            wall: ended.saturating_duration_since(start),
-            cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+            output_bytes: self.total.load(Ordering::Acquire),
+            wall,
+            cpu,
             peak_memory_bytes,
-        })
+        }
     }
+}
+
+impl Stream {
+    /// What the stream kept, once it ended or `until` passed (a process that escaped the kill may hold the
+    /// pipe open).
+    fn collect(self, until: Instant) -> Vec<u8> {
+        let _ = self
+            .done
+            .recv_timeout(until.saturating_duration_since(Instant::now()));
+        let bytes = self.kept.lock().map(|k| k.clone()).unwrap_or_default();
+        bytes
+    }
+}
+
+/// The resource limits a jailed process starts under.
+#[derive(Debug, Clone, Copy)]
+struct Rlimits {
+    address_space: Option<u64>,
+    cpu_seconds: u64,
+    file_bytes: u64,
+    open_files: u64,
+    processes: u64,
 }
 
 /// A base directory as the host has it: a symlink (`/bin -> usr/bin` on merged-/usr systems) stays one, a
@@ -596,12 +747,11 @@ fn reopen(file: &std::fs::File) -> std::io::Result<std::fs::File> {
     std::fs::File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
 }
 
-/// In the child between fork and exec: join the run's cgroup, hand the files over, set the limits. Raw syscalls
+/// In the child between fork and exec: join the run's cgroups, hand the files over, set the limits. Raw syscalls
 /// only (see [`sys::between_fork_and_exec`]).
 fn pre_exec(
     handed: &[std::fs::File],
-    limits: JailLimits,
-    processes: u64,
+    limits: Rlimits,
     cgroup_procs: &[std::fs::File],
     uid: Option<u32>,
 ) -> std::io::Result<()> {
@@ -625,11 +775,11 @@ fn pre_exec(
     if let Some(bytes) = limits.address_space {
         set(Resource::As, bytes)?;
     }
-    set(Resource::Cpu, limits.wall.as_secs() + 2)?;
+    set(Resource::Cpu, limits.cpu_seconds)?;
     set(Resource::Fsize, limits.file_bytes)?;
     set(Resource::Nofile, limits.open_files)?;
     set(Resource::Core, 0)?;
-    set(Resource::Nproc, processes)?;
+    set(Resource::Nproc, limits.processes)?;
     if let Some(uid) = uid {
         use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
         // The child is single-threaded: the thread's ids are the process's. Last: the cgroup and the limits
@@ -771,6 +921,11 @@ impl Group {
             .ok()
     }
 
+    /// How many of its processes the kernel has killed for want of memory.
+    fn ooms(&self) -> u64 {
+        self.read_key("memory.oom_control", "oom_kill").unwrap_or(0)
+    }
+
     /// The number after `key` in its `file` of `key value` lines.
     fn read_key(&self, file: &str, key: &str) -> Option<u64> {
         let text = std::fs::read_to_string(self.dir.join(file)).ok()?;
@@ -837,3 +992,6 @@ fn remove_stale_groups(parent: &Path) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod warm_tests;

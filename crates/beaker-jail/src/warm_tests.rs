@@ -1,0 +1,225 @@
+//! Warm launchers: the same contract as cold runs (verdicts, limits, kills), and no run sees what another left.
+
+use super::*;
+use std::sync::OnceLock;
+
+/// One jail for all these tests, so its launchers are reused from test to test, as a server reuses them.
+fn jail() -> &'static Jail {
+    static JAIL: OnceLock<Jail> = OnceLock::new();
+    JAIL.get_or_init(|| {
+        Jail::discover()
+            .expect("bubblewrap is installed (.ci/run installs it) and user namespaces work")
+    })
+}
+
+/// A launcher run by Debian's Python, importing nothing more.
+fn plain() -> Warm {
+    Warm {
+        python: "/usr/bin/python3".into(),
+        preload: vec!["json".into()],
+        mounts: Vec::new(),
+        env: Vec::new(),
+        tmpfs_bytes: 64 << 20,
+        processes: 64,
+    }
+}
+
+fn sh(script: &str) -> Program {
+    Program {
+        argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
+        ..Program::default()
+    }
+}
+
+fn python(code: &str) -> Program {
+    Program {
+        argv: vec!["python3".into(), "/tmp/main.py".into()],
+        files: vec![("main.py".into(), code.as_bytes().to_vec(), false)],
+        ..Program::default()
+    }
+}
+
+fn exec(p: &Program) -> Outcome {
+    jail()
+        .run_warm(&plain(), p, Start::Exec(None), &CancelToken::new())
+        .expect("runs")
+}
+
+fn py(p: &Program) -> Outcome {
+    jail()
+        .run_warm(&plain(), p, Start::Python, &CancelToken::new())
+        .expect("runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_program_reads_stdin_and_its_files_and_exits_with_its_code() {
+    let mut p = sh("read x; echo \"got $x\"; cat /tmp/data.txt >&2; exit 3");
+    p.stdin = b"42\n".to_vec();
+    p.files
+        .push(("data.txt".into(), b"file text".to_vec(), false));
+    let out = exec(&p);
+    assert_eq!(out.ending, Ending::Exited);
+    assert_eq!(out.exit_code, Some(3), "{out:?} {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "got 42\n");
+    assert_eq!(text(&out.stderr), "file text");
+}
+
+#[test]
+fn a_signal_is_reported_as_a_shell_reports_it_and_sigpipe_is_the_programs() {
+    assert_eq!(
+        exec(&sh("kill -SEGV $$")).exit_code,
+        Some(128 + libc::SIGSEGV)
+    );
+    // The launcher (Python) ignores SIGPIPE; a program started from it must not.
+    let out = exec(&sh("yes | head -c 1 >/dev/null; echo ${PIPESTATUS:-done}"));
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+}
+
+#[test]
+fn a_python_script_runs_as_cpython_runs_it() {
+    let out = py(&python(
+        "import sys\nprint(__name__, sys.argv, sys.path[0])\nx = input()\nprint(int(x) * 2)\nsys.exit(4)",
+    ));
+    let mut p = python("import sys\nprint(__name__, sys.argv, sys.path[0])\nx = input()\nprint(int(x) * 2)\nsys.exit(4)");
+    p.stdin = b"21\n".to_vec();
+    let out2 = py(&p);
+    assert_eq!(out2.exit_code, Some(4), "{out2:?}");
+    assert_eq!(text(&out2.stdout), "__main__ ['/tmp/main.py'] /tmp\n42\n");
+    // No stdin: input() raises EOFError, reported as CPython reports an uncaught exception.
+    assert_eq!(out.exit_code, Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(
+            "Traceback (most recent call last):\n  File \"/tmp/main.py\", line 3, in <module>"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("EOFError: EOF when reading a line\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_python_syntax_error_and_exit_messages_are_cpythons() {
+    let out = py(&python("x = (\n"));
+    assert_eq!(out.exit_code, Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("  File \"/tmp/main.py\", line 1\n"),
+        "{err}"
+    );
+    assert!(err.contains("SyntaxError: '(' was never closed"), "{err}");
+    let out = py(&python("raise SystemExit('bye')"));
+    assert_eq!(
+        (out.exit_code, text(&out.stderr)),
+        (Some(1), "bye\n".into())
+    );
+    let out = py(&python("import os\nprint('buffered', end='')\nos._exit(0)"));
+    // os._exit skips the flush, as in CPython writing to a pipe.
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn nothing_of_one_run_is_seen_by_the_next() {
+    let first = exec(&sh(
+        "echo secret > /tmp/left; mkdir -p /tmp/d/e; echo x > /dev/shm/shm-left; (setsid sleep 31.4159 &); echo ok",
+    ));
+    assert_eq!(text(&first.stdout), "ok\n", "{first:?}");
+    for _ in 0..3 {
+        let next = exec(&sh(
+            "ls -A /tmp /dev/shm; ps -eo comm= 2>/dev/null || ls /proc | grep -c '^[0-9]'",
+        ));
+        let seen = text(&next.stdout);
+        assert!(!seen.contains("left") && !seen.contains("sleep"), "{seen}");
+    }
+}
+
+#[test]
+fn the_launcher_cannot_be_read_or_signalled_by_a_run() {
+    let out = exec(&sh(
+        "head -c 16 /proc/1/mem >/dev/null 2>&1 && echo READ-MEM; ls -l /proc/1/fd >/dev/null 2>&1 && echo READ-FD; \
+         kill -INT 1; kill -TERM 1; kill -KILL 1; echo sent",
+    ));
+    assert_eq!(text(&out.stdout), "sent\n", "{out:?}");
+    // The launcher survived: the next run is served.
+    assert_eq!(text(&exec(&sh("echo alive")).stdout), "alive\n");
+}
+
+#[test]
+fn a_run_past_its_deadline_is_killed_with_everything_it_started() {
+    let mut p = sh("(sleep 30 &) ; echo started; sleep 30");
+    p.limits.wall = Duration::from_millis(300);
+    let t = Instant::now();
+    let out = exec(&p);
+    assert_eq!(out.ending, Ending::TimedOut);
+    assert_eq!(out.exit_code, None);
+    assert_eq!(text(&out.stdout), "started\n");
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert_eq!(text(&exec(&sh("echo next")).stdout), "next\n");
+}
+
+#[test]
+fn output_past_the_cap_kills_the_run_and_keeps_the_cap() {
+    let mut p = sh("yes 0123456789");
+    p.limits.output_bytes = 100_000;
+    let out = exec(&p);
+    assert_eq!(out.ending, Ending::OutputLimit);
+    assert_eq!(out.stdout.len(), 100_000);
+    assert_eq!(text(&exec(&sh("echo next")).stdout), "next\n");
+}
+
+#[test]
+fn cancel_kills_the_run() {
+    let cancel = CancelToken::new();
+    let c = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        c.cancel(beaker_core::CancelReason::Cancelled);
+    });
+    let out = jail()
+        .run_warm(&plain(), &sh("sleep 30"), Start::Exec(None), &cancel)
+        .expect("runs");
+    assert_eq!(out.ending, Ending::Cancelled);
+}
+
+#[test]
+fn a_python_run_is_held_to_its_address_space_above_the_launchers() {
+    let mut p = python("b = bytearray(400 << 20)\nprint('allocated')");
+    p.limits.address_space = Some(200 << 20);
+    let out = py(&p);
+    assert_eq!(out.exit_code, Some(1), "{out:?}");
+    assert!(text(&out.stderr).contains("MemoryError"), "{out:?}");
+    let mut p = python("b = bytearray(100 << 20)\nprint('allocated')");
+    p.limits.address_space = Some(200 << 20);
+    assert_eq!(text(&py(&p).stdout), "allocated\n");
+}
+
+#[test]
+fn a_binary_the_sandbox_cannot_see_runs_by_descriptor() {
+    let binary = std::fs::File::open("/bin/echo").expect("echo");
+    let p = Program {
+        argv: vec!["echo".into(), "by".into(), "descriptor".into()],
+        ..Program::default()
+    };
+    let out = jail()
+        .run_warm(&plain(), &p, Start::Exec(Some(binary)), &CancelToken::new())
+        .expect("runs");
+    assert_eq!(text(&out.stdout), "by descriptor\n", "{out:?}");
+}
+
+#[test]
+fn a_fork_bomb_hits_the_process_limit_and_the_launcher_lives_on() {
+    let mut p = sh("b() { b | b & }; b; sleep 1; echo alive");
+    p.limits.wall = Duration::from_secs(3);
+    let out = exec(&p);
+    assert!(
+        matches!(out.ending, Ending::Exited | Ending::TimedOut),
+        "{out:?}"
+    );
+    assert_eq!(text(&exec(&sh("echo next")).stdout), "next\n");
+}
