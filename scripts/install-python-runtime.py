@@ -19,7 +19,13 @@ It also makes the virtual environment of the Python clients the tests drive agai
 (CACHE/clients, CACHE being the folder above DIR by default: `sandbox-fusion`, the client verl uses for
 `/run_code`; `mcp`, the official MCP SDK; `prometheus-client`, whose parser reads `/metrics`), pinned below; `--no-clients` skips it.
 
+And it makes the virtual environment of `execute_code`'s native Python: Debian's CPython with numpy, scipy,
+sympy, pandas, networkx, mpmath and matplotlib pinned by SHA-256 in scripts/native-python.lock, at
+$BEAKER_NATIVE_PYTHON, else /var/lib/beaker/native-python when run as root (the sandbox's own user must reach
+it, and /root is closed to it), else CACHE/native-python. `--no-native-python` skips it.
+
 Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force] [--no-clients]
+       [--no-native-python]
 """
 
 import argparse
@@ -198,13 +204,50 @@ def install_clients(folder):
     print(f"installed test clients ({', '.join(CLIENTS)}) in {folder}")
 
 
+LOCK = pathlib.Path(__file__).resolve().parent / "native-python.lock"
+
+
+def native_python_dir():
+    """Where execute_code's native Python lives (beaker-code's `native_python_dir` follows the same rule)."""
+    if os.environ.get("BEAKER_NATIVE_PYTHON"):
+        return pathlib.Path(os.environ["BEAKER_NATIVE_PYTHON"])
+    if os.geteuid() == 0:
+        return pathlib.Path("/var/lib/beaker/native-python")
+    return cache_root() / "native-python"
+
+
+def install_native_python(folder):
+    """A venv of Debian's /usr/bin/python3 at `folder` with the lock's wheels (nothing is done when its stamp
+    holds the lock's SHA-256). Files are readable by every user: the sandbox's user runs it."""
+    lock = LOCK.read_bytes()
+    digest = hashlib.sha256(lock).hexdigest()
+    stamp = folder / "LOCK"
+    if stamp.is_file() and stamp.read_text().strip() == digest:
+        print(f"native Python is installed in {folder}")
+        return
+    python = pathlib.Path("/usr/bin/python3")
+    if not python.is_file():
+        fail("execute_code's native Python needs Debian's python3 (/usr/bin/python3)")
+    os.umask(0o022)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([str(python), "-m", "venv", "--clear", str(folder)], check=True)
+    subprocess.run([str(folder / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
+                    "--require-hashes", "--no-deps", "--only-binary=:all:", "-r", str(LOCK)], check=True)
+    stamp.write_text(digest + "\n")
+    print(f"installed execute_code's native Python (numpy, scipy, sympy, pandas, networkx, mpmath, "
+          f"matplotlib) in {folder}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=pathlib.Path, default=None, help="where to install (default: see above)")
     ap.add_argument("--wheel", type=pathlib.Path, default=None, help="install this wheel instead of downloading")
     ap.add_argument("--force", action="store_true", help="reinstall even if this version is installed")
     ap.add_argument("--no-clients", action="store_true", help="skip the test clients' virtual environment")
+    ap.add_argument("--no-native-python", action="store_true", help="skip execute_code's native Python")
     args = ap.parse_args()
+    if not args.no_native_python:
+        install_native_python(native_python_dir())
     if not args.no_clients:
         install_clients(cache_root() / "clients")
     target = (args.dir or default_dir()).resolve()

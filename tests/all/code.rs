@@ -1,6 +1,7 @@
 //! `execute_code` (issue 40): the stdin/stdout problems of `tests/data/code/problems.jsonl` solved in every
 //! language, judged against outputs a Python reference computed (`tests/data/gen/code_problems.py`), and the
-//! build cache over the binary.
+//! build cache over the binary; and the traps of a 32-bit Python that the native one must answer as a 64-bit
+//! CPython does (`tests/data/code/python64.jsonl`, from `tests/data/gen/code_python64.py`).
 
 use crate::support::{ensure, jsonl, Outcome, Server};
 use beaker::Engine;
@@ -86,9 +87,14 @@ pub fn trials() -> Vec<Trial> {
         "code::builds_are_cached_by_source",
         builds_are_cached_by_source,
     )];
-    for case in jsonl("tests/data/code/problems.jsonl") {
-        let name = format!("code::problems::{}", case["name"].as_str().unwrap_or("?"));
-        trials.push(Trial::test(name, move || problem(case)));
+    for (suite, file) in [
+        ("problems", "tests/data/code/problems.jsonl"),
+        ("python64", "tests/data/code/python64.jsonl"),
+    ] {
+        for case in jsonl(file) {
+            let name = format!("code::{suite}::{}", case["name"].as_str().unwrap_or("?"));
+            trials.push(Trial::test(name, move || problem(case)));
+        }
     }
     trials
 }

@@ -33,7 +33,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         install: "Debian's python3",
         source: "main.py",
         compile: None,
-        run: &["{tool}", "-u", "/tmp/main.py"],
+        run: &["{tool}", "/tmp/main.py"],
         env: &[("PYTHONDONTWRITEBYTECODE", "1"), ("PYTHONHASHSEED", "0")],
         reserves_address_space: false,
     },
@@ -243,4 +243,33 @@ pub(crate) fn java_class(source: &str) -> String {
         }
     }
     "Main".to_string()
+}
+
+/// The top-level packages a Python source imports in `import a.b, c` and `from a.b import c` statements (at
+/// any indentation, after `;`), in order of first appearance; relative imports are left out.
+pub(crate) fn python_imports(source: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        let top = name.trim().split('.').next().unwrap_or("").trim();
+        if !top.is_empty()
+            && top.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !found.iter().any(|f| f == top)
+        {
+            found.push(top.to_string());
+        }
+    };
+    for statement in source.lines().flat_map(|l| l.split(';')) {
+        let s = statement.trim_start();
+        if let Some(rest) = s.strip_prefix("import ") {
+            for part in rest.split(',') {
+                add(part.split_whitespace().next().unwrap_or(""));
+            }
+        } else if let Some(rest) = s.strip_prefix("from ") {
+            let module = rest.split_whitespace().next().unwrap_or("");
+            if !module.starts_with('.') {
+                add(module);
+            }
+        }
+    }
+    found
 }

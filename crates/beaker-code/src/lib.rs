@@ -13,7 +13,7 @@ mod languages;
 mod spec;
 
 use beaker_core::{CallContext, ErrorKind, Pool, Tool, ToolError, ToolSpec, Usage};
-use beaker_jail::{Ending, Jail, JailError, JailLimits, Mount, Outcome, Program};
+use beaker_jail::{Ending, Jail, JailError, JailLimits, Mount, Outcome, Program, Start, Warm};
 use languages::{LanguageDef, Toolchain, LANGUAGES};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -42,6 +42,63 @@ struct Host {
     jail: Result<Jail, JailError>,
     toolchains: Vec<Option<Toolchain>>,
     cache: cache::BuildCache,
+    /// The native Python's virtual environment (numpy, scipy, ...), when installed where runs reach it.
+    native_python: Option<PathBuf>,
+}
+
+/// The packages of the native Python's virtual environment that its warm launchers import before a run, with
+/// the submodules imported with them. A launcher imports those the program itself imports (found in its
+/// `import` statements), so that a program pays nothing for its imports and a run forks no more memory than
+/// it needs (a fork costs about 35 µs per MB the launcher holds: 0.4 ms bare, 11 ms with everything, measured on
+/// this 2-core machine).
+const PRELOADS: &[(&str, &[&str])] = &[
+    ("numpy", &["numpy"]),
+    ("mpmath", &["mpmath"]),
+    (
+        "scipy",
+        &[
+            "numpy",
+            "scipy",
+            "scipy.linalg",
+            "scipy.optimize",
+            "scipy.special",
+            "scipy.stats",
+            "scipy.integrate",
+        ],
+    ),
+    ("sympy", &["mpmath", "sympy"]),
+    ("pandas", &["numpy", "pandas"]),
+    ("networkx", &["networkx"]),
+    ("matplotlib", &["numpy", "matplotlib", "matplotlib.pyplot"]),
+];
+
+/// The modules a launcher for `code` imports first: those of [`PRELOADS`] whose package the code imports.
+fn preload_for(code: &str) -> Vec<String> {
+    let imported = languages::python_imports(code);
+    let mut modules: Vec<String> = Vec::new();
+    for (package, with) in PRELOADS {
+        if imported.iter().any(|m| m == package) {
+            for m in *with {
+                if !modules.iter().any(|have| have == m) {
+                    modules.push(m.to_string());
+                }
+            }
+        }
+    }
+    modules
+}
+
+/// Where the native Python's virtual environment is installed (scripts/install-python-runtime.py follows the
+/// same rule): `$BEAKER_NATIVE_PYTHON`, else `/var/lib/beaker/native-python` for root (runs' own user cannot
+/// pass `/root`), else `native-python` in Beaker's cache folder.
+pub fn native_python_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("BEAKER_NATIVE_PYTHON") {
+        return Some(PathBuf::from(dir));
+    }
+    if rustix::process::geteuid().is_root() {
+        return Some(PathBuf::from("/var/lib/beaker/native-python"));
+    }
+    beaker_core::cache_dir().map(|d| d.join("native-python"))
 }
 
 impl ExecuteCode {
@@ -68,10 +125,14 @@ impl ExecuteCode {
                 .map(|def| Toolchain::find(def, &reachable))
                 .collect();
             let cache = cache::BuildCache::new(self.cache_dir.clone(), &reachable);
+            let native_python = native_python_dir()
+                .filter(|d| d.join("LOCK").is_file() && d.join("bin/python").exists())
+                .filter(|d| reachable(d));
             Host {
                 jail,
                 toolchains,
                 cache,
+                native_python,
             }
         })
     }
@@ -223,6 +284,7 @@ impl Tool for ExecuteCode {
             def,
             toolchain,
             cache: &host.cache,
+            native_python: host.native_python.as_deref(),
             ctx,
         }
         .run(&p)
@@ -235,7 +297,16 @@ struct Run<'a> {
     def: &'static LanguageDef,
     toolchain: &'a Toolchain,
     cache: &'a cache::BuildCache,
+    native_python: Option<&'a std::path::Path>,
     ctx: &'a CallContext,
+}
+
+/// How the program is started in its warm launcher.
+struct Launch {
+    warm: Warm,
+    /// A compiled program's binary, passed by descriptor (the launcher's sandbox does not see the cache).
+    binary: Option<std::fs::File>,
+    python: bool,
 }
 
 impl Run<'_> {
@@ -257,7 +328,7 @@ impl Run<'_> {
             files.push((name.clone(), content.bytes(name)?, false));
         }
         let mut result = json!({"language": self.def.name});
-        let mut mounts = self.toolchain.mounts.clone();
+        let mounts = self.toolchain.mounts.clone();
         let build = match self.def.compile {
             Some(compile) => match self.compile(compile, &source, &p.code)? {
                 Compiled::Built(dir, report) => {
@@ -285,18 +356,44 @@ impl Run<'_> {
             },
             None => None,
         };
-        if let Some(dir) = &build {
-            mounts.push(Mount {
-                host: dir.path().to_path_buf(),
-                sandbox: "/build".into(),
-                writable: false,
-            });
-        }
         if self.def.compile.is_none() {
             files.push((source.clone(), p.code.clone().into_bytes(), false));
         }
+        let mut argv = self.argv(self.def.run, &source, class.as_deref());
+        let mut binary = None;
+        if let Some(dir) = &build {
+            if self.def.name == "java" {
+                // The classes go into the run's /tmp: the launcher's sandbox does not see the cache.
+                for entry in std::fs::read_dir(dir.path()).map_err(internal("reading the build"))? {
+                    let entry = entry.map_err(internal("reading the build"))?;
+                    let bytes =
+                        std::fs::read(entry.path()).map_err(internal("reading the build"))?;
+                    files.push((
+                        entry.file_name().to_string_lossy().into_owned(),
+                        bytes,
+                        false,
+                    ));
+                }
+                for a in &mut argv {
+                    if a == "/build" {
+                        *a = "/tmp".into();
+                    }
+                }
+            } else {
+                binary = Some(
+                    std::fs::File::open(dir.path().join("main"))
+                        .map_err(internal("opening the build"))?,
+                );
+                argv[0] = "./main".into();
+            }
+        }
+        let launch = Launch {
+            warm: self.warm(&p.code),
+            binary,
+            python: self.def.name == "python",
+        };
         let program = Program {
-            argv: self.argv(self.def.run, &source, class.as_deref()),
+            argv,
             env: self.env(),
             mounts,
             files,
@@ -305,8 +402,8 @@ impl Run<'_> {
             limits: JailLimits::default(),
         };
         let result = match &p.tests {
-            None => self.single(program, p, result)?,
-            Some(tests) => self.judge(program, p, tests, result)?,
+            None => self.single(program, &launch, p, result)?,
+            Some(tests) => self.judge(program, &launch, p, tests, result)?,
         };
         drop(build);
         self.record_total(started);
@@ -317,12 +414,13 @@ impl Run<'_> {
     fn single(
         &self,
         mut program: Program,
+        launch: &Launch,
         p: &Params,
         mut result: Value,
     ) -> Result<Value, ToolError> {
         program.stdin = p.stdin.clone().into_bytes();
         let cap = self.ctx.limits.max_output_bytes;
-        let run = self.run_once(&mut program, p.run_timeout_ms, cap)?;
+        let run = self.run_once(&mut program, launch, p.run_timeout_ms, cap)?;
         result["status"] = json!(run.verdict);
         result["exit_code"] = json!(run.out.exit_code);
         result["stdout"] = json!(text(&run.out.stdout));
@@ -336,6 +434,7 @@ impl Run<'_> {
     fn judge(
         &self,
         mut program: Program,
+        launch: &Launch,
         p: &Params,
         tests: &[TestCase],
         mut result: Value,
@@ -347,7 +446,7 @@ impl Run<'_> {
         let mut passed = 0;
         for test in tests {
             program.stdin = test.stdin.clone().into_bytes();
-            let run = self.run_once(&mut program, p.run_timeout_ms, cap)?;
+            let run = self.run_once(&mut program, launch, p.run_timeout_ms, cap)?;
             let stdout = text(&run.out.stdout);
             let verdict = match run.verdict {
                 "ok" if judge::matches(p.compare, &stdout, &test.expected_stdout, p.tolerance) => {
@@ -385,6 +484,7 @@ impl Run<'_> {
     fn run_once(
         &self,
         program: &mut Program,
+        launch: &Launch,
         run_timeout_ms: Option<u64>,
         output_cap: u64,
     ) -> Result<Ran, ToolError> {
@@ -394,9 +494,14 @@ impl Run<'_> {
             _ => (call_left, false),
         };
         program.limits = self.limits(wall, output_cap, self.memory(), self.total_memory());
+        let start = match (&launch.binary, launch.python) {
+            (_, true) => Start::Python,
+            (Some(b), _) => Start::Exec(Some(b.try_clone().map_err(internal("the build"))?)),
+            (None, _) => Start::Exec(None),
+        };
         let out = self
             .jail
-            .run(program, &self.ctx.cancel)
+            .run_warm(&launch.warm, program, start, &self.ctx.cancel)
             .map_err(jail_error)?;
         self.record(&out);
         let verdict = match out.ending {
@@ -475,6 +580,31 @@ impl Run<'_> {
             Ending::TimedOut | Ending::Cancelled => {
                 Err(self.stopped().with_partial(json!({"compile": report})))
             }
+        }
+    }
+
+    /// The warm launcher the language's runs start from: the native Python's virtual environment with the
+    /// packages `code` imports imported already, for Python; Debian's Python importing nothing, for the others, which it only
+    /// forks and `execve`s.
+    fn warm(&self, code: &str) -> Warm {
+        let base = JailLimits::default();
+        let (python, preload, mut mounts) = match (self.def.name, self.native_python) {
+            ("python", Some(venv)) => (
+                venv.join("bin/python"),
+                preload_for(code),
+                vec![Mount::read_only(venv)],
+            ),
+            ("python", None) => (self.toolchain.program.clone(), Vec::new(), Vec::new()),
+            _ => (PathBuf::from("/usr/bin/python3"), Vec::new(), Vec::new()),
+        };
+        mounts.extend(self.toolchain.mounts.iter().cloned());
+        Warm {
+            python,
+            preload,
+            mounts,
+            env: self.env(),
+            tmpfs_bytes: base.tmpfs_bytes,
+            processes: base.processes,
         }
     }
 
@@ -666,6 +796,11 @@ fn cut(v: &mut Value, over: usize) -> bool {
     }
     *v = json!(prefix(s, s.len().saturating_sub(over.max(64))));
     true
+}
+
+/// An internal error while doing `what`.
+fn internal(what: &'static str) -> impl Fn(std::io::Error) -> ToolError {
+    move |e| ToolError::new(ErrorKind::Internal, format!("{what}: {e}"))
 }
 
 fn jail_error(e: JailError) -> ToolError {

@@ -39,3 +39,22 @@ fn a_build_is_found_again_and_a_missing_cache_still_builds() {
     let kept = none.put("k", work);
     assert!(kept.path().is_dir());
 }
+
+#[test]
+fn python_imports_are_found_in_every_statement_form() {
+    let code = "import numpy as np, os.path\nfrom scipy.linalg import solve\nif x:\n    import sympy; import pandas\nfrom . import local\nprint('import matplotlib')\n";
+    assert_eq!(
+        languages::python_imports(code),
+        ["numpy", "os", "scipy", "sympy", "pandas"]
+    );
+}
+
+#[test]
+fn a_launcher_imports_what_the_program_imports_and_nothing_more() {
+    assert_eq!(preload_for("print(2**100)"), Vec::<String>::new());
+    assert_eq!(preload_for("import numpy as np"), ["numpy"]);
+    assert_eq!(
+        preload_for("import pandas\nimport sympy"),
+        ["mpmath", "sympy", "numpy", "pandas"]
+    );
+}

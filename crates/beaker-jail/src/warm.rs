@@ -36,6 +36,8 @@ const START: Duration = Duration::from_secs(120);
 const GRACE: Duration = Duration::from_secs(2);
 /// Idle launchers kept per kind.
 const IDLE: usize = 8;
+/// Idle launchers kept in all (the oldest goes first): a launcher holds its imports' memory.
+const IDLE_TOTAL: usize = 16;
 /// The memory cgroup limit of a launcher between runs (its imports, not a run's).
 const LAUNCHER_MEMORY: u64 = 4 << 30;
 
@@ -72,6 +74,23 @@ pub enum Start {
 #[derive(Default)]
 pub(crate) struct Launchers {
     idle: Mutex<Vec<(Warm, Launcher)>>,
+}
+
+impl Launchers {
+    /// Keeps an idle launcher for the next run of its kind, within the caps (the oldest idle one goes first).
+    fn keep(&self, warm: &Warm, launcher: Launcher) {
+        let dropped = {
+            let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+            if idle.iter().filter(|(w, _)| w == warm).count() >= IDLE {
+                return;
+            }
+            let dropped = (idle.len() >= IDLE_TOTAL).then(|| idle.remove(0));
+            idle.push((warm.clone(), launcher));
+            dropped
+        };
+        // Killed and reaped outside the lock.
+        drop(dropped);
+    }
 }
 
 /// Numbers runs, so a late kill meant for one run never reaches the next.
@@ -123,14 +142,7 @@ impl Jail {
         };
         let (outcome, healthy) = launcher.run(self, program, start, cancel)?;
         if healthy {
-            let mut idle = self
-                .launchers
-                .idle
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if idle.iter().filter(|(w, _)| w == warm).count() < IDLE {
-                idle.push((warm.clone(), launcher));
-            }
+            self.launchers.keep(warm, launcher);
         }
         Ok(outcome)
     }
@@ -139,14 +151,7 @@ impl Jail {
     /// cannot start).
     pub fn prepare_warm(&self, warm: &Warm) -> Result<(), JailError> {
         let launcher = self.launch(warm)?;
-        let mut idle = self
-            .launchers
-            .idle
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if idle.iter().filter(|(w, _)| w == warm).count() < IDLE {
-            idle.push((warm.clone(), launcher));
-        }
+        self.launchers.keep(warm, launcher);
         Ok(())
     }
 
