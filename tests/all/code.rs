@@ -34,7 +34,9 @@ fn problem(case: Value) -> Outcome {
     let env = engine()?.call(call);
     let r = env.result.unwrap_or(Value::Null);
     ensure(
-        r["status"] == "accepted" && r["passed"] == r["total"] && r["total"] == 3,
+        r["status"] == "accepted"
+            && r["passed"] == r["total"]
+            && r["total"] == case["tests"].as_array().map_or(0, Vec::len),
         || format!("{}: {r} {:?}", case["name"], env.error),
     )
 }

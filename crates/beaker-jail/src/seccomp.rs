@@ -3,7 +3,8 @@
 //! An allowlist: what programs in the supported languages call (file IO, memory, threads, signals, time,
 //! sockets in the empty network namespace, IPC inside the private IPC namespace), and nothing that reaches the
 //! kernel's shared state or another process: no `ptrace`, `process_vm_readv`, `mount`, `unshare`, `setns`,
-//! `bpf`, `perf_event_open`, keyrings, `io_uring`, module or clock changes. A syscall not on the list fails
+//! `bpf`, `perf_event_open`, keyrings, `io_uring`, module or clock changes, POSIX message queues (nothing lists
+//! their names, so a warm launcher could not remove what a run left in one for the next). A syscall not on the list fails
 //! with `EPERM`, so a runtime probing for a feature carries on. `clone` is allowed only without namespace
 //! flags, `prctl` not to drop the death signal, `socket` only for `AF_UNIX`, `AF_INET` and `AF_INET6`; `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that libc falls back to `clone`.
 
@@ -64,8 +65,7 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_timer_gettime, libc::SYS_timer_getoverrun, libc::SYS_timer_delete, libc::SYS_clock_gettime,
     libc::SYS_clock_getres, libc::SYS_clock_nanosleep, libc::SYS_exit_group, libc::SYS_epoll_wait,
     libc::SYS_epoll_ctl, libc::SYS_tgkill, libc::SYS_utimes, libc::SYS_mbind, libc::SYS_set_mempolicy,
-    libc::SYS_get_mempolicy, libc::SYS_mq_open, libc::SYS_mq_unlink, libc::SYS_mq_timedsend,
-    libc::SYS_mq_timedreceive, libc::SYS_mq_notify, libc::SYS_mq_getsetattr, libc::SYS_waitid,
+    libc::SYS_get_mempolicy, libc::SYS_waitid,
     libc::SYS_inotify_init, libc::SYS_inotify_add_watch, libc::SYS_inotify_rm_watch, libc::SYS_openat,
     libc::SYS_mkdirat, libc::SYS_fchownat, libc::SYS_futimesat, libc::SYS_newfstatat, libc::SYS_unlinkat,
     libc::SYS_renameat, libc::SYS_linkat, libc::SYS_symlinkat, libc::SYS_readlinkat, libc::SYS_fchmodat,

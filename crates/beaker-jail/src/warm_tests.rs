@@ -223,3 +223,23 @@ fn a_fork_bomb_hits_the_process_limit_and_the_launcher_lives_on() {
     );
     assert_eq!(text(&exec(&sh("echo next")).stdout), "next\n");
 }
+
+#[test]
+fn ipc_objects_of_one_run_are_gone_for_the_next_and_message_queues_refused() {
+    let make = python(
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n\
+         print(libc.shmget(0x6265616b, 4096, 0o1666) >= 0)\n\
+         libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]\n\
+         print(libc.mq_open(b'/beaker', 0o100 | 2, 0o666, None), ctypes.get_errno())\n",
+    );
+    assert_eq!(
+        text(&py(&make).stdout),
+        format!("True\n-1 {}\n", libc::EPERM)
+    );
+    let look = python(
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.shmget(0x6265616b, 0, 0))\n",
+    );
+    for _ in 0..3 {
+        assert_eq!(text(&py(&look).stdout), "-1\n");
+    }
+}
