@@ -496,16 +496,7 @@ impl Jail {
             args.extend(["--add-seccomp-fd".into(), file.as_raw_fd().to_string()]);
             handed.push(file);
         }
-        let mut env: Vec<(String, String)> = vec![
-            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
-            ("HOME".into(), "/tmp".into()),
-            ("LANG".into(), "C.UTF-8".into()),
-        ];
-        for (k, v) in &program.env {
-            env.retain(|(have, _)| have != k);
-            env.push((k.clone(), v.clone()));
-        }
-        for (k, v) in env {
+        for (k, v) in run_env(&program.env) {
             args.extend(["--setenv".into(), k, v]);
         }
         // The root bwrap builds is a tmpfs of its own, writable until now: only /tmp stays writable.
@@ -579,6 +570,25 @@ fn spawn_bwrap(
         sys::between_fork_and_exec(&mut command, move || pre_exec(&handed, rlimits, &join, uid));
     }
     command.spawn().map_err(|e| broken("starting bwrap", e))
+}
+
+/// A run's environment: `PATH`, `HOME=/tmp` and `LANG=C.UTF-8`, then `over` (which replaces them).
+fn run_env(over: &[(String, String)]) -> Vec<(String, String)> {
+    let base = vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), "/tmp".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ];
+    merged_env(base, over)
+}
+
+/// `base` with the variables of `over` set (replacing those of the same name).
+fn merged_env(mut base: Vec<(String, String)>, over: &[(String, String)]) -> Vec<(String, String)> {
+    for (k, v) in over {
+        base.retain(|(have, _)| have != k);
+        base.push((k.clone(), v.clone()));
+    }
+    base
 }
 
 /// An I/O error as a [`JailError`], saying what was being done.

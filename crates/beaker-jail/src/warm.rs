@@ -166,7 +166,7 @@ impl Jail {
         )
         .map_err(|e| broken("socketpair", e.into()))?;
         let theirs = std::fs::File::from(theirs);
-        let mut env = vec![
+        let env = vec![
             ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
             ("PYTHONHASHSEED".into(), "0".into()),
             // One thread per BLAS call: forks of a launcher with BLAS threads running would inherit locks
@@ -177,10 +177,7 @@ impl Jail {
             ("MPLBACKEND".into(), "Agg".into()),
             ("MPLCONFIGDIR".into(), "/tmp/.matplotlib".into()),
         ];
-        for (k, v) in &warm.env {
-            env.retain(|(have, _)| have != k);
-            env.push((k.clone(), v.clone()));
-        }
+        let env = crate::merged_env(env, &warm.env);
         let program = Program {
             argv: vec![
                 warm.python.display().to_string(),
@@ -311,16 +308,7 @@ impl Launcher {
         let bundle = handed_file(&bundle).map_err(|e| broken("writing the run's files", e))?;
         let (out_r, out_w) = pipe()?;
         let (err_r, err_w) = pipe()?;
-        let mut env: Vec<(String, String)> = vec![
-            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
-            ("HOME".into(), "/tmp".into()),
-            ("LANG".into(), "C.UTF-8".into()),
-        ];
-        for (k, v) in &program.env {
-            env.retain(|(have, _)| have != k);
-            env.push((k.clone(), v.clone()));
-        }
-        let env: serde_json::Map<String, Value> = env
+        let env: serde_json::Map<String, Value> = crate::run_env(&program.env)
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
