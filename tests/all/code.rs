@@ -83,12 +83,44 @@ fn builds_are_cached_by_source() -> Outcome {
     })
 }
 
+/// `BEAKER_PYTHON_BACKEND=native` makes the native backend `execute_python`'s default (a call naming
+/// `backend: "wasm"` still gets WebAssembly, whose `sys.maxsize` is 32-bit).
+fn the_server_default_backend_is_configured_by_the_environment() -> Outcome {
+    let code = "import sys\nsys.maxsize";
+    let mut server = Server::start_with_env(
+        &[],
+        &[("BEAKER_PYTHON_BACKEND", std::ffi::OsStr::new("native"))],
+    );
+    server.send(&json!({"id": 1, "tool": "execute_python", "params": {"code": code}}));
+    server.send(
+        &json!({"id": 2, "tool": "execute_python", "params": {"code": code, "backend": "wasm"}}),
+    );
+    let (answers, _) = server.finish();
+    let result = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .map(|a| a["result"]["result"].clone())
+            .unwrap_or(Value::Null)
+    };
+    ensure(
+        result(1) == json!("9223372036854775807") && result(2) == json!("2147483647"),
+        || format!("{answers:?}"),
+    )
+}
+
 /// The trials.
 pub fn trials() -> Vec<Trial> {
-    let mut trials = vec![Trial::test(
-        "code::builds_are_cached_by_source",
-        builds_are_cached_by_source,
-    )];
+    let mut trials = vec![
+        Trial::test(
+            "code::builds_are_cached_by_source",
+            builds_are_cached_by_source,
+        ),
+        Trial::test(
+            "code::the_server_default_backend_is_configured_by_the_environment",
+            the_server_default_backend_is_configured_by_the_environment,
+        ),
+    ];
     for (suite, file) in [
         ("problems", "tests/data/code/problems.jsonl"),
         ("python64", "tests/data/code/python64.jsonl"),

@@ -104,7 +104,10 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("statistics", || {
         vec![Arc::new(beaker_statistics::Statistics::new())]
     }),
-    Entry::sandboxed("python", beaker_python::tools),
+    // execute_python's native backend is execute_code's jail, injected so neither crate depends on the other.
+    Entry::sandboxed("python", |sandbox| {
+        beaker_python::tools_with_native(sandbox, Some(Arc::new(beaker_code::NativePython::new())))
+    }),
     Entry::native("code", || {
         vec![Arc::new(beaker_code::ExecuteCode::new(None))]
     }),

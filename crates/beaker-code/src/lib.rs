@@ -10,7 +10,10 @@
 mod cache;
 mod judge;
 mod languages;
+mod native;
 mod spec;
+
+pub use native::NativePython;
 
 use beaker_core::{CallContext, ErrorKind, Pool, Tool, ToolError, ToolSpec, Usage};
 use beaker_jail::{Ending, Jail, JailError, JailLimits, Mount, Outcome, Program, Start, Warm};
@@ -88,6 +91,37 @@ fn preload_for(code: &str) -> Vec<String> {
     modules
 }
 
+/// The warm launcher Python `code` runs from: the virtual environment `venv` with the packages the code imports
+/// imported already, or, without it, the Python `toolchain` importing nothing.
+fn python_warm(venv: Option<&std::path::Path>, toolchain: &Toolchain, code: &str) -> Warm {
+    let base = JailLimits::default();
+    let (python, preload, mut mounts) = match venv {
+        Some(venv) => (
+            venv.join("bin/python"),
+            preload_for(code),
+            vec![Mount::read_only(venv)],
+        ),
+        None => (toolchain.program.clone(), Vec::new(), Vec::new()),
+    };
+    mounts.extend(toolchain.mounts.iter().cloned());
+    let python_def = &LANGUAGES[PYTHON];
+    Warm {
+        python,
+        preload,
+        mounts,
+        env: python_def
+            .env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        tmpfs_bytes: base.tmpfs_bytes,
+        processes: base.processes,
+    }
+}
+
+/// Python's index in [`LANGUAGES`].
+const PYTHON: usize = 0;
+
 /// Where the native Python's virtual environment is installed (scripts/install-python-runtime.py follows the
 /// same rule): `$BEAKER_NATIVE_PYTHON`, else `/var/lib/beaker/native-python` for root (runs' own user cannot
 /// pass `/root`), else `native-python` in Beaker's cache folder.
@@ -114,27 +148,33 @@ impl ExecuteCode {
     }
 
     fn host(&self) -> &Host {
-        self.host.get_or_init(|| {
-            let jail = Jail::discover();
-            let reachable = |p: &std::path::Path| match &jail {
-                Ok(j) => j.reachable(p),
-                Err(_) => p.exists(),
-            };
-            let toolchains = LANGUAGES
-                .iter()
-                .map(|def| Toolchain::find(def, &reachable))
-                .collect();
-            let cache = cache::BuildCache::new(self.cache_dir.clone(), &reachable);
-            let native_python = native_python_dir()
-                .filter(|d| d.join("LOCK").is_file() && d.join("bin/python").exists())
-                .filter(|d| reachable(d));
-            Host {
-                jail,
-                toolchains,
-                cache,
-                native_python,
-            }
-        })
+        self.host
+            .get_or_init(|| Host::discover(self.cache_dir.clone()))
+    }
+}
+
+impl Host {
+    /// This host's jail, toolchains, build cache (under `cache_dir`) and native Python.
+    fn discover(cache_dir: Option<PathBuf>) -> Host {
+        let jail = Jail::discover();
+        let reachable = |p: &std::path::Path| match &jail {
+            Ok(j) => j.reachable(p),
+            Err(_) => p.exists(),
+        };
+        let toolchains = LANGUAGES
+            .iter()
+            .map(|def| Toolchain::find(def, &reachable))
+            .collect();
+        let cache = cache::BuildCache::new(cache_dir, &reachable);
+        let native_python = native_python_dir()
+            .filter(|d| d.join("LOCK").is_file() && d.join("bin/python").exists())
+            .filter(|d| reachable(d));
+        Host {
+            jail,
+            toolchains,
+            cache,
+            native_python,
+        }
     }
 }
 
@@ -495,7 +535,7 @@ impl Run<'_> {
         };
         program.limits = self.limits(wall, output_cap, self.memory(), self.total_memory());
         let start = match (&launch.binary, launch.python) {
-            (_, true) => Start::Python,
+            (_, true) => Start::Python { report: false },
             (Some(b), _) => Start::Exec(Some(b.try_clone().map_err(internal("the build"))?)),
             (None, _) => Start::Exec(None),
         };
@@ -587,21 +627,14 @@ impl Run<'_> {
     /// packages `code` imports imported already, for Python; Debian's Python importing nothing, for the others, which it only
     /// forks and `execve`s.
     fn warm(&self, code: &str) -> Warm {
+        if self.def.name == "python" {
+            return python_warm(self.native_python, self.toolchain, code);
+        }
         let base = JailLimits::default();
-        let (python, preload, mut mounts) = match (self.def.name, self.native_python) {
-            ("python", Some(venv)) => (
-                venv.join("bin/python"),
-                preload_for(code),
-                vec![Mount::read_only(venv)],
-            ),
-            ("python", None) => (self.toolchain.program.clone(), Vec::new(), Vec::new()),
-            _ => (PathBuf::from("/usr/bin/python3"), Vec::new(), Vec::new()),
-        };
-        mounts.extend(self.toolchain.mounts.iter().cloned());
         Warm {
-            python,
-            preload,
-            mounts,
+            python: PathBuf::from("/usr/bin/python3"),
+            preload: Vec::new(),
+            mounts: self.toolchain.mounts.clone(),
             env: self.env(),
             tmpfs_bytes: base.tmpfs_bytes,
             processes: base.processes,

@@ -193,6 +193,8 @@ pub struct Outcome {
     /// `/tmp`); `None` without a memory cgroup. Not `ru_maxrss`, which counts the server's own pages that the
     /// forked child held before exec.
     pub peak_memory_bytes: Option<u64>,
+    /// What a warm Python run's driver wrote to its report descriptor ([`Start::Python`]); empty otherwise.
+    pub report: Vec<u8>,
 }
 
 /// The native sandbox: the launcher found, the seccomp filters compiled, the runs' cgroups.
@@ -702,6 +704,7 @@ impl Output {
             wall,
             cpu,
             peak_memory_bytes,
+            report: Vec::new(),
         }
     }
 }

@@ -4,8 +4,9 @@ Started as `python -B warm.py CTL MODULES`: CTL is the descriptor of a SOCK_SEQP
 the comma-separated modules to import once, before the first run, so that runs find them imported. It answers
 `{"ready": ...}`, then serves one run at a time:
 
-    Beaker -> launcher   {"run", "mode": "exec"|"python", "argv", "env", "cwd", "files": [[name, size, mode]], "limits"}
-                         with descriptors: stdin, stdout, stderr, the files' bytes one after another[, the binary]
+    Beaker -> launcher   {"run", "mode": "exec"|"python", "report", "argv", "env", "cwd", "files": [[name, size,
+                         mode]], "limits"} with descriptors: stdin, stdout, stderr, the files' bytes one after
+                         another[, the binary (exec) or the report pipe (python with "report"), as descriptor 3]
     Beaker -> launcher   b"kill:RUN" (the deadline, a cancel or the output cap: run RUN is killed)
     launcher -> Beaker   {"status": wait status, "cpu_us", "killed", "retire"}
 
@@ -184,7 +185,9 @@ def child(req, fds):
         first_free = 3
         binary = None
         if len(fds) > 4:
-            binary = os.dup2(fds[4], 3, inheritable=False)
+            # The binary to exec, or (python mode with "report") the report pipe: descriptor 3, closed on exec.
+            kept = os.dup2(fds[4], 3, inheritable=False)
+            binary = kept if req["mode"] == "exec" else None
             first_free = 4
         os.closerange(first_free, 1 << 16)
         os.chdir(req["cwd"])

@@ -66,8 +66,12 @@ pub enum Start {
     /// `execve` of the run's `argv[0]`, a program the sandbox sees, or of this binary, by descriptor.
     Exec(Option<std::fs::File>),
     /// The Python script `argv[1]` run in the launcher's own interpreter with its preloaded modules, as
-    /// `python SCRIPT ARGS...` would run it.
-    Python,
+    /// `python SCRIPT ARGS...` would run it. With `report`, the script also has descriptor 3, the write end of
+    /// a pipe read into [`Outcome::report`] (closed on exec: a driver's channel, not the program's).
+    Python {
+        /// Whether descriptor 3 is the report pipe.
+        report: bool,
+    },
 }
 
 /// The idle launchers of each kind.
@@ -327,7 +331,8 @@ impl Launcher {
         let id = RUN_IDS.fetch_add(1, Ordering::Relaxed);
         let header = json!({
             "run": id,
-            "mode": if matches!(start, Start::Python) { "python" } else { "exec" },
+            "mode": if matches!(start, Start::Python { .. }) { "python" } else { "exec" },
+            "report": matches!(start, Start::Python { report: true }),
             "argv": program.argv,
             "env": env,
             "cwd": if program.cwd.is_empty() { "/tmp" } else { &program.cwd },
@@ -339,9 +344,17 @@ impl Launcher {
         if let Start::Exec(Some(binary)) = &start {
             fds.push(binary.as_fd());
         }
+        let report_pipe = match start {
+            Start::Python { report: true } => Some(pipe()?),
+            _ => None,
+        };
+        if let Some((_, w)) = &report_pipe {
+            fds.push(w.as_fd());
+        }
         let started = Instant::now();
         self.send_with(header.to_string().as_bytes(), &fds)?;
         drop((out_w, err_w, stdin, bundle, start));
+        let report_r = report_pipe.map(|(r, _)| r);
         let kill: Killer = {
             let ctl = self.ctl.clone();
             let message = format!("kill:{id}");
@@ -353,6 +366,9 @@ impl Launcher {
         let output = Output::new(limits.output_bytes, kill.clone());
         let out = output.read(Some(Box::new(std::fs::File::from(out_r))));
         let err = output.read(Some(Box::new(std::fs::File::from(err_r))));
+        // The report has a cap of its own: it is the driver's, not the program's output.
+        let report_output = Output::new(limits.output_bytes, kill.clone());
+        let report = report_r.map(|r| report_output.read(Some(Box::new(std::fs::File::from(r)))));
         let deadline = started + limits.wall;
         let mut ending = Ending::Exited;
         let mut killed_at: Option<Instant> = None;
@@ -391,6 +407,7 @@ impl Launcher {
         let drain_until = Instant::now() + DRAIN;
         let stdout = out.collect(drain_until);
         let stderr = err.collect(drain_until);
+        let report = report.map(|r| r.collect(drain_until)).unwrap_or_default();
         let out_of_memory = self.memory.as_ref().is_some_and(|g| g.ooms() > ooms_before);
         let peak_memory_bytes = match (&self.memory, memory_before) {
             (Some(g), Some(base)) => g
@@ -417,7 +434,7 @@ impl Launcher {
                 .and_then(|r| r["cpu_us"].as_u64())
                 .unwrap_or(0),
         );
-        let outcome = output.outcome(
+        let mut outcome = output.outcome(
             ending,
             out_of_memory,
             status,
@@ -427,6 +444,7 @@ impl Launcher {
             cpu,
             peak_memory_bytes,
         );
+        outcome.report = report;
         Ok((outcome, healthy))
     }
 

@@ -47,7 +47,12 @@ fn exec(p: &Program) -> Outcome {
 
 fn py(p: &Program) -> Outcome {
     jail()
-        .run_warm(&plain(), p, Start::Python, &CancelToken::new())
+        .run_warm(
+            &plain(),
+            p,
+            Start::Python { report: false },
+            &CancelToken::new(),
+        )
         .expect("runs")
 }
 
@@ -242,4 +247,23 @@ fn ipc_objects_of_one_run_are_gone_for_the_next_and_message_queues_refused() {
     for _ in 0..3 {
         assert_eq!(text(&py(&look).stdout), "-1\n");
     }
+}
+
+#[test]
+fn a_python_driver_reports_on_descriptor_3_apart_from_the_programs_output() {
+    let p = python(
+        "import os, subprocess\nprint('out')\nos.write(3, b'{\"report\": 1}')\n\
+         r = subprocess.run(['sh', '-c', 'echo x >&3'], capture_output=True)\nprint(r.returncode)\n",
+    );
+    let out = jail()
+        .run_warm(
+            &plain(),
+            &p,
+            Start::Python { report: true },
+            &CancelToken::new(),
+        )
+        .expect("runs");
+    assert_eq!(text(&out.report), "{\"report\": 1}");
+    // Closed on exec: a program the driver starts cannot write the report.
+    assert_eq!(text(&out.stdout), "out\n2\n", "{out:?}");
 }

@@ -75,11 +75,25 @@ impl Runtime {
 /// `symbolic_math` and `latex_render` (they answer with an error naming the install command when it is not
 /// installed). One runtime, one snapshot: the four share the loaded guest.
 pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
+    tools_with_native(sandbox, None)
+}
+
+/// [`tools`], with `execute_python`'s native backend (`backend: "native"`; the default for calls naming none
+/// when `BEAKER_PYTHON_BACKEND=native`).
+pub fn tools_with_native(
+    sandbox: &Sandbox,
+    native: Option<Arc<dyn Tool>>,
+) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     let runtime = Runtime::load(sandbox);
     // Each open session holds one of the sandbox's session slots.
     let cap = sandbox.config().max_sessions as usize;
     Ok(vec![
-        Arc::new(ExecutePython::new(runtime.clone()).with_session_cap(cap)),
+        Arc::new(match native {
+            Some(n) => ExecutePython::new(runtime.clone())
+                .with_session_cap(cap)
+                .with_native(n, Backend::from_env()),
+            None => ExecutePython::new(runtime.clone()).with_session_cap(cap),
+        }),
         Arc::new(CodeTest::new(runtime.clone())),
         Arc::new(SymbolicMath::new(runtime.clone())),
         Arc::new(LatexRender::new(runtime)),
@@ -91,6 +105,10 @@ pub struct ExecutePython {
     spec: ToolSpec,
     runtime: Runtime,
     sessions: Sessions,
+    /// The native backend, when the family was built with one.
+    native: Option<Arc<dyn Tool>>,
+    /// The backend of calls that name none.
+    default_backend: Backend,
 }
 
 /// Runs code against assert-style tests, each in a fresh interpreter.
@@ -118,7 +136,46 @@ impl ExecutePython {
             spec: execute_python_spec(),
             runtime,
             sessions: Sessions::new(4),
+            native: None,
+            default_backend: Backend::Wasm,
         }
+    }
+
+    /// The same tool with a native backend (`backend: "native"`), used by default for calls that name no
+    /// backend when `default` says so.
+    pub fn with_native(mut self, native: Arc<dyn Tool>, default: Backend) -> Self {
+        self.native = Some(native);
+        self.default_backend = default;
+        self
+    }
+
+    /// A call on the native backend: the same checks, then the injected backend's answer.
+    fn call_native(&self, p: &RunParams, ctx: &CallContext) -> Result<Value, ToolError> {
+        let Some(native) = &self.native else {
+            return Err(ToolError::new(
+                ErrorKind::ToolError,
+                "this server has no native Python backend (build it with the `code` family)",
+            ));
+        };
+        if p.session.is_some() || p.end_session.is_some() {
+            return Err(ToolError::invalid_params(
+                "`session` runs on the WebAssembly backend only: give `backend: \"wasm\"` to keep an interpreter across calls",
+            ));
+        }
+        check_len("code", &p.code, &ctx.limits)?;
+        check_len("stdin", p.stdin.as_deref().unwrap_or(""), &ctx.limits)?;
+        if let Some(files) = &p.files {
+            check_files(files)?;
+        }
+        if p.fetch_files.as_ref().is_some_and(|f| f.len() > MAX_FILES) {
+            return Err(ToolError::limit(format!(
+                "files to fetch: at most {MAX_FILES} per call"
+            )));
+        }
+        native.call(
+            &json!({"code": p.code, "stdin": p.stdin, "files": p.files, "fetch_files": p.fetch_files}),
+            ctx,
+        )
     }
 
     /// The same tool with room for `cap` open sessions (each holds one of the sandbox's pool slots).
@@ -464,6 +521,28 @@ struct RunParams {
     files: Option<serde_json::Map<String, Value>>,
     #[serde(default)]
     fetch_files: Option<Vec<String>>,
+    #[serde(default)]
+    backend: Option<Backend>,
+}
+
+/// Where `execute_python` runs code.
+#[derive(serde::Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// CPython in WebAssembly, in Beaker's wasmtime sandbox.
+    Wasm,
+    /// CPython on the host, in the native (bubblewrap) sandbox, injected with [`ExecutePython::with_native`].
+    Native,
+}
+
+impl Backend {
+    /// The server's default: `BEAKER_PYTHON_BACKEND` (`wasm` or `native`), else `wasm`.
+    pub fn from_env() -> Backend {
+        match std::env::var("BEAKER_PYTHON_BACKEND").as_deref() {
+            Ok("native") => Backend::Native,
+            _ => Backend::Wasm,
+        }
+    }
 }
 
 /// `code_test`'s params.
@@ -533,6 +612,9 @@ impl Tool for ExecutePython {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: RunParams = beaker_core::params::parse(params)?;
+        if p.backend.unwrap_or(self.default_backend) == Backend::Native {
+            return self.call_native(&p, ctx);
+        }
         let (code, stdin, session) = (p.code.as_str(), p.stdin.as_deref(), p.session.as_deref());
         check_len("code", code, &ctx.limits)?;
         check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;

@@ -26,7 +26,9 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                               {"type": "object", "properties": {"base64": {"type": "string"}}, "required": ["base64"], "additionalProperties": false}]},
                           "description": "Files the code can open by name (relative to /work, its working folder): name -> text, or {\"base64\": ...}."},
                 "fetch_files": {"type": ["array", "null"], "items": {"type": "string"}, "maxItems": 64,
-                                "description": "Names of files the code wrote (in /work or /tmp) to return base64-encoded in `files`."}
+                                "description": "Names of files the code wrote (in /work or /tmp) to return base64-encoded in `files`."},
+                "backend": {"enum": ["wasm", "native", null],
+                            "description": "Where the code runs: `wasm` (CPython 3.15 in WebAssembly: deterministic, isolated from the host kernel; the default unless the server sets BEAKER_PYTHON_BACKEND) or `native` (CPython 3.11 on the 64-bit host in the native sandbox: 64-bit integers, threads, subprocesses, native speed; no sessions)."}
             },
             "required": ["code"],
             "additionalProperties": false
@@ -54,7 +56,8 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
                 "files_omitted": {"type": "array", "items": {"type": "object"},
                                   "description": "With `fetch_files`: names not returned, each with why (missing, or past the output limit)."},
                 "figures": {"type": "array", "items": {"type": "string", "contentEncoding": "base64", "contentMediaType": "image/png"},
-                            "description": "Every matplotlib figure left open, as a base64 PNG (100 dpi), in figure-number order."}
+                            "description": "Every matplotlib figure left open, as a base64 PNG (100 dpi), in figure-number order."},
+                "backend": {"const": "native", "description": "Present when the code ran on the native backend."}
             },
             "required": ["stdout", "stderr", "result", "exception", "truncated", "figures"]
         }),
