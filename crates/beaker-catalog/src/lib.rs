@@ -104,9 +104,14 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("statistics", || {
         vec![Arc::new(beaker_statistics::Statistics::new())]
     }),
-    // execute_python's native backend is execute_code's jail, injected so neither crate depends on the other.
+    // execute_python's native backend and code_test's stdin/stdout judge are execute_code's jail, injected so
+    // neither crate depends on the other.
     Entry::sandboxed("python", |sandbox| {
-        beaker_python::tools_with_native(sandbox, Some(Arc::new(beaker_code::NativePython::new())))
+        let native = beaker_python::Native {
+            python: Arc::new(beaker_code::NativePython::new()),
+            judge: Arc::new(beaker_code::ExecuteCode::new(None)),
+        };
+        beaker_python::tools_with_native(sandbox, Some(native))
     }),
     Entry::native("code", || {
         vec![Arc::new(beaker_code::ExecuteCode::new(None))]

@@ -78,23 +78,35 @@ pub fn tools(sandbox: &Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     tools_with_native(sandbox, None)
 }
 
+/// What the native sandbox lends the Python family: `execute_python`'s native backend and the judge of
+/// `code_test`'s stdin/stdout tests (`execute_code`).
+pub struct Native {
+    /// `execute_python` on the native backend.
+    pub python: Arc<dyn Tool>,
+    /// `execute_code`.
+    pub judge: Arc<dyn Tool>,
+}
+
 /// [`tools`], with `execute_python`'s native backend (`backend: "native"`; the default for calls naming none
-/// when `BEAKER_PYTHON_BACKEND=native`).
+/// when `BEAKER_PYTHON_BACKEND=native`) and `code_test`'s stdin/stdout judge.
 pub fn tools_with_native(
     sandbox: &Sandbox,
-    native: Option<Arc<dyn Tool>>,
+    native: Option<Native>,
 ) -> Result<Vec<Arc<dyn Tool>>, SandboxError> {
     let runtime = Runtime::load(sandbox);
     // Each open session holds one of the sandbox's session slots.
     let cap = sandbox.config().max_sessions as usize;
     Ok(vec![
-        Arc::new(match native {
+        Arc::new(match &native {
             Some(n) => ExecutePython::new(runtime.clone())
                 .with_session_cap(cap)
-                .with_native(n, Backend::from_env()),
+                .with_native(n.python.clone(), Backend::from_env()),
             None => ExecutePython::new(runtime.clone()).with_session_cap(cap),
         }),
-        Arc::new(CodeTest::new(runtime.clone())),
+        Arc::new(match &native {
+            Some(n) => CodeTest::new(runtime.clone()).with_judge(n.judge.clone()),
+            None => CodeTest::new(runtime.clone()),
+        }),
         Arc::new(SymbolicMath::new(runtime.clone())),
         Arc::new(LatexRender::new(runtime)),
     ])
@@ -115,6 +127,8 @@ pub struct ExecutePython {
 pub struct CodeTest {
     spec: ToolSpec,
     runtime: Runtime,
+    /// `execute_code`, which judges stdin/stdout tests in every language, when the family was built with it.
+    judge: Option<Arc<dyn Tool>>,
 }
 
 /// Most tests one `code_test` call may carry.
@@ -303,8 +317,96 @@ impl CodeTest {
         CodeTest {
             spec: code_test_spec(),
             runtime,
+            judge: None,
         }
     }
+
+    /// The same tool judging stdin/stdout tests with `judge` (`execute_code`).
+    pub fn with_judge(mut self, judge: Arc<dyn Tool>) -> Self {
+        self.judge = Some(judge);
+        self
+    }
+
+    /// stdin/stdout tests: the program compiled and run once per test by `execute_code` in the native
+    /// sandbox, its stdout compared there (outside the program), the verdicts in `code_test`'s shape.
+    fn call_judged(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let Some(judge) = &self.judge else {
+            return Err(ToolError::new(
+                ErrorKind::ToolError,
+                "this server cannot judge stdin/stdout tests (it has no `code` family)",
+            ));
+        };
+        let mut forwarded = serde_json::Map::new();
+        for (k, v) in params.as_object().into_iter().flatten() {
+            if k != "backend" {
+                forwarded.insert(k.clone(), v.clone());
+            }
+        }
+        forwarded
+            .entry("language")
+            .or_insert_with(|| json!("python"));
+        let judged = judge.call(&Value::Object(forwarded), ctx)?;
+        Ok(judged_as_code_test(&judged, params))
+    }
+}
+
+/// `execute_code`'s judged answer in `code_test`'s shape: `passed`, `failed`, `results` with one entry per test
+/// (`test`: its stdin; `error`: null, or the verdict and what explains it), plus the overall `status` and, when
+/// the program did not compile, the compiler's report.
+fn judged_as_code_test(judged: &Value, params: &Value) -> Value {
+    const SHOWN: usize = 400;
+    let cut = |s: &str| -> String {
+        let mut end = s.len().min(SHOWN);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let more = if end < s.len() { "…" } else { "" };
+        format!("{}{more}", &s[..end])
+    };
+    let tests = params["tests"].as_array().cloned().unwrap_or_default();
+    let verdicts = judged["tests"].as_array().cloned().unwrap_or_default();
+    let status = judged["status"].as_str().unwrap_or("");
+    let mut results = Vec::with_capacity(tests.len());
+    let mut passed = 0;
+    for (i, test) in tests.iter().enumerate() {
+        let stdin = test["stdin"].as_str().unwrap_or("").to_string();
+        let error = match (status, verdicts.get(i)) {
+            ("compile_error", _) => Some(format!(
+                "compile_error: {}",
+                cut(judged["compile"]["stderr"].as_str().unwrap_or(""))
+            )),
+            (_, None) => Some("not run: a test before it failed (stop_on_failure)".to_string()),
+            (_, Some(v)) => match v["status"].as_str().unwrap_or("") {
+                "passed" => None,
+                "wrong_answer" => Some(format!(
+                    "wrong_answer: expected {:?}, got {:?}",
+                    cut(test["expected_stdout"].as_str().unwrap_or("")),
+                    cut(v["stdout"].as_str().unwrap_or(""))
+                )),
+                "runtime_error" => Some(format!(
+                    "runtime_error (exit {}): {}",
+                    v["exit_code"],
+                    cut(v["stderr"].as_str().unwrap_or("").trim_end())
+                )),
+                other => Some(other.to_string()),
+            },
+        };
+        if error.is_none() {
+            passed += 1;
+        }
+        results.push(json!({"test": stdin, "passed": error.is_none(), "error": error}));
+    }
+    let mut out = json!({
+        "passed": passed,
+        "failed": tests.len() - passed,
+        "results": results,
+        "status": status,
+        "language": judged["language"],
+    });
+    if status == "compile_error" {
+        out["compile"] = judged["compile"].clone();
+    }
+    out
 }
 
 /// What one guest run reported (the guest's JSON, checked).
@@ -693,6 +795,38 @@ impl Tool for CodeTest {
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let tests = params["tests"].as_array();
+        let judged = tests.is_some_and(|t| t.iter().any(Value::is_object));
+        if judged {
+            if tests.is_some_and(|t| t.iter().any(|x| !x.is_object())) {
+                return Err(ToolError::invalid_params(
+                    "`tests` are either all assert-style snippets (strings) or all stdin/stdout cases ({\"stdin\", \"expected_stdout\"}), not both",
+                ));
+            }
+            if params["backend"] == json!("wasm") {
+                return Err(ToolError::invalid_params(
+                    "stdin/stdout tests run on the native backend (`execute_code`'s judge): leave `backend` out or give \"native\"",
+                ));
+            }
+            return self.call_judged(params, ctx);
+        }
+        for key in ["language", "compare", "tolerance", "stop_on_failure"] {
+            if !params[key].is_null() {
+                return Err(ToolError::invalid_params(format!(
+                    "`{key}` goes with stdin/stdout tests ({{\"stdin\", \"expected_stdout\"}}); assert-style tests are Python's"
+                )));
+            }
+        }
+        if params["backend"] == json!("native") {
+            return Err(ToolError::invalid_params(
+                "assert-style tests run on the WebAssembly backend, where the test's interpreter never runs the program's code (a verdict the program cannot forge); for the native backend give stdin/stdout tests",
+            ));
+        }
+        let mut params = params.clone();
+        if let Some(o) = params.as_object_mut() {
+            o.remove("backend");
+        }
+        let params = &params;
         let p: TestParams = beaker_core::params::parse(params)?;
         let (code, tests) = (p.code.as_str(), &p.tests);
         check_len("code", code, &ctx.limits)?;

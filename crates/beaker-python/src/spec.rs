@@ -88,9 +88,21 @@ pub(crate) fn code_test_spec() -> ToolSpec {
         params_schema: json!({
             "type": "object",
             "properties": {
-                "code": {"type": "string", "description": "Python source defining what the tests use."},
-                "tests": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_TESTS,
-                          "description": "Snippets such as `assert f(2) == 4`, each run after the code."}
+                "code": {"type": "string", "description": "Python source defining what the tests use; with stdin/stdout tests, a whole program in `language`."},
+                "tests": {"type": "array", "maxItems": MAX_TESTS,
+                          "items": {"oneOf": [
+                              {"type": "string"},
+                              {"type": "object", "properties": {"stdin": {"type": "string"}, "expected_stdout": {"type": "string"}},
+                               "required": ["expected_stdout"], "additionalProperties": false}]},
+                          "description": "Snippets such as `assert f(2) == 4`, each run after the code; or stdin/stdout cases {stdin, expected_stdout}, the program run once per case (competitive-programming form)."},
+                "language": {"enum": ["python", "c", "cpp", "rust", "go", "java", "nodejs", "bash"],
+                             "description": "With stdin/stdout tests: the program's language (default python)."},
+                "compare": {"enum": ["tokens", "lines", "exact"],
+                            "description": "With stdin/stdout tests: how stdout is compared (default tokens, numbers within `tolerance`)."},
+                "tolerance": {"type": "number", "minimum": 0, "description": "With stdin/stdout tests and `compare: tokens`: the absolute or relative error two numbers may differ by."},
+                "stop_on_failure": {"type": "boolean", "description": "With stdin/stdout tests: stop at the first failing test."},
+                "backend": {"enum": ["wasm", "native", null],
+                            "description": "`wasm` for assert-style tests (the default for them), `native` for stdin/stdout tests (the default for them, and the only backend they run on)."}
             },
             "required": ["code", "tests"],
             "additionalProperties": false
@@ -100,10 +112,11 @@ pub(crate) fn code_test_spec() -> ToolSpec {
             "properties": {
                 "passed": {"type": "integer"},
                 "failed": {"type": "integer"},
+                "status": {"type": "string", "description": "With stdin/stdout tests: accepted, or the first failing test's verdict (wrong_answer, runtime_error, time_limit, memory_limit, output_limit, compile_error)."},
                 "results": {"type": "array", "items": {
                     "type": "object",
                     "properties": {
-                        "test": {"type": "string"},
+                        "test": {"type": "string", "description": "The test's snippet, or its stdin."},
                         "passed": {"type": "boolean"},
                         "error": {"type": ["string", "null"]}
                     },
