@@ -47,6 +47,38 @@ struct Host {
     cache: cache::BuildCache,
     /// The native Python's virtual environment (numpy, scipy, ...), when installed where runs reach it.
     native_python: Option<PathBuf>,
+    /// Sealed in-memory copies of recent builds' binaries, by build folder (see [`sealed_binary`]).
+    sealed: std::sync::Mutex<Vec<(PathBuf, std::sync::Arc<std::fs::File>)>>,
+}
+
+/// Sealed binaries kept.
+const SEALED: usize = 64;
+
+/// The binary `main` of the build in `dir` as a sealed memfd: nothing can write, grow or shrink it, whoever
+/// opens it. A run execs its binary by descriptor, so `/proc/self/exe` is that descriptor's file; the cached
+/// file itself is its own user's, and a review rewrote it through `/proc/self/exe` for every later call.
+fn sealed_binary(host: &Host, dir: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{fcntl_add_seals, memfd_create, MemfdFlags, SealFlags};
+    let mut kept = host.sealed.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, f)) = kept.iter().find(|(d, _)| d == dir) {
+        return f.try_clone();
+    }
+    let mut source = std::fs::File::open(dir.join("main"))?;
+    let mut copy = std::fs::File::from(memfd_create(
+        "beaker-build",
+        MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
+    )?);
+    std::io::copy(&mut source, &mut copy)?;
+    fcntl_add_seals(
+        &copy,
+        SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
+    )?;
+    let copy = std::sync::Arc::new(copy);
+    if kept.len() >= SEALED {
+        kept.remove(0);
+    }
+    kept.push((dir.to_path_buf(), copy.clone()));
+    copy.try_clone()
 }
 
 /// The packages of the native Python's virtual environment that its warm launchers import before a run, with
@@ -174,6 +206,7 @@ impl Host {
             toolchains,
             cache,
             native_python,
+            sealed: std::sync::Mutex::new(Vec::new()),
         }
     }
 }
@@ -320,6 +353,7 @@ impl Tool for ExecuteCode {
             )));
         }
         Run {
+            host,
             jail,
             def,
             toolchain,
@@ -333,6 +367,7 @@ impl Tool for ExecuteCode {
 
 /// One call's work.
 struct Run<'a> {
+    host: &'a Host,
     jail: &'a Jail,
     def: &'static LanguageDef,
     toolchain: &'a Toolchain,
@@ -421,8 +456,7 @@ impl Run<'_> {
                 }
             } else {
                 binary = Some(
-                    std::fs::File::open(dir.path().join("main"))
-                        .map_err(internal("opening the build"))?,
+                    sealed_binary(self.host, dir.path()).map_err(internal("sealing the build"))?,
                 );
                 argv[0] = "./main".into();
             }

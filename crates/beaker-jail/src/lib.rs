@@ -52,6 +52,9 @@ pub const SANDBOX_UID: u32 = 2_000_000_000;
 /// limit by its pids cgroup).
 const ALL_RUNS_PROCESSES: u64 = 16_384;
 
+/// The size of a run's `/dev/shm` (POSIX shared memory, semaphores).
+const DEV_SHM_BYTES: u64 = 64 << 20;
+
 /// How long the output readers may go on after the run is over and its processes killed (a process that
 /// escaped the kill would otherwise hold the pipes open, and the call, for ever).
 const DRAIN: Duration = Duration::from_millis(200);
@@ -456,6 +459,14 @@ impl Jail {
             handed.push(dir);
         }
         args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+        // /dev/shm a tmpfs of its own with a cap, and /dev read-only: a run could otherwise replace /dev/stdin or
+        // /dev/fd for the runs after it in a warm launcher, or fill /dev without a limit (a review did both).
+        args.extend([
+            "--size".into(),
+            DEV_SHM_BYTES.to_string(),
+            "--tmpfs".into(),
+            "/dev/shm".into(),
+        ]);
         // The kernel's settings and triggers, read-only whoever the run's user is.
         for covered in [
             "/proc/sys",
@@ -501,7 +512,8 @@ impl Jail {
         for (k, v) in run_env(&program.env) {
             args.extend(["--setenv".into(), k, v]);
         }
-        // The root bwrap builds is a tmpfs of its own, writable until now: only /tmp stays writable.
+        // The root bwrap builds is a tmpfs of its own, writable until now: only /tmp and /dev/shm stay writable.
+        args.extend(["--remount-ro".into(), "/dev".into()]);
         args.extend(["--remount-ro".into(), "/".into()]);
         let cwd = if program.cwd.is_empty() {
             "/tmp"

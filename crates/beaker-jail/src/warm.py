@@ -16,7 +16,10 @@ that no run sees what another left. This process is not dumpable: a run, which h
 or write its memory through /proc or ptrace (which the seccomp filter forbids besides).
 """
 
+import atexit
+import builtins
 import ctypes
+import io
 import json
 import os
 import resource
@@ -24,6 +27,7 @@ import select
 import signal
 import socket
 import sys
+import types
 
 CTL = int(sys.argv[1])
 PRELOAD = [m for m in sys.argv[2].split(",") if m] if len(sys.argv) > 2 else []
@@ -52,8 +56,15 @@ def main():
             failed.append(f"{name}: {type(e).__name__}: {e}")
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
-    clean()
+    if not clean():
+        raise SystemExit("beaker: the sandbox is not clean at start")
+    # What the launcher holds is never collected in a child: a collection there would touch every object and
+    # copy every page of them (fork's copy-on-write), which is most of a run's cost (CPython's advice for forking
+    # servers: freeze before fork).
+    import gc
+    gc.freeze()
     ctl = socket.socket(fileno=CTL)
+    fork_spare(ctl)
     ctl.send(json.dumps({"ready": True, "failed": failed}).encode())
     runs = 0
     while True:
@@ -75,21 +86,73 @@ def main():
         # A retired launcher waits for Beaker to close its end (its unread messages would otherwise reset the
         # connection before Beaker reads the reply).
         ctl.send(json.dumps(reply).encode())
+        if not reply["retire"]:
+            fork_spare(ctl)
+
+
+# The next run's child, forked ahead while the launcher is idle: (pid, socket its run comes on), or None.
+SPARE = None
+
+
+def fork_spare(ctl):
+    """Forks the next run's child before its request comes, and has it do first what every run does (the pages
+    a run writes are copied from the launcher's on first write: copied now, they are off the run's clock)."""
+    global SPARE
+    ours, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            ctl.close()
+            prepare()
+            msg, fds, _, _ = socket.recv_fds(its, 1 << 16, 8)
+            if not msg:
+                os._exit(0)
+            its.close()
+            child(json.loads(msg), fds, prepared=True)
+        except BaseException:
+            os._exit(127)
+    its.close()
+    SPARE = (pid, ours)
+
+
+def prepare():
+    """What every run's child does before its request matters: its own session, dumpable again, the first to
+    go when memory runs out, and a warm-up of what a Python run touches (stdio objects, the compiler, exec)."""
+    LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again: the run's /proc/self is its own (the launcher's stays closed)
+    os.setsid()
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")  # the run, not the launcher, is what the kernel kills when the sandbox is out of memory
+    null = os.open("/dev/null", os.O_WRONLY | os.O_CLOEXEC)
+    sink = io.TextIOWrapper(io.BufferedWriter(io.FileIO(null, "w")), encoding="utf-8")
+    scope = {"__builtins__": builtins, "sink": sink}
+    exec(compile("s = str(2**100)\nprint(s, [s], {1: s}, file=sink)\n", "<warm-up>", "exec"), scope)
+    sink.close()
+    dict(os.environ)
 
 
 def serve(ctl, req, fds):
-    """One run: its files written, its child forked and waited for, everything it left removed."""
-    try:
-        write_files(req["files"], fds[3])
-    except OSError as e:
-        for fd in fds:
-            os.close(fd)
-        return {"status": None, "error": f"writing the run's files: {e}", "cpu_us": 0, "killed": False,
-                "retire": True}
-    # Nothing buffered may be written twice, by this process and by the child.
-    pid = os.fork()
-    if pid == 0:
-        child(req, fds)
+    """One run: its child forked (or the spare one given the run) and waited for, everything it left removed."""
+    # The run's files are written by its child, never read into this process's memory: every later run is a
+    # copy of it (a review read an earlier run's source there).
+    # What this process holds now does not count against a Python run's address space (see child()).
+    req["launcher_bytes"] = address_space()
+    global SPARE
+    pid = None
+    if SPARE is not None:
+        spare, sock = SPARE
+        SPARE = None
+        try:
+            socket.send_fds(sock, [json.dumps(req).encode()], fds)
+            pid = spare
+        except OSError:
+            os.kill(spare, signal.SIGKILL)
+            os.waitpid(spare, 0)
+        sock.close()
+    if pid is None:
+        pid = os.fork()
+        if pid == 0:
+            child(req, fds)
     for fd in fds:
         os.close(fd)
     pidfd = os.pidfd_open(pid)
@@ -108,10 +171,11 @@ def serve(ctl, req, fds):
     os.close(pidfd)
     _, status, usage = os.wait4(pid, 0)
     try:
-        clean()
-    except OSError as e:
-        # Something a run left cannot be removed: this launcher serves no other run.
-        os.write(2, f"beaker: cleaning up after a run: {e}\n".encode())
+        retire = not clean()
+    except BaseException as e:
+        # Something a run left cannot be removed (a tree too deep, a name too long): this launcher serves no
+        # other run, and its sandbox goes with it.
+        os.write(2, f"beaker: cleaning up after a run: {type(e).__name__}: {e}\n".encode())
         retire = True
     cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
     return {"status": status, "cpu_us": cpu, "killed": killed, "retire": retire}
@@ -137,8 +201,15 @@ def write_files(files, bundle):
             os.close(fd)
 
 
+# The folders runs write to, as the sandbox made them (mode, owner): a run may not leave them otherwise.
+WRITABLE = ("/tmp", "/dev/shm")
+PRISTINE = {}
+
+
 def clean():
-    """Kills and reaps every process but this one, then empties what a run can write to."""
+    """Kills and reaps every process but this one, then empties what a run can write to. False when something
+    is left that this process cannot remove (a descriptor parked in a socket keeps its file, its socket's name
+    and its memory until the sandbox ends): the launcher then retires."""
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
@@ -148,9 +219,18 @@ def clean():
             os.waitpid(-1, 0)
         except ChildProcessError:
             break
-    for top in ("/tmp", "/dev/shm"):
-        if os.path.isdir(top):
-            empty(top)
+    if not PRISTINE:
+        PRISTINE.update({top: os.lstat(top) for top in WRITABLE if os.path.isdir(top)})
+    for top, was in PRISTINE.items():
+        now = os.lstat(top)
+        if (now.st_ino, now.st_dev) != (was.st_ino, was.st_dev):
+            return False
+        if now.st_mode != was.st_mode:
+            os.chmod(top, was.st_mode & 0o7777)
+        empty(top)
+        st = os.statvfs(top)
+        if st.f_bfree != st.f_blocks:
+            return False  # space still held by an unlinked file someone keeps open
     for kind, remove in (("shm", lambda i: LIBC.shmctl(i, 0, None)),
                          ("sem", lambda i: LIBC.semctl(i, 0, 0)),
                          ("msg", lambda i: LIBC.msgctl(i, 0, None))):
@@ -161,27 +241,42 @@ def clean():
             continue
         for line in lines:
             remove(int(line.split()[1]))  # IPC_RMID
+    # Any socket left in the sandbox's network namespace outlived every process: parked descriptors.
+    for table in ("unix", "tcp", "tcp6", "udp", "udp6", "raw", "raw6"):
+        try:
+            with open(f"/proc/net/{table}") as f:
+                if len(f.read().splitlines()) > 1:
+                    return False
+        except FileNotFoundError:
+            continue
+    return True
 
 
 def empty(folder):
-    """Removes everything in `folder`, links not followed."""
-    with os.scandir(folder) as entries:
-        for e in entries:
-            if e.is_dir(follow_symlinks=False):
-                os.chmod(e.path, 0o700)
-                empty(e.path)
-                os.rmdir(e.path)
-            else:
-                os.unlink(e.path)
+    """Removes everything in `folder`, links not followed, without recursion (a run may leave a tree deeper
+    than Python's recursion limit)."""
+    stack, folders = [folder], []
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    os.chmod(e.path, 0o700)
+                    stack.append(e.path)
+                    folders.append(e.path)
+                else:
+                    os.unlink(e.path)
+    for f in reversed(folders):  # children before their parents
+        os.rmdir(f)
 
 
-def child(req, fds):
+def child(req, fds, prepared=False):
     """In the forked child: becomes the run (never returns)."""
     try:
-        LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again: the run's /proc/self is its own (the launcher's stays closed)
-        os.setsid()
+        if not prepared:
+            prepare()
         for i, fd in enumerate(fds[:3]):
-            os.dup2(fd, i)
+            os.dup2(fd, i)  # received descriptors are all above 2: none is overwritten
+        write_files(req["files"], fds[3])
         first_free = 3
         binary = None
         if len(fds) > 4:
@@ -189,16 +284,14 @@ def child(req, fds):
             kept = os.dup2(fds[4], 3, inheritable=False)
             binary = kept if req["mode"] == "exec" else None
             first_free = 4
-        os.closerange(first_free, 1 << 16)
+        os.closerange(first_free, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
         os.chdir(req["cwd"])
         limits = req["limits"]
         if req["mode"] == "python" and "as" in limits:
             # What this process holds already (the preloaded modules) does not count against the run.
-            limits = dict(limits, **{"as": limits["as"] + address_space()})
+            limits = dict(limits, **{"as": limits["as"] + req["launcher_bytes"]})
         for key, value in limits.items():
             resource.setrlimit(LIMITS[key], (value, value))
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")  # the run, not the launcher, is what the kernel kills when the sandbox is out of memory
         if req["mode"] == "exec":
             # As a shell starts a program: the signals Python ignores are the program's to take.
             for s in (signal.SIGPIPE, signal.SIGXFSZ):
@@ -224,11 +317,6 @@ def address_space():
 def run_python(req):
     """Runs the script req["argv"][1] as `python SCRIPT ARGS` would: its own __main__, sys.argv and sys.path[0],
     stdio as CPython makes it for pipes, SystemExit and uncaught exceptions reported the same way."""
-    import atexit
-    import builtins
-    import io
-    import types
-
     script = req["argv"][1]
     os.environ.clear()
     os.environ.update(req["env"])

@@ -267,3 +267,111 @@ fn a_python_driver_reports_on_descriptor_3_apart_from_the_programs_output() {
     // Closed on exec: a program the driver starts cannot write the report.
     assert_eq!(text(&out.stdout), "out\n2\n", "{out:?}");
 }
+
+/// A launcher kind of its own, so that one test's runs follow one another in one launcher whatever the other
+/// tests run at the same time.
+fn own(tag: &str) -> Warm {
+    let mut w = plain();
+    w.env.push(("BEAKER_TEST_KIND".into(), tag.into()));
+    w
+}
+
+fn run_in_own(warm: &Warm, p: &Program, start: Start) -> Outcome {
+    jail()
+        .run_warm(warm, p, start, &CancelToken::new())
+        .expect("runs")
+}
+
+#[test]
+fn dev_cannot_be_changed_for_the_next_run() {
+    // A review replaced /dev/stdin and /dev/stdout with files of its own: the next run read them.
+    let w = own("dev");
+    let attack = sh("rm -f /dev/stdin /dev/stdout 2>/dev/null; echo x > /dev/planted 2>/dev/null; \
+                     head -c 200000000 /dev/zero > /dev/shm/fill 2>/dev/null; ls /dev/stdin /dev/planted 2>&1 | head -2");
+    let out = run_in_own(&w, &attack, Start::Exec(None));
+    assert!(text(&out.stdout).contains("/dev/stdin"), "{out:?}");
+    assert!(!text(&out.stdout).contains("/dev/planted\n"), "{out:?}");
+    let mut victim = sh("cat /dev/stdin; ls /dev/shm | wc -l");
+    victim.stdin = b"mine\n".to_vec();
+    assert_eq!(
+        text(&run_in_own(&w, &victim, Start::Exec(None)).stdout),
+        "mine\n0\n"
+    );
+}
+
+#[test]
+fn the_launchers_memory_keeps_nothing_of_a_runs_files() {
+    // A review found the previous run's source in its own memory, a copy of the launcher's.
+    let w = own("memory");
+    let secret = "TOPSECRET-of-the-run-before";
+    let mut first = python("print('first')");
+    // Big enough to be malloc's, not pymalloc's: freed, its bytes stay where they were.
+    first
+        .files
+        .push(("data.txt".into(), secret.repeat(400).into_bytes(), false));
+    run_in_own(&w, &first, Start::Python { report: false });
+    let scan = python(
+        "import re\nneedle = re.compile(rb'TOPSECRET-of-the-run-befor[e]')  # never the secret's bytes itself\nfound = False\nwith open('/proc/self/maps') as m, open('/proc/self/mem', 'rb', 0) as mem:\n\
+         \x20   for line in m:\n\
+         \x20       a, b = (int(x, 16) for x in line.split()[0].split('-'))\n\
+         \x20       if 'r' not in line.split()[1] or b - a > 1 << 28: continue\n\
+         \x20       try:\n\
+         \x20           mem.seek(a); found |= needle.search(mem.read(b - a)) is not None\n\
+         \x20       except OSError: pass\nprint(found)\n",
+    );
+    let out = run_in_own(&w, &scan, Start::Python { report: false });
+    assert_eq!(text(&out.stdout), "False\n", "{out:?}");
+}
+
+#[test]
+fn descriptors_parked_in_sockets_do_not_outlive_their_run() {
+    // A review parked an unlinked file and a listening socket in a pair of sockets referring to each other.
+    let w = own("parked");
+    let park = python(
+        "import os, socket\na, b = socket.socketpair()\nfd = os.open('/tmp/big', os.O_CREAT | os.O_RDWR)\n\
+         os.write(fd, b'x' * (8 << 20))\nos.unlink('/tmp/big')\n\
+         s = socket.socket(socket.AF_UNIX)\ns.bind('\\0squat')\ns.listen()\n\
+         socket.send_fds(a, [b'x'], [fd, s.fileno(), a.fileno(), b.fileno()])\nprint('parked')\n",
+    );
+    assert_eq!(
+        text(&run_in_own(&w, &park, Start::Python { report: false }).stdout),
+        "parked\n"
+    );
+    let look = python(
+        "import os, socket\nst = os.statvfs('/tmp')\nprint((st.f_blocks - st.f_bfree) * st.f_frsize < 1 << 20)\n\
+         s = socket.socket(socket.AF_UNIX)\ns.bind('\\0squat')\nprint('bound')\n",
+    );
+    let out = run_in_own(&w, &look, Start::Python { report: false });
+    assert_eq!(text(&out.stdout), "True\nbound\n", "{out:?}");
+}
+
+#[test]
+fn a_run_cannot_close_tmp_to_the_next() {
+    let w = own("chmod");
+    run_in_own(
+        &w,
+        &sh("chmod 555 /tmp /dev/shm 2>/dev/null; echo done"),
+        Start::Exec(None),
+    );
+    let mut next = sh("cat /tmp/in.txt; echo more > /tmp/out && echo wrote");
+    next.files
+        .push(("in.txt".into(), b"given\n".to_vec(), false));
+    let out = run_in_own(&w, &next, Start::Exec(None));
+    assert_eq!(text(&out.stdout), "given\nwrote\n", "{out:?}");
+}
+
+#[test]
+fn a_deep_folder_tree_is_removed_and_the_launcher_lives() {
+    let w = own("deep");
+    let deep = python(
+        "import os\nos.chdir('/tmp')\nfor i in range(1500):\n    os.mkdir('d')\n    os.chdir('d')\nprint('deep')\n",
+    );
+    let out = run_in_own(&w, &deep, Start::Python { report: false });
+    assert_eq!(
+        (out.exit_code, text(&out.stdout)),
+        (Some(0), "deep\n".into()),
+        "{out:?}"
+    );
+    let out = run_in_own(&w, &sh("ls -A /tmp | wc -l"), Start::Exec(None));
+    assert_eq!(text(&out.stdout), "0\n", "{out:?}");
+}
