@@ -141,10 +141,12 @@ fn python_warm(venv: Option<&std::path::Path>, toolchain: &Toolchain, code: &str
         python,
         preload,
         mounts,
+        // The spare child warms up what a Python run touches before its run comes (warm.py's `prepare`).
         env: python_def
             .env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
+            .chain([("BEAKER_WARM_UP".to_string(), "1".to_string())])
             .collect(),
         tmpfs_bytes: base.tmpfs_bytes,
         processes: base.processes,
