@@ -5,6 +5,10 @@ The request is /tmp/.beaker-cell.json ({"code", "cap", "fetch_files"}), read and
 as is this file. The program's stdin, stdout and stderr are the process's own (what it prints reaches Beaker as
 it is printed, so a run stopped at its deadline keeps it). The report goes to descriptor 3, which is closed on
 exec, as one JSON object: {"result", "exception", "phase", "truncated", "figures", "files", "files_omitted"}.
+Its helpers (exit_status, user_frames, describe, compile_cell, figures, fetch) follow the WebAssembly driver's
+(crates/beaker-python/src/driver.py) line for line, so the two backends answer alike; they are copies because
+that driver is frozen into the runtime's snapshot, whose rebuild a shared module would force.
+
 The report describes the program's own process, which the program could rewrite: it is an account of a run,
 not a verdict (verdicts are execute_code's `tests`, compared outside the sandbox).
 """

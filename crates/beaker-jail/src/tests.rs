@@ -5,7 +5,8 @@ fn jail() -> Jail {
         .expect("bubblewrap is installed (.ci/run installs it) and user namespaces work")
 }
 
-fn sh(script: &str) -> Program {
+/// A shell script as a program (shared with the warm launchers' tests).
+pub(super) fn sh(script: &str) -> Program {
     Program {
         argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
         ..Program::default()
@@ -16,7 +17,8 @@ fn run(program: &Program) -> Outcome {
     jail().run(program, &CancelToken::new()).expect("runs")
 }
 
-fn text(b: &[u8]) -> String {
+/// Bytes as text.
+pub(super) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 

@@ -1,5 +1,6 @@
 //! Warm launchers: the same contract as cold runs (verdicts, limits, kills), and no run sees what another left.
 
+use super::tests::{sh, text};
 use super::*;
 use std::sync::OnceLock;
 
@@ -21,13 +22,6 @@ fn plain() -> Warm {
         env: Vec::new(),
         tmpfs_bytes: 64 << 20,
         processes: 64,
-    }
-}
-
-fn sh(script: &str) -> Program {
-    Program {
-        argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
-        ..Program::default()
     }
 }
 
@@ -54,10 +48,6 @@ fn py(p: &Program) -> Outcome {
             &CancelToken::new(),
         )
         .expect("runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 #[test]
