@@ -109,6 +109,34 @@ fn the_server_default_backend_is_configured_by_the_environment() -> Outcome {
     )
 }
 
+/// One case of the hostile-program matrix: its verdict one of those listed, its stdout the one given.
+fn matrix_case(case: Value) -> Outcome {
+    let mut params = json!({"language": case["language"], "code": case["code"]});
+    if let Some(ms) = case["run_timeout_ms"].as_u64() {
+        params["run_timeout_ms"] = json!(ms);
+    }
+    let mut call = beaker::ToolCall::new("execute_code", params);
+    call.limits.timeout_ms = Some(60_000);
+    call.limits.max_memory_bytes = case["max_memory_bytes"].as_u64();
+    call.limits.max_output_bytes = case["max_output_bytes"].as_u64();
+    let env = engine()?.call(call);
+    let r = env.result.unwrap_or(Value::Null);
+    let verdict_ok = (case["status"].as_array().into_iter().flatten()).any(|s| *s == r["status"]);
+    let stdout_ok = case["stdout"].is_null() || case["stdout"] == r["stdout"];
+    ensure(verdict_ok && stdout_ok, || {
+        format!("{}: {r} {:?}", case["name"], env.error)
+    })
+}
+
+/// Whether `language`'s toolchain is on this machine (go is optional: docs/TOOLS.md).
+fn installed(language: &str) -> bool {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+    };
+    language != "go" || on_path("go")
+}
+
 /// The trials.
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
@@ -121,6 +149,11 @@ pub fn trials() -> Vec<Trial> {
             the_server_default_backend_is_configured_by_the_environment,
         ),
     ];
+    for case in jsonl("tests/data/code/matrix.jsonl") {
+        let name = format!("code::matrix::{}", case["name"].as_str().unwrap_or("?"));
+        let missing = !installed(case["language"].as_str().unwrap_or(""));
+        trials.push(Trial::test(name, move || matrix_case(case)).with_ignored_flag(missing));
+    }
     for (suite, file) in [
         ("problems", "tests/data/code/problems.jsonl"),
         ("python64", "tests/data/code/python64.jsonl"),
