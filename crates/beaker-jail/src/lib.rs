@@ -761,7 +761,11 @@ fn mount_base(path: &Path, args: &mut Vec<String>) {
 
 /// An unnamed temporary file holding `bytes`, read from its start by whoever inherits it.
 fn handed_file(bytes: &[u8]) -> std::io::Result<std::fs::File> {
-    let mut f = tempfile::tempfile()?;
+    // In memory (a memfd), not a file on disk: a run's stdin and files never touch the host's disk.
+    let mut f = std::fs::File::from(rustix::fs::memfd_create(
+        "beaker-handed",
+        rustix::fs::MemfdFlags::CLOEXEC,
+    )?);
     f.write_all(bytes)?;
     f.rewind()?;
     Ok(f)
