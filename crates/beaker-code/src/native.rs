@@ -162,7 +162,9 @@ impl Tool for NativePython {
             Ending::Exited => {}
         }
         let mut result: Value = match serde_json::from_slice(&out.report) {
-            Ok(Value::Object(report)) => Value::Object(report),
+            // Only the report's own fields, each of its type: the program writes descriptor 3 too, and a review
+            // added `image` and `format`, which a server with --output-dir saves as a file.
+            Ok(Value::Object(report)) => known_fields(report),
             // No report: the process ended before its driver could write one (os._exit, a signal).
             _ => {
                 let code = out.exit_code.unwrap_or(-1);
@@ -197,6 +199,31 @@ impl Tool for NativePython {
         fit(&mut result, ctx.limits.max_output_bytes);
         Ok(result)
     }
+}
+
+/// The report's fields execute_python answers with, each checked for its type (null otherwise); any other
+/// field the program wrote is dropped.
+fn known_fields(report: serde_json::Map<String, Value>) -> Value {
+    let get = |k: &str, ok: fn(&Value) -> bool| {
+        report
+            .get(k)
+            .filter(|v| ok(v))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let text_map = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.values().all(Value::is_string))
+    };
+    json!({
+        "result": get("result", Value::is_string),
+        "exception": get("exception", Value::is_object),
+        "phase": get("phase", Value::is_string),
+        "truncated": report.get("truncated").and_then(Value::as_bool).unwrap_or(false),
+        "figures": report.get("figures").filter(|f| f.as_array().is_some_and(|a| a.iter().all(Value::is_string))).cloned().unwrap_or(json!([])),
+        "files": get("files", text_map),
+        "files_omitted": get("files_omitted", Value::is_array),
+    })
 }
 
 /// Cuts the longer of `stdout` and `stderr` until the result's JSON fits `cap` bytes, and says so.

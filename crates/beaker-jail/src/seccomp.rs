@@ -6,7 +6,7 @@
 //! `bpf`, `perf_event_open`, keyrings, `io_uring`, module or clock changes, POSIX message queues (nothing lists
 //! their names, so a warm launcher could not remove what a run left in one for the next). A syscall not on the list fails
 //! with `EPERM`, so a runtime probing for a feature carries on. `clone` is allowed only without namespace
-//! flags, `prctl` not to drop the death signal, `socket` only for `AF_UNIX`, `AF_INET` and `AF_INET6`; `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that libc falls back to `clone`.
+//! flags, `prlimit64`, `setpriority` and the `sched_set*` calls only on the caller itself, `prctl` not to drop the death signal, `socket` only for `AF_UNIX`, `AF_INET` and `AF_INET6`; `clone3`, whose flags a filter cannot read, fails with `ENOSYS` so that libc falls back to `clone`.
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -52,13 +52,13 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_getresgid, libc::SYS_getpgid, libc::SYS_setfsuid, libc::SYS_setfsgid, libc::SYS_getsid,
     libc::SYS_capget, libc::SYS_rt_sigpending, libc::SYS_rt_sigtimedwait, libc::SYS_rt_sigqueueinfo,
     libc::SYS_rt_sigsuspend, libc::SYS_sigaltstack, libc::SYS_utime, libc::SYS_statfs, libc::SYS_fstatfs,
-    libc::SYS_getpriority, libc::SYS_setpriority, libc::SYS_sched_setparam, libc::SYS_sched_getparam,
-    libc::SYS_sched_setscheduler, libc::SYS_sched_getscheduler, libc::SYS_sched_get_priority_max,
+    libc::SYS_getpriority, libc::SYS_sched_getparam,
+    libc::SYS_sched_getscheduler, libc::SYS_sched_get_priority_max,
     libc::SYS_sched_get_priority_min, libc::SYS_sched_rr_get_interval, libc::SYS_mlock, libc::SYS_munlock,
     libc::SYS_mlockall, libc::SYS_munlockall, libc::SYS_arch_prctl, libc::SYS_setrlimit,
     libc::SYS_sync, libc::SYS_gettid, libc::SYS_readahead, libc::SYS_getxattr, libc::SYS_lgetxattr,
     libc::SYS_fgetxattr, libc::SYS_listxattr, libc::SYS_llistxattr, libc::SYS_flistxattr, libc::SYS_tkill,
-    libc::SYS_time, libc::SYS_futex, libc::SYS_sched_setaffinity, libc::SYS_sched_getaffinity,
+    libc::SYS_time, libc::SYS_futex, libc::SYS_sched_getaffinity,
     libc::SYS_io_setup, libc::SYS_io_destroy, libc::SYS_io_getevents, libc::SYS_io_submit, libc::SYS_io_cancel,
     libc::SYS_epoll_create, libc::SYS_getdents64, libc::SYS_set_tid_address, libc::SYS_restart_syscall,
     libc::SYS_semtimedop, libc::SYS_fadvise64, libc::SYS_timer_create, libc::SYS_timer_settime,
@@ -75,8 +75,8 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_fallocate, libc::SYS_timerfd_settime, libc::SYS_timerfd_gettime, libc::SYS_accept4,
     libc::SYS_signalfd4, libc::SYS_eventfd2, libc::SYS_epoll_create1, libc::SYS_dup3, libc::SYS_pipe2,
     libc::SYS_inotify_init1, libc::SYS_preadv, libc::SYS_pwritev, libc::SYS_rt_tgsigqueueinfo,
-    libc::SYS_recvmmsg, libc::SYS_prlimit64, libc::SYS_syncfs, libc::SYS_sendmmsg, libc::SYS_getcpu,
-    libc::SYS_sched_setattr, libc::SYS_sched_getattr, libc::SYS_renameat2, libc::SYS_seccomp,
+    libc::SYS_recvmmsg, libc::SYS_syncfs, libc::SYS_sendmmsg, libc::SYS_getcpu,
+    libc::SYS_sched_getattr, libc::SYS_renameat2, libc::SYS_seccomp,
     libc::SYS_getrandom, libc::SYS_memfd_create, libc::SYS_execveat, libc::SYS_membarrier,
     libc::SYS_copy_file_range, libc::SYS_preadv2, libc::SYS_pwritev2, libc::SYS_pkey_mprotect,
     libc::SYS_pkey_alloc, libc::SYS_pkey_free, libc::SYS_statx, libc::SYS_rseq, libc::SYS_pidfd_send_signal,
@@ -122,6 +122,23 @@ pub(crate) fn programs() -> Result<Vec<BpfProgram>, String> {
         families.push(SeccompRule::new(vec![is]).map_err(|e| e.to_string())?);
     }
     allowed.insert(libc::SYS_socket, families);
+    // Limits, priority and scheduling of the calling process only (pid 0): a run may not change its warm
+    // launcher's, which every later run of that launcher would inherit (a review did, with prlimit on pid 1).
+    for (nr, pid_arg) in [
+        (libc::SYS_prlimit64, 0),
+        (libc::SYS_setpriority, 1),
+        (libc::SYS_sched_setscheduler, 0),
+        (libc::SYS_sched_setparam, 0),
+        (libc::SYS_sched_setattr, 0),
+        (libc::SYS_sched_setaffinity, 0),
+    ] {
+        let own = SeccompCondition::new(pid_arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, 0)
+            .map_err(|e| e.to_string())?;
+        allowed.insert(
+            nr,
+            vec![SeccompRule::new(vec![own]).map_err(|e| e.to_string())?],
+        );
+    }
     let allowlist = SeccompFilter::new(
         allowed,
         SeccompAction::Errno(libc::EPERM as u32),

@@ -365,3 +365,31 @@ fn a_deep_folder_tree_is_removed_and_the_launcher_lives() {
     let out = run_in_own(&w, &sh("ls -A /tmp | wc -l"), Start::Exec(None));
     assert_eq!(text(&out.stdout), "0\n", "{out:?}");
 }
+
+#[test]
+fn a_run_cannot_change_the_launchers_limits_or_scheduling() {
+    // A review lowered pid 1's limits with prlimit: every later run of the launcher inherited them.
+    let w = own("prlimit");
+    let attack = python(
+        "import os, resource as R\nout = []\n\
+         for f in (lambda: R.prlimit(1, R.RLIMIT_NOFILE, (64, 64)), lambda: R.prlimit(1, R.RLIMIT_DATA, (12 << 20, 12 << 20)),\n\
+                   lambda: os.setpriority(os.PRIO_PROCESS, 1, 19), lambda: os.sched_setaffinity(1, {0}),\n\
+                   lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0))):\n\
+         \x20   try:\n\
+         \x20       f(); out.append('changed')\n\
+         \x20   except OSError:\n\
+         \x20       out.append('refused')\n\
+         R.setrlimit(R.RLIMIT_NOFILE, (256, 256))\nos.setpriority(os.PRIO_PROCESS, 0, 5)\nprint(out)\n",
+    );
+    let out = run_in_own(&w, &attack, Start::Python { report: false });
+    assert_eq!(
+        text(&out.stdout),
+        "['refused', 'refused', 'refused', 'refused', 'refused']\n",
+        "{out:?}"
+    );
+    let look = python("import os, resource as R\nprint(R.getrlimit(R.RLIMIT_NOFILE)[1] > 256, os.getpriority(os.PRIO_PROCESS, 0))\n");
+    assert_eq!(
+        text(&run_in_own(&w, &look, Start::Python { report: false }).stdout),
+        "True 0\n"
+    );
+}
