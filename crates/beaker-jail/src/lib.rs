@@ -306,16 +306,18 @@ impl Jail {
             open_files: limits.open_files,
             processes: self.processes(limits.processes, pids.is_some()),
         };
-        let groups: Vec<&Group> = [&pids, &memory].into_iter().flatten().collect();
+        let join = procs_of(&[&pids, &memory])?;
         let start = Instant::now();
-        let mut child = self.spawn(
+        let mut child = spawn_bwrap(
+            &self.bwrap,
             args,
             Stdio::from(stdin),
             Stdio::piped(),
             Stdio::piped(),
             handed,
             rlimits,
-            &groups,
+            join,
+            self.sandbox_uid,
         )?;
         let pid = child.id() as i32;
         // Signalled through a pidfd, which cannot name another process once this one is reaped.
@@ -524,37 +526,16 @@ impl Jail {
         args.extend(program.argv.iter().cloned());
         Ok(args)
     }
+}
 
-    /// Starts bwrap with `args`, in `groups` from its first instruction, under `rlimits`, as the sandbox's user
-    /// when there is one; `handed` are the descriptors the arguments name.
-    #[allow(clippy::too_many_arguments)]
-    fn spawn(
-        &self,
-        args: Vec<String>,
-        stdin: Stdio,
-        stdout: Stdio,
-        stderr: Stdio,
-        handed: Vec<std::fs::File>,
-        rlimits: Rlimits,
-        groups: &[&Group],
-    ) -> Result<std::process::Child, JailError> {
-        let join: Vec<std::fs::File> = groups
-            .iter()
-            .map(|g| g.procs())
-            .collect::<std::io::Result<_>>()
-            .map_err(|e| broken("opening the run's cgroup", e))?;
-        spawn_bwrap(
-            &self.bwrap,
-            args,
-            stdin,
-            stdout,
-            stderr,
-            handed,
-            rlimits,
-            join,
-            self.sandbox_uid,
-        )
-    }
+/// The `cgroup.procs` files of `groups` (those there are), open for a child to write itself into.
+fn procs_of(groups: &[&Option<Group>]) -> Result<Vec<std::fs::File>, JailError> {
+    groups
+        .iter()
+        .filter_map(|g| g.as_ref())
+        .map(Group::procs)
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| broken("opening the run's cgroup", e))
 }
 
 /// Starts `bwrap` with `args`, joining the cgroups whose `cgroup.procs` are `join` from its first

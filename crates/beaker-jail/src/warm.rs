@@ -151,14 +151,6 @@ impl Jail {
         Ok(outcome)
     }
 
-    /// Starts a launcher of kind `warm` once, so that the first run finds it ready (an error says why it
-    /// cannot start).
-    pub fn prepare_warm(&self, warm: &Warm) -> Result<(), JailError> {
-        let launcher = self.launch(warm)?;
-        self.launchers.keep(warm, launcher);
-        Ok(())
-    }
-
     /// Starts a launcher and waits for it to be ready.
     fn launch(&self, warm: &Warm) -> Result<Launcher, JailError> {
         use rustix::net::{socketpair, AddressFamily, SocketFlags, SocketType};
@@ -231,12 +223,7 @@ impl Jail {
             open_files: crate::JailLimits::default().open_files,
             processes: self.processes(warm.processes, pids.is_some()),
         };
-        let join = [&pids, &memory]
-            .into_iter()
-            .flatten()
-            .map(Group::procs)
-            .collect::<std::io::Result<Vec<_>>>()
-            .map_err(|e| broken("opening the launcher's cgroup", e))?;
+        let join = crate::procs_of(&[&pids, &memory])?;
         let (bwrap, uid) = (self.bwrap.clone(), self.sandbox_uid);
         // bwrap dies with the thread that started it (`--die-with-parent` is a parent-death signal, which follows
         // the thread): a launcher outlives the call that started it, so it is started from a thread that lives
@@ -526,25 +513,13 @@ fn on_lasting_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) 
         let _ = tx.send(f());
     });
     let sent = jobs.lock().unwrap_or_else(|p| p.into_inner()).send(job);
-    match sent {
-        Ok(()) => match rx.recv() {
-            Ok(t) => t,
-            Err(_) => unreachable_thread(),
-        },
-        Err(std::sync::mpsc::SendError(job)) => {
-            // The thread could not be started: run here (the launcher then lives as long as this thread).
-            job();
-            match rx.recv() {
-                Ok(t) => t,
-                Err(_) => unreachable_thread(),
-            }
-        }
+    if let Err(std::sync::mpsc::SendError(job)) = sent {
+        // The thread could not be started: run here (the launcher then lives as long as this thread).
+        job();
     }
-}
-
-/// The lasting thread hung up without an answer: it only does so if `f` panicked, which is passed on.
-fn unreachable_thread() -> ! {
-    panic!("the launchers' thread panicked")
+    // The job hangs up without an answer only if `f` panicked, which is passed on.
+    rx.recv()
+        .unwrap_or_else(|_| panic!("the launchers' thread panicked"))
 }
 
 /// A pipe, both ends closed on exec (the write end reaches the run by descriptor passing, not inheritance).

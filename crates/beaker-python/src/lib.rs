@@ -163,7 +163,7 @@ impl ExecutePython {
         self
     }
 
-    /// A call on the native backend: the same checks, then the injected backend's answer.
+    /// A call on the native backend, its params checked by [`Tool::call`]: the injected backend's answer.
     fn call_native(&self, p: &RunParams, ctx: &CallContext) -> Result<Value, ToolError> {
         let Some(native) = &self.native else {
             return Err(ToolError::new(
@@ -175,16 +175,6 @@ impl ExecutePython {
             return Err(ToolError::invalid_params(
                 "`session` runs on the WebAssembly backend only: give `backend: \"wasm\"` to keep an interpreter across calls",
             ));
-        }
-        check_len("code", &p.code, &ctx.limits)?;
-        check_len("stdin", p.stdin.as_deref().unwrap_or(""), &ctx.limits)?;
-        if let Some(files) = &p.files {
-            check_files(files)?;
-        }
-        if p.fetch_files.as_ref().is_some_and(|f| f.len() > MAX_FILES) {
-            return Err(ToolError::limit(format!(
-                "files to fetch: at most {MAX_FILES} per call"
-            )));
         }
         native.call(
             &json!({"code": p.code, "stdin": p.stdin, "files": p.files, "fetch_files": p.fetch_files}),
@@ -714,9 +704,6 @@ impl Tool for ExecutePython {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: RunParams = beaker_core::params::parse(params)?;
-        if p.backend.unwrap_or(self.default_backend) == Backend::Native {
-            return self.call_native(&p, ctx);
-        }
         let (code, stdin, session) = (p.code.as_str(), p.stdin.as_deref(), p.session.as_deref());
         check_len("code", code, &ctx.limits)?;
         check_len("stdin", stdin.unwrap_or(""), &ctx.limits)?;
@@ -736,6 +723,9 @@ impl Tool for ExecutePython {
                     fetch.len()
                 )));
             }
+        }
+        if p.backend.unwrap_or(self.default_backend) == Backend::Native {
+            return self.call_native(&p, ctx);
         }
         let files = p
             .files
