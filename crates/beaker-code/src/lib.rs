@@ -21,7 +21,7 @@ use languages::{LanguageDef, Toolchain, LANGUAGES};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What a compile may use, whatever the call's own limits (the compiler is ours, not the program).
@@ -36,8 +36,18 @@ pub struct ExecuteCode {
     spec: ToolSpec,
     /// The jail, the toolchains and the build cache, set up at the first call: an engine built for other tools
     /// pays nothing.
-    host: OnceLock<Host>,
+    host: OnceLock<Arc<Host>>,
+    /// Where builds are kept; `None`: the default folder, and the host shared by every tool of this process.
     cache_dir: Option<PathBuf>,
+}
+
+/// The host of the tools made without a cache folder of their own (`execute_code`, `code_test`'s judge and
+/// `execute_python`'s native backend in a server): one jail, so one pool of warm launchers within one cap.
+fn shared_host() -> Arc<Host> {
+    static SHARED: OnceLock<Arc<Host>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| Arc::new(Host::discover(cache::default_dir())))
+        .clone()
 }
 
 /// What this host offers: its jail, each language's toolchain, and where builds are kept.
@@ -177,13 +187,15 @@ impl ExecuteCode {
         ExecuteCode {
             spec: spec::spec(),
             host: OnceLock::new(),
-            cache_dir: cache_dir.or_else(cache::default_dir),
+            cache_dir,
         }
     }
 
     fn host(&self) -> &Host {
-        self.host
-            .get_or_init(|| Host::discover(self.cache_dir.clone()))
+        self.host.get_or_init(|| match &self.cache_dir {
+            None => shared_host(),
+            Some(dir) => Arc::new(Host::discover(Some(dir.clone()))),
+        })
     }
 }
 

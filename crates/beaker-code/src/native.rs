@@ -19,7 +19,7 @@ const CELL: &str = include_str!("cell.py");
 /// `execute_python` on the native backend, for injection into the Python family (not in the catalog itself).
 pub struct NativePython {
     spec: ToolSpec,
-    host: OnceLock<Host>,
+    host: OnceLock<std::sync::Arc<Host>>,
 }
 
 impl Default for NativePython {
@@ -59,6 +59,13 @@ struct CellParams {
     fetch_files: Option<Vec<String>>,
 }
 
+impl NativePython {
+    /// The host it runs on: the one shared by the tools of this process.
+    pub(crate) fn host(&self) -> &Host {
+        self.host.get_or_init(crate::shared_host)
+    }
+}
+
 impl Tool for NativePython {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -70,7 +77,7 @@ impl Tool for NativePython {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: CellParams = beaker_core::params::parse(params)?;
-        let host = self.host.get_or_init(|| Host::discover(None));
+        let host = self.host();
         let jail = host.jail.as_ref().map_err(|e| {
             ToolError::new(
                 ErrorKind::ToolError,

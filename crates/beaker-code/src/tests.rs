@@ -58,3 +58,22 @@ fn a_launcher_imports_what_the_program_imports_and_nothing_more() {
         ["mpmath", "sympy", "numpy", "pandas"]
     );
 }
+
+#[test]
+fn the_tools_of_a_server_share_one_jail_and_its_launchers() {
+    // execute_code, code_test's judge and execute_python's native backend each had a jail and a launcher pool
+    // of their own: three pools, each within its own cap.
+    let code = ExecuteCode::new(None);
+    let judge = ExecuteCode::new(None);
+    let python = NativePython::new();
+    let shared = shared_host();
+    assert!(std::ptr::eq(code.host(), &*shared));
+    assert!(std::ptr::eq(judge.host(), &*shared));
+    assert!(std::ptr::eq(python.host(), &*shared));
+    // A cache folder of its own is a host of its own.
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert!(!std::ptr::eq(
+        ExecuteCode::new(Some(dir.path().into())).host(),
+        &*shared
+    ));
+}

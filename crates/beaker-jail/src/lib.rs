@@ -213,8 +213,10 @@ pub struct Jail {
     /// namespace whose only user is this one): never root, whose uid reaches `/proc/sys` and every root-owned
     /// file without any capability.
     sandbox_uid: Option<u32>,
-    /// Idle warm launchers (see [`Jail::run_warm`]).
-    launchers: warm::Launchers,
+    /// Idle warm launchers (see [`Jail::run_warm`]), shared with the jail's copies that start them.
+    launchers: Arc<warm::Launchers>,
+    /// How many launchers of a kind take turns for runs that come one after another (1: no background start).
+    taking_turns: usize,
 }
 
 impl std::fmt::Debug for Jail {
@@ -224,6 +226,21 @@ impl std::fmt::Debug for Jail {
 }
 
 impl Jail {
+    /// Another handle on this jail (the same launchers and cgroups), for a thread that starts a launcher.
+    fn try_clone(&self) -> std::io::Result<Jail> {
+        Ok(Jail {
+            bwrap: self.bwrap.clone(),
+            filters: (self.filters.iter())
+                .map(std::fs::File::try_clone)
+                .collect::<std::io::Result<_>>()?,
+            pids: self.pids.clone(),
+            memory: self.memory.clone(),
+            sandbox_uid: self.sandbox_uid,
+            launchers: self.launchers.clone(),
+            taking_turns: self.taking_turns,
+        })
+    }
+
     /// The jail of this host: bubblewrap from `PATH`, checked by running `true` in it once.
     pub fn discover() -> Result<Jail, JailError> {
         if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
@@ -242,7 +259,8 @@ impl Jail {
             pids: cgroup_parent("pids").map(Groups::new),
             memory: cgroup_parent("memory").map(Groups::new),
             sandbox_uid: rustix::process::geteuid().is_root().then_some(SANDBOX_UID),
-            launchers: warm::Launchers::default(),
+            launchers: Arc::default(),
+            taking_turns: warm::TAKING_TURNS,
         };
         let probe = Program {
             argv: vec!["/bin/true".into()],
@@ -605,6 +623,7 @@ fn pidfd_of(pid: i32) -> Result<rustix::fd::OwnedFd, JailError> {
 type Killer = Arc<dyn Fn() + Send + Sync>;
 
 /// A run's stdout and stderr as they are read: the bytes kept, the bytes written, whether the cap was passed.
+#[derive(Clone)]
 struct Output {
     cap: u64,
     total: Arc<AtomicU64>,
@@ -631,8 +650,7 @@ impl Output {
     /// Reads `pipe` to its end on a thread, keeping what fits under the cap shared by both streams and killing
     /// the run when the cap is passed.
     fn read(&self, pipe: Option<Box<dyn Read + Send>>) -> Stream {
-        let (total, over, kill) = (self.total.clone(), self.over.clone(), self.kill.clone());
-        let cap = self.cap;
+        let output = self.clone();
         let kept = Arc::new(std::sync::Mutex::new(Vec::new()));
         let (done_tx, done) = mpsc::channel::<()>();
         let shared = kept.clone();
@@ -647,17 +665,24 @@ impl Output {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
-                let before = total.fetch_add(n as u64, Ordering::AcqRel);
-                let room = cap.saturating_sub(before) as usize;
                 if let Ok(mut kept) = shared.lock() {
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-                if before + n as u64 > cap && !over.swap(true, Ordering::AcqRel) {
-                    kill();
+                    output.take(&mut kept, &buf[..n]);
                 }
             }
         });
         Stream { kept, done }
+    }
+
+    /// Counts `bytes` read from one of the run's streams, keeps what fits under the cap in `kept`, and kills
+    /// the run when the cap is passed.
+    fn take(&self, kept: &mut Vec<u8>, bytes: &[u8]) {
+        let n = bytes.len() as u64;
+        let before = self.total.fetch_add(n, Ordering::AcqRel);
+        let room = self.cap.saturating_sub(before) as usize;
+        kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        if before + n > self.cap && !self.over.swap(true, Ordering::AcqRel) {
+            (self.kill)();
+        }
     }
 
     /// The run's outcome from how it ended and its wait status.

@@ -1,24 +1,38 @@
 """Beaker's warm launcher: pid 1 of a native sandbox, it forks one child per run (see beaker-jail's warm.rs).
 
 Started as `python -B warm.py CTL MODULES`: CTL is the descriptor of a SOCK_SEQPACKET socket to Beaker, MODULES
-the comma-separated modules to import once, before the first run, so that runs find them imported. It answers
-`{"ready": ...}`, then serves one run at a time:
+the comma-separated modules to import once, before the first run, so that runs find them imported.
 
-    Beaker -> launcher   {"run", "mode": "exec"|"python", "report", "argv", "env", "cwd", "files": [[name, size,
+The launcher forks the next run's child ahead (the spare) and hands Beaker a socket to it: Beaker gives the run
+to the spare directly, and a Python run says it is over there, so a run crosses no process but its own.
+
+    launcher -> Beaker   {"ready", "failed", "spare": N} with the spare's socket
+    Beaker -> spare      {"run", "mode": "exec"|"python", "report", "argv", "env", "cwd", "files": [[name, size,
                          mode]], "limits"} with descriptors: stdin, stdout, stderr, the files' bytes one after
                          another[, the binary (exec) or the report pipe (python with "report"), as descriptor 3]
-    Beaker -> launcher   b"kill:RUN" (the deadline, a cancel or the output cap: run RUN is killed)
-    launcher -> Beaker   {"status": wait status, "cpu_us", "killed", "retire"}
+    spare -> Beaker      b"done:STATUS:CPU_US" (a Python run, once its script is over)
+    Beaker -> launcher   b"kill:N" (the deadline, a cancel or the output cap), b"over:N" (the run said done)
+    launcher -> Beaker   {"status": wait status, "cpu_us", "killed", "spare": N}   (spare N's process ended)
+    launcher -> Beaker   {"idle": true, "retire", "spare": N + 1} with the next spare's socket, once it has
+                         cleaned up after the run
 
 After each run every process left in the sandbox is killed (this process is pid 1 of its pid namespace, so
 kill(-1) reaches all of them and nothing else), and /tmp, /dev/shm and System V IPC objects are emptied, so
-that no run sees what another left. This process is not dumpable: a run, which has the same user, cannot read
-or write its memory through /proc or ptrace (which the seccomp filter forbids besides).
+that no run sees what another left. Beaker gives no run to a spare before the message that hands it over.
+
+A Python run is over when its script is (its stdio flushed and closed, its exit status known), not when its
+process has exited: the exit of a process forked from a launcher holding a scientific stack unmaps all of it,
+which is most of a short run's time. A run can write "done" too: it can only end itself early, with a status it
+could have exited with (and the CPU time it says, which Beaker only reports).
+
+This process is not dumpable: a run, which has the same user, cannot read or write its memory through /proc or
+ptrace (which the seccomp filter forbids besides).
 """
 
 import atexit
 import builtins
 import ctypes
+import fcntl
 import io
 import json
 import os
@@ -64,59 +78,69 @@ def main():
     import gc
     gc.freeze()
     ctl = socket.socket(fileno=CTL)
-    fork_spare(ctl)
-    ctl.send(json.dumps({"ready": True, "failed": failed}).encode())
+    spare = fork_spare(ctl, 1)
+    hand_over(ctl, {"ready": True, "failed": failed}, spare)
     runs = 0
     while True:
-        try:
-            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 8)
-        except OSError:
-            os._exit(0)
-        if not msg:
-            os._exit(0)  # Beaker closed its end
-        if msg.startswith(b"kill:") or runs >= RUNS_PER_LAUNCHER:
-            for fd in fds:
-                os.close(fd)
-            continue  # meant for a run that is over
+        serve(ctl, spare)
         runs += 1
-        reply = serve(ctl, json.loads(msg), fds)
-        if reply["retire"]:
-            runs = RUNS_PER_LAUNCHER
-        reply["retire"] = runs >= RUNS_PER_LAUNCHER
-        # A retired launcher waits for Beaker to close its end (its unread messages would otherwise reset the
-        # connection before Beaker reads the reply).
-        ctl.send(json.dumps(reply).encode())
-        if not reply["retire"]:
-            fork_spare(ctl)
+        retire = not settle() or runs >= RUNS_PER_LAUNCHER
+        if retire:
+            # A retired launcher waits for Beaker to close its end (its unread messages would otherwise reset
+            # the connection before Beaker reads this).
+            ctl.send(json.dumps({"idle": True, "retire": True}).encode())
+            while ctl.recv(64):
+                pass
+            os._exit(0)
+        spare = fork_spare(ctl, spare[1] + 1)
+        hand_over(ctl, {"idle": True, "retire": False}, spare)
+
+
+def hand_over(ctl, message, spare):
+    """Says `message` to Beaker with the spare's socket, whose end this process then closes (Beaker then sees
+    the spare's end when the spare ends)."""
+    pid, number, sock = spare
+    message["spare"] = number
+    socket.send_fds(ctl, [json.dumps(message).encode()], [sock.fileno()])
+    sock.close()
 
 
 # Whether the spare warms up what a Python run touches (for launchers whose runs are Python scripts).
 WARM_UP = os.environ.get("BEAKER_WARM_UP") == "1"
 
-# The next run's child, forked ahead while the launcher is idle: (pid, socket its run comes on), or None.
-SPARE = None
+# The inodes of the last spare's socket pair: Beaker may still hold its end while the launcher cleans up.
+SPARE_SOCKETS = set()
 
 
-def fork_spare(ctl):
-    """Forks the next run's child before its request comes, and has it do first what every run does (the pages
-    a run writes are copied from the launcher's on first write: copied now, they are off the run's clock)."""
-    global SPARE
+def fork_spare(ctl, number):
+    """Forks the next run's child before its run comes, and has it do first what every run does (the pages a
+    run writes are copied from the launcher's on first write: copied now, they are off the run's clock).
+    Returns (its pid, its number, the socket its run comes on)."""
     ours, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    SPARE_SOCKETS.clear()
+    SPARE_SOCKETS.update(str(os.fstat(s.fileno()).st_ino) for s in (ours, its))
+    prepared, say_prepared = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
         try:
             ours.close()
             ctl.close()
+            os.close(prepared)
+            launcher_bytes = address_space()
             prepare()
+            os.close(say_prepared)
             msg, fds, _, _ = socket.recv_fds(its, 1 << 16, 8)
             if not msg:
                 os._exit(0)
-            its.close()
-            child(json.loads(msg), fds, prepared=True)
+            child(dict(json.loads(msg), launcher_bytes=launcher_bytes), fds, its.detach())
         except BaseException:
             os._exit(127)
     its.close()
-    SPARE = (pid, ours)
+    # Handed over once prepared: a run given to a spare still warming up would wait for it.
+    os.close(say_prepared)
+    os.read(prepared, 1)
+    os.close(prepared)
+    return pid, number, ours
 
 
 def prepare():
@@ -126,63 +150,60 @@ def prepare():
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, not the launcher, is what the kernel kills when the sandbox is out of memory
+    # A run's environment is its own (a Python run's is set from its request; exec passes it).
+    os.environ.clear()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if WARM_UP:
-        null = os.open("/dev/null", os.O_WRONLY | os.O_CLOEXEC)
-        sink = io.TextIOWrapper(io.BufferedWriter(io.FileIO(null, "w")), encoding="utf-8")
+        # The pages a first execution writes (the interpreter's inline caches, the allocator's pools) are copied
+        # here rather than on the run's clock.
+        os.environ.update({"BEAKER_WARM_UP": "1"})
+        os.environ.clear()
+        r, w = os.pipe2(os.O_CLOEXEC)
+        sink_in, sink, _ = stdio(r, w, w)
         scope = {"__builtins__": builtins, "sink": sink}
         exec(compile("s = str(2**100)\nprint(s, [s], {1: s}, file=sink)\n", "<warm-up>", "exec"), scope)
-        sink.close()
-        dict(os.environ)
+        sink.flush()
+        sink_in.readline()
+        os.close(r)
+        os.close(w)
+        types.ModuleType("__main__")
 
 
-def serve(ctl, req, fds):
-    """One run: its child forked (or the spare one given the run) and waited for, everything it left removed."""
-    # The run's files are written by its child, never read into this process's memory: every later run is a
-    # copy of it (a review read an earlier run's source there).
-    # What this process holds now does not count against a Python run's address space (see child()).
-    req["launcher_bytes"] = address_space()
-    global SPARE
-    pid = None
-    if SPARE is not None:
-        spare, sock = SPARE
-        SPARE = None
-        try:
-            socket.send_fds(sock, [json.dumps(req).encode()], fds)
-            pid = spare
-        except OSError:
-            os.kill(spare, signal.SIGKILL)
-            os.waitpid(spare, 0)
-        sock.close()
-    if pid is None:
-        pid = os.fork()
-        if pid == 0:
-            child(req, fds)
-    for fd in fds:
-        os.close(fd)
+def serve(ctl, spare):
+    """Waits until the spare's run is over: its process ended (said to Beaker) or it said "done" (Beaker says
+    "over"). The run's own messages go to Beaker, never through this process."""
+    pid, number, _ = spare
     pidfd = os.pidfd_open(pid)
     killed = False
-    retire = False
     while True:
         ready, _, _ = select.select([pidfd, ctl], [], [])
         if pidfd in ready:
+            _, status, usage = os.wait4(pid, 0)
+            cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
+            reply = {"status": status, "cpu_us": cpu, "killed": killed, "spare": number}
+            ctl.send(json.dumps(reply).encode())
             break
         msg = ctl.recv(64)
         if not msg:
             os._exit(0)  # Beaker is gone: so is the sandbox (pid 1's exit ends every process in it)
-        if msg == f"kill:{req['run']}".encode() and not killed:
+        if msg == f"over:{number}".encode():
+            break  # killed and reaped with the rest by settle()
+        if msg == f"kill:{number}".encode() and not killed:
             killed = True
             os.kill(pid, signal.SIGKILL)
+        # anything else is meant for a run that is over
     os.close(pidfd)
-    _, status, usage = os.wait4(pid, 0)
+
+
+def settle():
+    """Cleans up after a run; False when the launcher must retire."""
     try:
-        retire = not clean()
+        return clean()
     except BaseException as e:
         # Something a run left cannot be removed (a tree too deep, a name too long): this launcher serves no
         # other run, and its sandbox goes with it.
         os.write(2, f"beaker: cleaning up after a run: {type(e).__name__}: {e}\n".encode())
-        retire = True
-    cpu = int((usage.ru_utime + usage.ru_stime) * 1e6)
-    return {"status": status, "cpu_us": cpu, "killed": killed, "retire": retire}
+        return False
 
 
 def write_files(files, bundle):
@@ -247,9 +268,11 @@ def clean():
             remove(int(line.split()[1]))  # IPC_RMID
     # A Unix socket left in the sandbox's network namespace outlived every process: descriptors parked in it
     # (only Unix sockets carry descriptors, so a parked TCP socket shows here too). /proc/net/tcp is not read:
-    # the kernel walks the host's whole TCP table for it (3 ms here).
+    # the kernel walks the host's whole TCP table for it (3 ms here). The last spare's own pair is not counted:
+    # Beaker closes its end when it has read the run's end, which may come after this.
     with open("/proc/net/unix") as f:
-        return len(f.read().splitlines()) <= 1
+        left = [line.split() for line in f.read().splitlines()[1:]]
+    return all(len(line) > 6 and line[6] in SPARE_SOCKETS for line in left)
 
 
 def empty(folder):
@@ -269,11 +292,16 @@ def empty(folder):
         os.rmdir(f)
 
 
-def child(req, fds, prepared=False):
-    """In the forked child: becomes the run (never returns)."""
+# A Python run's socket to the launcher, where it says it is done (see the module's doc).
+DONE = None
+
+
+def child(req, fds, done):
+    """In the spare, once its run came: becomes the run (never returns)."""
+    global DONE
     try:
-        if not prepared:
-            prepare()
+        # Above every descriptor the moves below write to (received ones may take the lowest free numbers).
+        done = fcntl.fcntl(done, fcntl.F_DUPFD_CLOEXEC, 16)
         for i, fd in enumerate(fds[:3]):
             os.dup2(fd, i)  # received descriptors are all above 2: none is overwritten
         write_files(req["files"], fds[3])
@@ -284,6 +312,9 @@ def child(req, fds, prepared=False):
             kept = os.dup2(fds[4], 3, inheritable=False)
             binary = kept if req["mode"] == "exec" else None
             first_free = 4
+        if req["mode"] == "python":
+            DONE = os.dup2(done, first_free, inheritable=False)
+            first_free += 1
         os.closerange(first_free, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
         os.chdir(req["cwd"])
         limits = req["limits"]
@@ -318,18 +349,12 @@ def run_python(req):
     """Runs the script req["argv"][1] as `python SCRIPT ARGS` would: its own __main__, sys.argv and sys.path[0],
     stdio as CPython makes it for pipes, SystemExit and uncaught exceptions reported the same way."""
     script = req["argv"][1]
-    os.environ.clear()
+    os.environ.clear()  # empty since prepare()
     os.environ.update(req["env"])
     sys.argv = req["argv"][1:]
     sys.path[0] = os.path.dirname(script)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
-                                                 encoding="utf-8", errors="strict")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
-                                                   encoding="utf-8", errors="strict")
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
-                                                   encoding="utf-8", errors="backslashreplace",
-                                                   line_buffering=True)
+    sys.stdin, sys.stdout, sys.stderr = stdio(0, 1, 2)
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()  # the legacy global generator, seeded afresh as at a first import
     main = types.ModuleType("__main__")
@@ -369,7 +394,33 @@ def run_python(req):
         sys.stderr.flush()
     except BaseException:
         pass
+    say_done(code)
     os._exit(code)
+
+
+def say_done(code):
+    """Ends the run before the process's exit: every descriptor but DONE closed (Beaker's pipes end now), then
+    the status and CPU time said to the launcher."""
+    try:
+        os.closerange(0, DONE)
+        os.closerange(DONE + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+        os.write(DONE, f"done:{code & 0xFF}:{int(cpu * 1e6)}".encode())
+    except BaseException:
+        pass
+
+
+def stdio(i, o, e):
+    """Text streams over descriptors i, o and e as CPython makes sys.stdin, sys.stdout and sys.stderr for
+    pipes."""
+    return (io.TextIOWrapper(io.BufferedReader(io.FileIO(i, "r", closefd=False)), encoding="utf-8",
+                             errors="strict"),
+            io.TextIOWrapper(io.BufferedWriter(io.FileIO(o, "w", closefd=False)), encoding="utf-8",
+                             errors="strict"),
+            io.TextIOWrapper(io.BufferedWriter(io.FileIO(e, "w", closefd=False)), encoding="utf-8",
+                             errors="backslashreplace", line_buffering=True))
 
 
 def exit_code(e):

@@ -2,13 +2,16 @@
 //! namespace setup (5–6 ms here) nor an interpreter's start and imports.
 //!
 //! A launcher is `warm.py` run by a Python interpreter as pid 1 of a sandbox made as [`Jail::run`] makes one
-//! (the same namespaces, mounts, seccomp filters and cgroups). Beaker talks to it over a `SOCK_SEQPACKET`
-//! socket: one message per run carries the command and, by descriptor, the run's stdin, the write ends of its
-//! stdout and stderr pipes, its files' bytes and, for a compiled program, the binary (which the sandbox cannot
-//! otherwise see); one message back carries the wait status. Between runs the launcher kills every process
-//! left in its pid namespace and empties `/tmp`, `/dev/shm` and System V IPC, so runs are as isolated from one
-//! another as runs of separate sandboxes, except for what the threat model lists (they share the launcher's
-//! network, IPC and mount namespaces, one after another, never at once).
+//! (the same namespaces, mounts, seccomp filters and cgroups). It forks the next run's child ahead (the spare)
+//! and hands Beaker a `SOCK_SEQPACKET` socket to it: Beaker sends the run to the spare directly, one message
+//! carrying the command and, by descriptor, the run's stdin, the write ends of its stdout and stderr pipes, its
+//! files' bytes and, for a compiled program, the binary (which the sandbox cannot otherwise see). A Python run
+//! says on that socket when its script is over; the launcher says on its own socket when the spare's process
+//! ended (with its wait status), then cleans up and hands over the next spare. Between runs it kills every
+//! process left in its pid namespace and empties `/tmp`, `/dev/shm` and System V IPC, so runs are as isolated
+//! from one another as runs of separate sandboxes, except for what the threat model lists (they share the
+//! launcher's network, IPC and mount namespaces, one after another, never at once). The protocol is in
+//! `warm.py`'s header.
 
 use crate::{
     broken, handed_file, pidfd_of, reopen, Ending, Group, Jail, JailError, Killer, Mount, Outcome,
@@ -22,7 +25,6 @@ use std::mem::MaybeUninit;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -34,10 +36,15 @@ const LAUNCHER_PATH: &str = "/.beaker/warm.py";
 const START: Duration = Duration::from_secs(120);
 /// How long a launcher has, after a kill, to say the run is over; past it the whole sandbox is killed.
 const GRACE: Duration = Duration::from_secs(2);
+/// How long a launcher may take to clean up after a run before the next run gives up on it.
+const SETTLE: Duration = Duration::from_secs(30);
 /// Idle launchers kept per kind.
 const IDLE: usize = 8;
 /// Idle launchers kept in all (the oldest goes first): a launcher holds its imports' memory.
 const IDLE_TOTAL: usize = 16;
+/// Launchers of a kind started in the background for runs that come one after another (see
+/// [`Jail::start_another`]); more are started only for runs at once.
+pub(crate) const TAKING_TURNS: usize = 3;
 /// The memory cgroup limit of a launcher between runs (its imports, not a run's).
 const LAUNCHER_MEMORY: u64 = 4 << 30;
 
@@ -78,11 +85,86 @@ pub enum Start {
 #[derive(Default)]
 pub(crate) struct Launchers {
     idle: Mutex<Vec<(Warm, Launcher)>>,
+    /// Kinds a launcher is being started for in the background.
+    starting: Mutex<Vec<Warm>>,
 }
 
 impl Launchers {
+    /// An idle launcher of kind `warm` that is alive, and whether it had to be waited for; `None` when there is
+    /// none. One done cleaning up after its last run is preferred; otherwise the newest still cleaning up is
+    /// waited for. Dead ones found on the way are dropped.
+    pub(crate) fn take(&self, warm: &Warm) -> Option<(Launcher, bool)> {
+        loop {
+            let (taken, dead) = {
+                let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+                let mut settled = None;
+                let mut settling = None;
+                let mut dead = Vec::new();
+                for i in (0..idle.len()).rev() {
+                    if idle[i].0 != *warm {
+                        continue;
+                    }
+                    match idle[i].1.state() {
+                        State::Idle => {
+                            settled = Some(i);
+                            break;
+                        }
+                        State::Settling => settling = settling.or(Some(i)),
+                        State::Gone => dead.push(i),
+                    }
+                }
+                let pick = settled.or(settling);
+                // Indices are descending: removing one never moves another yet to be removed.
+                let mut taken = None;
+                let mut gone = Vec::new();
+                let mut remove: Vec<usize> = dead.iter().copied().chain(pick).collect();
+                remove.sort_unstable_by(|a, b| b.cmp(a));
+                for i in remove {
+                    let (_, l) = idle.remove(i);
+                    if Some(i) == pick {
+                        taken = Some(l);
+                    } else {
+                        gone.push(l);
+                    }
+                }
+                (taken, gone)
+            };
+            // Killed and reaped outside the lock.
+            drop(dead);
+            let mut launcher = taken?;
+            let waited = launcher.settling;
+            if launcher.settle() {
+                return Some((launcher, waited));
+            }
+        }
+    }
+
+    /// How many launchers of kind `warm` are idle (or cleaning up).
+    #[cfg(test)]
+    pub(crate) fn count(&self, warm: &Warm) -> usize {
+        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        idle.iter().filter(|(w, _)| w == warm).count()
+    }
+
+    /// Kills the idle launchers of kind `warm` and waits for their end, leaving them in the pool (as a launcher
+    /// the kernel's out-of-memory killer picked while idle is).
+    #[cfg(test)]
+    pub(crate) fn kill_idle(&self, warm: &Warm) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        for (_, l) in idle.iter_mut().filter(|(w, _)| w == warm) {
+            let _ = rustix::process::pidfd_send_signal(&*l.pidfd, rustix::process::Signal::KILL);
+            let _ = l.child.wait();
+        }
+    }
+
+    /// A background start of a launcher of kind `warm` is over.
+    fn started(&self, warm: &Warm) {
+        let mut starting = self.starting.lock().unwrap_or_else(|p| p.into_inner());
+        starting.retain(|w| w != warm);
+    }
+
     /// Keeps an idle launcher for the next run of its kind, within the caps (the oldest idle one goes first).
-    fn keep(&self, warm: &Warm, launcher: Launcher) {
+    pub(crate) fn keep(&self, warm: &Warm, launcher: Launcher) {
         let dropped = {
             let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
             if idle.iter().filter(|(w, _)| w == warm).count() >= IDLE {
@@ -97,11 +179,8 @@ impl Launchers {
     }
 }
 
-/// Numbers runs, so a late kill meant for one run never reaches the next.
-static RUN_IDS: AtomicU64 = AtomicU64::new(1);
-
 /// One running launcher.
-struct Launcher {
+pub(crate) struct Launcher {
     child: std::process::Child,
     pidfd: Arc<OwnedFd>,
     ctl: Arc<OwnedFd>,
@@ -109,6 +188,35 @@ struct Launcher {
     memory: Option<Group>,
     /// Where the launcher's own stderr goes (a failed start or a crash explains itself there).
     log: std::fs::File,
+    /// Whether it is still cleaning up after its last run (it says `{"idle"}` when done).
+    settling: bool,
+    /// The socket to its spare, the process the next run becomes, and the spare's number (kills name it, so a
+    /// late kill meant for one run never reaches the next).
+    spare: Option<(OwnedFd, u64)>,
+}
+
+/// Where an idle launcher is.
+enum State {
+    /// Ready for a run.
+    Idle,
+    /// Still cleaning up after its last run.
+    Settling,
+    /// Dead, retired or speaking out of turn: not to be used.
+    Gone,
+}
+
+/// Why a run on a launcher failed.
+enum Failure {
+    /// The launcher was gone before it had the run: no part of the run happened.
+    NotHandedOver(JailError),
+    /// Anything else.
+    Broken(JailError),
+}
+
+impl From<JailError> for Failure {
+    fn from(e: JailError) -> Failure {
+        Failure::Broken(e)
+    }
 }
 
 impl Drop for Launcher {
@@ -130,25 +238,66 @@ impl Jail {
         start: Start,
         cancel: &CancelToken,
     ) -> Result<Outcome, JailError> {
-        let idle = {
-            let mut idle = self
+        // A launcher found dead when its run is handed over never started the run: one retry, on a fresh one.
+        let mut retried = false;
+        loop {
+            let mut launcher = match self.launchers.take(warm) {
+                Some((l, waited)) => {
+                    if waited {
+                        self.start_another(warm);
+                    }
+                    l
+                }
+                None => self.launch(warm)?,
+            };
+            match launcher.run(self, program, &start, cancel) {
+                Ok((outcome, healthy)) => {
+                    if healthy {
+                        self.launchers.keep(warm, launcher);
+                    }
+                    return Ok(outcome);
+                }
+                Err(Failure::NotHandedOver(_)) if !retried => retried = true,
+                Err(Failure::NotHandedOver(e) | Failure::Broken(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// Starts another launcher of kind `warm` in the background, unless one is being started: a run waited
+    /// for the only idle one to clean up after the last run, so runs of this kind come faster than one launcher
+    /// serves them, and two take turns (one cleans up while the other serves).
+    fn start_another(&self, warm: &Warm) {
+        {
+            let idle = self
                 .launchers
                 .idle
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
-            idle.iter()
-                .rposition(|(w, _)| w == warm)
-                .map(|i| idle.swap_remove(i).1)
-        };
-        let mut launcher = match idle {
-            Some(l) => l,
-            None => self.launch(warm)?,
-        };
-        let (outcome, healthy) = launcher.run(self, program, start, cancel)?;
-        if healthy {
-            self.launchers.keep(warm, launcher);
+            // With the one serving this run: a third is started when two do not keep up, and no more.
+            if idle.iter().filter(|(w, _)| w == warm).count() + 1 >= self.taking_turns {
+                return;
+            }
+            let mut starting = (self.launchers.starting.lock()).unwrap_or_else(|p| p.into_inner());
+            if starting.contains(warm) {
+                return;
+            }
+            starting.push(warm.clone());
         }
-        Ok(outcome)
+        let warm = warm.clone();
+        let started = self.try_clone().map(|jail| {
+            let warm = warm.clone();
+            std::thread::Builder::new()
+                .name("beaker-launcher-start".into())
+                .spawn(move || {
+                    if let Ok(launcher) = jail.launch(&warm) {
+                        jail.launchers.keep(&warm, launcher);
+                    }
+                    jail.launchers.started(&warm);
+                })
+        });
+        if !matches!(started, Ok(Ok(_))) {
+            self.launchers.started(&warm);
+        }
     }
 
     /// Starts a launcher and waits for it to be ready.
@@ -249,6 +398,8 @@ impl Jail {
             pids,
             memory,
             log,
+            settling: false,
+            spare: None,
         };
         let failed = |why: String| {
             JailError::Broken(format!(
@@ -257,8 +408,12 @@ impl Jail {
             ))
         };
         match launcher.receive(Instant::now() + START) {
-            Ok(Some(ready)) if ready["ready"] == json!(true) => Ok(launcher),
-            Ok(Some(other)) => Err(failed(format!("it said {other}"))),
+            Ok(Some((ready, Some(spare)))) if ready["ready"] == json!(true) => {
+                let mut launcher = launcher;
+                launcher.spare = ready["spare"].as_u64().map(|n| (spare, n));
+                Ok(launcher)
+            }
+            Ok(Some((other, _))) => Err(failed(format!("it said {other}"))),
             Ok(None) => Err(failed("it did not answer in time".into())),
             Err(e) => Err(failed(e.to_string())),
         }
@@ -266,14 +421,65 @@ impl Jail {
 }
 
 impl Launcher {
-    /// One run: its outcome, and whether the launcher can take another.
+    /// Where it is, without waiting: a launcher cleaning up may have finished since it was kept.
+    fn state(&mut self) -> State {
+        use rustix::event::{poll, PollFd, PollFlags};
+        while self.settling {
+            match self.receive(Instant::now()) {
+                Ok(None) => return State::Settling,
+                Ok(Some((m, spare))) => self.settled(&m, spare),
+                Err(_) => return State::Gone,
+            }
+        }
+        let Some((spare, _)) = &self.spare else {
+            return State::Gone;
+        };
+        // An idle launcher and its spare say nothing: a message, a hang-up or an exit means they are gone.
+        let mut fds = [
+            PollFd::new(&*self.ctl, PollFlags::IN),
+            PollFd::new(&*self.pidfd, PollFlags::IN),
+            PollFd::new(spare, PollFlags::IN),
+        ];
+        match poll(&mut fds, Some(&timespec(Duration::ZERO))) {
+            Ok(0) => State::Idle,
+            _ => State::Gone,
+        }
+    }
+
+    /// Waits until it has cleaned up after its last run; false when it is gone or retired.
+    fn settle(&mut self) -> bool {
+        let until = Instant::now() + SETTLE;
+        while self.settling {
+            match self.receive(until) {
+                Ok(Some((m, spare))) => self.settled(&m, spare),
+                Ok(None) | Err(_) => return false,
+            }
+        }
+        matches!(self.state(), State::Idle)
+    }
+
+    /// Takes the message `m` (with the descriptor `spare`) said while it cleans up: the one that ends the
+    /// clean-up hands over the next spare (none when it retires); the end of the last run's process, said
+    /// after the run itself said it was done, is passed over.
+    fn settled(&mut self, m: &Value, spare: Option<OwnedFd>) {
+        if m.get("status").is_some() {
+            return;
+        }
+        self.settling = false;
+        self.spare = match (m["idle"] == json!(true), m["retire"] == json!(false), spare) {
+            (true, true, Some(fd)) => m["spare"].as_u64().map(|n| (fd, n)),
+            _ => None,
+        };
+    }
+
+    /// One run: its outcome, and whether the launcher can take another (once it has cleaned up).
     fn run(
         &mut self,
         jail: &Jail,
         program: &Program,
-        start: Start,
+        start: &Start,
         cancel: &CancelToken,
-    ) -> Result<(Outcome, bool), JailError> {
+    ) -> Result<(Outcome, bool), Failure> {
         let limits = program.limits;
         let memory_before = self.memory.as_ref().and_then(|g| {
             let base = g.read("memory.usage_in_bytes")?;
@@ -315,9 +521,10 @@ impl Launcher {
         if self.pids.is_none() {
             rlimits["nproc"] = json!(jail.processes(limits.processes, false));
         }
-        let id = RUN_IDS.fetch_add(1, Ordering::Relaxed);
+        let (spare, number) = self.spare.take().ok_or_else(|| {
+            Failure::NotHandedOver(JailError::Broken("the warm launcher has no spare".into()))
+        })?;
         let header = json!({
-            "run": id,
             "mode": if matches!(start, Start::Python { .. }) { "python" } else { "exec" },
             "report": matches!(start, Start::Python { report: true }),
             "argv": program.argv,
@@ -328,7 +535,7 @@ impl Launcher {
         });
         let mut fds: Vec<BorrowedFd<'_>> =
             vec![stdin.as_fd(), out_w.as_fd(), err_w.as_fd(), bundle.as_fd()];
-        if let Start::Exec(Some(binary)) = &start {
+        if let Start::Exec(Some(binary)) = start {
             fds.push(binary.as_fd());
         }
         let report_pipe = match start {
@@ -339,32 +546,38 @@ impl Launcher {
             fds.push(w.as_fd());
         }
         let started = Instant::now();
-        self.send_with(header.to_string().as_bytes(), &fds)?;
-        drop((out_w, err_w, stdin, bundle, start));
-        let report_r = report_pipe.map(|(r, _)| r);
+        send_with(&spare, header.to_string().as_bytes(), &fds).map_err(Failure::NotHandedOver)?;
+        let mut spare = Some(spare);
+        drop((out_w, err_w, stdin, bundle));
         let kill: Killer = {
             let ctl = self.ctl.clone();
-            let message = format!("kill:{id}");
+            let message = format!("kill:{number}");
             Arc::new(move || {
                 let _ =
                     rustix::net::send(&*ctl, message.as_bytes(), rustix::net::SendFlags::empty());
             })
         };
         let output = Output::new(limits.output_bytes, kill.clone());
-        let out = output.read(Some(Box::new(std::fs::File::from(out_r))));
-        let err = output.read(Some(Box::new(std::fs::File::from(err_r))));
         // The report has a cap of its own: it is the driver's, not the program's output.
         let report_output = Output::new(limits.output_bytes, kill.clone());
-        let report = report_r.map(|r| report_output.read(Some(Box::new(std::fs::File::from(r)))));
+        let mut streams = vec![Pumped::new(out_r, &output), Pumped::new(err_r, &output)];
+        if let Some((r, _)) = report_pipe {
+            streams.push(Pumped::new(r, &report_output));
+        }
         let deadline = started + limits.wall;
         let mut ending = Ending::Exited;
         let mut killed_at: Option<Instant> = None;
         let mut healthy = true;
+        // The run's streams are read on this thread, in the loop that waits for the run's end.
+        let mut said_done = false;
         let reply = loop {
-            let wait_until = Instant::now() + POLL;
-            match self.receive(wait_until) {
-                Ok(Some(reply)) => break Some(reply),
-                Ok(None) => {}
+            match self.pump(&mut streams, &mut spare, Instant::now() + POLL) {
+                Ok(Event::Ended(reply)) => break Some(reply),
+                Ok(Event::Done(reply)) => {
+                    said_done = true;
+                    break Some(reply);
+                }
+                Ok(Event::Nothing) => {}
                 Err(_) => {
                     healthy = false;
                     break None;
@@ -386,15 +599,35 @@ impl Launcher {
                 break None;
             }
         };
+        if said_done {
+            // The launcher kills what is left of the run and cleans up.
+            let over = format!("over:{number}");
+            if rustix::net::send(
+                &*self.ctl,
+                over.as_bytes(),
+                rustix::net::SendFlags::NOSIGNAL,
+            )
+            .is_err()
+            {
+                healthy = false;
+            }
+        }
         let ended = Instant::now();
         if !healthy {
             // The launcher died (the kernel's out-of-memory killer may pick it) or hung: the whole sandbox goes.
             let _ = rustix::process::pidfd_send_signal(&*self.pidfd, rustix::process::Signal::KILL);
         }
+        // What is left in the pipes; a process that escaped the kill may hold them open, hence the bound.
         let drain_until = Instant::now() + DRAIN;
-        let stdout = out.collect(drain_until);
-        let stderr = err.collect(drain_until);
-        let report = report.map(|r| r.collect(drain_until)).unwrap_or_default();
+        while streams.iter().any(|s| s.fd.is_some()) && Instant::now() < drain_until {
+            let _ = drain(&mut streams, drain_until);
+        }
+        let mut kept = streams.into_iter().map(|s| s.kept);
+        let (stdout, stderr) = (
+            kept.next().unwrap_or_default(),
+            kept.next().unwrap_or_default(),
+        );
+        let report = kept.next().unwrap_or_default();
         let out_of_memory = self.memory.as_ref().is_some_and(|g| g.ooms() > ooms_before);
         let peak_memory_bytes = match (&self.memory, memory_before) {
             (Some(g), Some(base)) => g
@@ -402,19 +635,18 @@ impl Launcher {
                 .map(|peak| peak.saturating_sub(base)),
             _ => None,
         };
+        if reply.as_ref().is_some_and(|r| r["status"].is_null()) {
+            return Err(Failure::Broken(JailError::Broken(format!(
+                "the warm launcher could not start the run: {}",
+                reply.as_ref().map_or(Value::Null, |r| r["error"].clone())
+            ))));
+        }
         let status = match &reply {
             Some(r) => r["status"].as_i64().unwrap_or(libc::SIGKILL as i64) as i32,
             None => libc::SIGKILL,
         };
-        if reply.as_ref().is_some_and(|r| r["retire"] == json!(true)) {
-            healthy = false;
-        }
-        if reply.as_ref().is_some_and(|r| r["status"].is_null()) {
-            return Err(JailError::Broken(format!(
-                "the warm launcher could not start the run: {}",
-                reply.as_ref().map_or(Value::Null, |r| r["error"].clone())
-            )));
-        }
+        // It now cleans up after the run, and says when it is done.
+        self.settling = true;
         let cpu = Duration::from_micros(
             reply
                 .as_ref()
@@ -435,6 +667,67 @@ impl Launcher {
         Ok((outcome, healthy))
     }
 
+    /// Reads what the run's open streams have until `until` (or the first read), and the run's end when it
+    /// comes: the spare's "done" or the launcher's word that the spare's process ended. An error when the
+    /// launcher is gone.
+    fn pump(
+        &self,
+        streams: &mut [Pumped<'_>],
+        spare: &mut Option<OwnedFd>,
+        until: Instant,
+    ) -> std::io::Result<Event> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let mut fds = vec![PollFd::new(&*self.ctl, PollFlags::IN)];
+        if let Some(fd) = spare {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        let open: Vec<usize> = (0..streams.len())
+            .filter(|&i| streams[i].fd.is_some())
+            .collect();
+        for &i in &open {
+            if let Some(fd) = &streams[i].fd {
+                fds.push(PollFd::new(fd, PollFlags::IN));
+            }
+        }
+        let timeout = timespec(until.saturating_duration_since(Instant::now()));
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(Event::Nothing),
+            Ok(_) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
+        drop(fds);
+        let (launcher, rest) = ready.split_first().unwrap_or((&false, &[]));
+        let (spare_ready, streams_ready) = match spare {
+            Some(_) => rest.split_first().map_or((false, rest), |(a, b)| (*a, b)),
+            None => (false, rest),
+        };
+        for (&i, &r) in open.iter().zip(streams_ready) {
+            if r {
+                streams[i].read();
+            }
+        }
+        if spare_ready {
+            if let Some(done) = spare.as_ref().and_then(said_done) {
+                return Ok(Event::Done(done));
+            }
+            // Its end (an exec closes it) or nonsense: the launcher's word on the process decides.
+            *spare = None;
+        }
+        if *launcher {
+            if let Some((m, _)) = self.receive(Instant::now())? {
+                if m.get("status").is_some() {
+                    return Ok(Event::Ended(m));
+                }
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the warm launcher said {m} during a run"),
+                ));
+            }
+        }
+        Ok(Event::Nothing)
+    }
+
     /// The start of what the launcher wrote to its stderr.
     fn log_text(&self) -> String {
         let mut text = String::new();
@@ -444,32 +737,12 @@ impl Launcher {
         text.trim().to_string()
     }
 
-    /// Sends `message` with the descriptors `fds`.
-    fn send_with(&self, message: &[u8], fds: &[BorrowedFd<'_>]) -> Result<(), JailError> {
-        use rustix::net::{sendmsg, SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
-        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(5))];
-        let mut control = SendAncillaryBuffer::new(&mut space);
-        if !control.push(SendAncillaryMessage::ScmRights(fds)) {
-            return Err(JailError::Broken("too many descriptors for one run".into()));
-        }
-        sendmsg(
-            &*self.ctl,
-            &[std::io::IoSlice::new(message)],
-            &mut control,
-            SendFlags::NOSIGNAL,
-        )
-        .map_err(|e| broken("sending a run to the warm launcher", e.into()))?;
-        Ok(())
-    }
-
-    /// The launcher's next message, or `None` when none came before `until`; an error when it is gone.
-    fn receive(&self, until: Instant) -> std::io::Result<Option<Value>> {
-        use rustix::event::{poll, PollFd, PollFlags, Timespec};
-        let left = until.saturating_duration_since(Instant::now());
-        let timeout = Timespec {
-            tv_sec: left.as_secs() as i64,
-            tv_nsec: left.subsec_nanos() as i64,
-        };
+    /// The launcher's next message and the descriptor it carries, or `None` when none came before `until`; an
+    /// error when it is gone.
+    fn receive(&self, until: Instant) -> std::io::Result<Option<(Value, Option<OwnedFd>)>> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        use rustix::net::{recvmsg, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
+        let timeout = timespec(until.saturating_duration_since(Instant::now()));
         let mut fds = [PollFd::new(&*self.ctl, PollFlags::IN)];
         match poll(&mut fds, Some(&timeout)) {
             Ok(0) => return Ok(None),
@@ -478,7 +751,23 @@ impl Launcher {
             Err(e) => return Err(e.into()),
         }
         let mut buf = vec![0u8; 1 << 16];
-        let (n, _) = rustix::net::recv(&*self.ctl, &mut buf[..], rustix::net::RecvFlags::empty())?;
+        let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        let n = recvmsg(
+            &*self.ctl,
+            &mut [std::io::IoSliceMut::new(&mut buf)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        )?
+        .bytes;
+        let mut passed = None;
+        for message in control.drain() {
+            if let RecvAncillaryMessage::ScmRights(fds) = message {
+                for fd in fds {
+                    passed.get_or_insert(fd);
+                }
+            }
+        }
         if n == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -486,8 +775,116 @@ impl Launcher {
             ));
         }
         serde_json::from_slice(&buf[..n])
-            .map(Some)
+            .map(|m| Some((m, passed)))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// How a wait for a run's end went.
+enum Event {
+    /// Nothing yet.
+    Nothing,
+    /// The spare's process ended: the launcher's `{"status", "cpu_us", "killed"}`.
+    Ended(Value),
+    /// The Python run said its script is over, as `{"status", "cpu_us"}`.
+    Done(Value),
+}
+
+/// What the spare said on its socket, if it is a well-formed "done:STATUS:CPU_US" (its words are the run's:
+/// only that form is taken, as a status it could have exited with).
+fn said_done(spare: &OwnedFd) -> Option<Value> {
+    let mut buf = [0u8; 64];
+    let (n, _) = rustix::net::recv(spare, &mut buf, rustix::net::RecvFlags::DONTWAIT).ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let mut parts = text.strip_prefix("done:")?.split(':');
+    let code: u8 = parts.next()?.parse().ok()?;
+    let cpu: u64 = parts.next()?.parse().ok()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(json!({"status": i32::from(code) << 8, "cpu_us": cpu}))
+}
+
+/// Sends `message` with the descriptors `fds` on `socket`.
+fn send_with(socket: &OwnedFd, message: &[u8], fds: &[BorrowedFd<'_>]) -> Result<(), JailError> {
+    use rustix::net::{sendmsg, SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
+    let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(5))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !control.push(SendAncillaryMessage::ScmRights(fds)) {
+        return Err(JailError::Broken("too many descriptors for one run".into()));
+    }
+    sendmsg(
+        socket,
+        &[std::io::IoSlice::new(message)],
+        &mut control,
+        SendFlags::NOSIGNAL,
+    )
+    .map_err(|e| broken("sending a run to the warm launcher", e.into()))?;
+    Ok(())
+}
+
+/// Reads what the run's open streams have until `until` (or the first read).
+fn drain(streams: &mut [Pumped<'_>], until: Instant) -> std::io::Result<()> {
+    use rustix::event::{poll, PollFd, PollFlags};
+    let open: Vec<usize> = (0..streams.len())
+        .filter(|&i| streams[i].fd.is_some())
+        .collect();
+    let mut fds: Vec<PollFd<'_>> = open
+        .iter()
+        .filter_map(|&i| streams[i].fd.as_ref())
+        .map(|fd| PollFd::new(fd, PollFlags::IN))
+        .collect();
+    let timeout = timespec(until.saturating_duration_since(Instant::now()));
+    match poll(&mut fds, Some(&timeout)) {
+        Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(()),
+        Ok(_) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
+    drop(fds);
+    for (&i, r) in open.iter().zip(ready) {
+        if r {
+            streams[i].read();
+        }
+    }
+    Ok(())
+}
+
+/// One of a run's streams (stdout, stderr, a report) read on the thread that waits for the run.
+struct Pumped<'a> {
+    /// The read end, until it ends.
+    fd: Option<OwnedFd>,
+    kept: Vec<u8>,
+    /// The cap it counts against.
+    output: &'a Output,
+}
+
+impl<'a> Pumped<'a> {
+    fn new(fd: OwnedFd, output: &'a Output) -> Pumped<'a> {
+        Pumped {
+            fd: Some(fd),
+            kept: Vec::new(),
+            output,
+        }
+    }
+
+    /// One read of what is there (the stream was found readable); its end closes it.
+    fn read(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        let mut buf = [0u8; 1 << 16];
+        match rustix::io::read(fd, &mut buf) {
+            Err(rustix::io::Errno::INTR) => {}
+            Ok(0) | Err(_) => self.fd = None,
+            Ok(n) => self.output.take(&mut self.kept, &buf[..n]),
+        }
+    }
+}
+
+/// `d` as poll's timeout.
+fn timespec(d: Duration) -> rustix::event::Timespec {
+    rustix::event::Timespec {
+        tv_sec: d.as_secs() as i64,
+        tv_nsec: d.subsec_nanos() as i64,
     }
 }
 

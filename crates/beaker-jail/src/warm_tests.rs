@@ -2,14 +2,19 @@
 
 use super::tests::{sh, text};
 use super::*;
+use crate::warm::TAKING_TURNS;
 use std::sync::OnceLock;
 
-/// One jail for all these tests, so its launchers are reused from test to test, as a server reuses them.
+/// One jail for all these tests, so its launchers are reused from test to test, as a server reuses them. One
+/// launcher of a kind at a time (no background start of a second): a test's runs of its own kind follow one
+/// another in one launcher, so the next run is the one that would see what the last left.
 fn jail() -> &'static Jail {
     static JAIL: OnceLock<Jail> = OnceLock::new();
     JAIL.get_or_init(|| {
-        Jail::discover()
-            .expect("bubblewrap is installed (.ci/run installs it) and user namespaces work")
+        let mut jail = Jail::discover()
+            .expect("bubblewrap is installed (.ci/run installs it) and user namespaces work");
+        jail.taking_turns = 1;
+        jail
     })
 }
 
@@ -392,4 +397,82 @@ fn a_run_cannot_change_the_launchers_limits_or_scheduling() {
         text(&run_in_own(&w, &look, Start::Python { report: false }).stdout),
         "True 0\n"
     );
+}
+
+#[test]
+fn a_launcher_that_died_idle_is_replaced_without_failing_the_run() {
+    // The second review: a launcher the kernel killed while idle answered its next run `internal` or 137.
+    let w = own("died-idle");
+    assert_eq!(
+        text(&run_in_own(&w, &sh("echo one"), Start::Exec(None)).stdout),
+        "one\n"
+    );
+    let jail = jail();
+    // Its clean-up over, so that it is idle, not settling, when it is killed.
+    let taken = jail.launchers.take(&w);
+    assert!(taken.is_some());
+    if let Some((l, _)) = taken {
+        jail.launchers.keep(&w, l);
+    }
+    jail.launchers.kill_idle(&w);
+    let out = run_in_own(&w, &python("print('two')"), Start::Python { report: false });
+    assert_eq!(
+        (out.exit_code, text(&out.stdout)),
+        (Some(0), "two\n".into()),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_python_run_that_says_done_ends_there_and_nonsense_is_not_taken() {
+    // The run's end comes on its own socket to Beaker: a run can write there, but only ends itself with a
+    // status it could have exited with; anything else on it is not a status.
+    let w = own("done");
+    let socket_fds = "import os, stat\nfds = []\nfor f in os.listdir('/proc/self/fd'):\n    try:\n        fds += [int(f)] if stat.S_ISSOCK(os.fstat(int(f)).st_mode) else []\n    except OSError:\n        pass\n";
+    let early = python(&format!(
+        "{socket_fds}print('before', flush=True)\nfor fd in fds: os.write(fd, b'done:7:0')\nimport time\ntime.sleep(30)\nprint('after')\n"
+    ));
+    let mut early = early;
+    early.limits.wall = Duration::from_secs(10);
+    let out = run_in_own(&w, &early, Start::Python { report: false });
+    assert_eq!(
+        (out.ending, out.exit_code, text(&out.stdout)),
+        (Ending::Exited, Some(7), "before\n".into()),
+        "{out:?}"
+    );
+    assert!(out.wall < Duration::from_secs(10), "{out:?}");
+    let nonsense = python(&format!(
+        "{socket_fds}for fd in fds: os.write(fd, b'done:0:x')\nprint('on')\nraise SystemExit(3)\n"
+    ));
+    let out = run_in_own(&w, &nonsense, Start::Python { report: false });
+    assert_eq!(
+        (out.exit_code, text(&out.stdout)),
+        (Some(3), "on\n".into()),
+        "{out:?}"
+    );
+    // And the launcher serves on.
+    let out = run_in_own(&w, &sh("echo next"), Start::Exec(None));
+    assert_eq!(text(&out.stdout), "next\n", "{out:?}");
+}
+
+#[test]
+fn runs_one_after_another_get_launchers_that_take_turns_and_no_more() {
+    // A jail of its own: the shared one keeps one launcher a kind.
+    let jail = Jail::discover().expect("the jail works");
+    let w = own("turns");
+    for i in 0..40 {
+        let out = jail
+            .run_warm(
+                &w,
+                &python(&format!("print({i})")),
+                Start::Python { report: false },
+                &CancelToken::new(),
+            )
+            .expect("runs");
+        assert_eq!(text(&out.stdout), format!("{i}\n"), "{out:?}");
+    }
+    // Background starts end within a launcher's start time.
+    std::thread::sleep(Duration::from_secs(2));
+    let n = jail.launchers.count(&w);
+    assert!((1..=TAKING_TURNS).contains(&n), "{n} launchers");
 }
