@@ -24,8 +24,14 @@ sympy, pandas, networkx, mpmath and matplotlib pinned by SHA-256 in scripts/nati
 $BEAKER_NATIVE_PYTHON, else /var/lib/beaker/native-python when run as root (the sandbox's own user must reach
 it, and /root is closed to it), else CACHE/native-python. `--no-native-python` skips it.
 
+And esbuild, which makes `execute_code`'s TypeScript JavaScript for Node.js (SandboxFusion runs TypeScript with
+tsx, esbuild's transform): npm's @esbuild/linux-x64 package, pinned by version and SHA-256, its binary at
+$BEAKER_TYPESCRIPT/bin/esbuild, else /var/lib/beaker/typescript/bin/esbuild as root, else
+CACHE/typescript/bin/esbuild. Without npm it is skipped with a note (TypeScript is then reported as not
+installed); `--no-typescript` skips it.
+
 Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force] [--no-clients]
-       [--no-native-python]
+       [--no-native-python] [--no-typescript]
 """
 
 import argparse
@@ -238,6 +244,50 @@ def install_native_python(folder):
           f"matplotlib) in {folder}")
 
 
+ESBUILD = "@esbuild/linux-x64@0.28.2"
+ESBUILD_TGZ_SHA256 = "9573bb2233aab0f9ea7647d5cca9726113cc1768de61d66b17267f4db84488f6"
+
+
+def typescript_dir():
+    """Where esbuild lives (beaker-code's `typescript_dir` follows the same rule)."""
+    if os.environ.get("BEAKER_TYPESCRIPT"):
+        return pathlib.Path(os.environ["BEAKER_TYPESCRIPT"])
+    if os.geteuid() == 0:
+        return pathlib.Path("/var/lib/beaker/typescript")
+    return cache_root() / "typescript"
+
+
+def install_typescript(folder):
+    """esbuild's binary from npm's package tarball, checked by SHA-256, at folder/bin/esbuild."""
+    stamp = folder / "INSTALLED"
+    if stamp.is_file() and stamp.read_text().strip() == ESBUILD_TGZ_SHA256:
+        print(f"esbuild (TypeScript) is installed in {folder}")
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        print("note: npm not found: execute_code's TypeScript is not installed (Debian's npm installs it)")
+        return
+    os.umask(0o022)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([npm, "pack", "--silent", ESBUILD], cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+        tgz = next(pathlib.Path(tmp).glob("*.tgz"))
+        if sha256_file(tgz) != ESBUILD_TGZ_SHA256:
+            fail(f"{tgz.name}: SHA-256 {sha256_file(tgz)} is not the pinned {ESBUILD_TGZ_SHA256}")
+        import tarfile
+        with tarfile.open(tgz) as tar:
+            member = tar.extractfile("package/bin/esbuild")
+            if member is None:
+                fail(f"{tgz.name} has no package/bin/esbuild")
+            (folder / "bin").mkdir(parents=True, exist_ok=True)
+            target = folder / "bin" / "esbuild"
+            partial = target.with_suffix(".partial")
+            partial.write_bytes(member.read())
+            partial.chmod(0o755)
+            partial.replace(target)
+    stamp.write_text(ESBUILD_TGZ_SHA256 + "\n")
+    print(f"installed esbuild ({ESBUILD}) for execute_code's TypeScript in {folder}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=pathlib.Path, default=None, help="where to install (default: see above)")
@@ -245,7 +295,10 @@ def main():
     ap.add_argument("--force", action="store_true", help="reinstall even if this version is installed")
     ap.add_argument("--no-clients", action="store_true", help="skip the test clients' virtual environment")
     ap.add_argument("--no-native-python", action="store_true", help="skip execute_code's native Python")
+    ap.add_argument("--no-typescript", action="store_true", help="skip esbuild (execute_code's TypeScript)")
     args = ap.parse_args()
+    if not args.no_typescript:
+        install_typescript(typescript_dir())
     if not args.no_native_python:
         install_native_python(native_python_dir())
     if not args.no_clients:

@@ -129,6 +129,30 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         reserves_address_space: true,
     },
     LanguageDef {
+        name: "typescript",
+        program: "esbuild",
+        install: "Debian's nodejs, and esbuild (scripts/install-python-runtime.py installs it)",
+        source: "main.ts",
+        // SandboxFusion runs `tsx main.ts`: esbuild's transform, types stripped and not checked.
+        compile: Some(&[
+            "{tool}",
+            "main.ts",
+            "--outfile=main.js",
+            "--format=cjs",
+            "--platform=node",
+            "--target=node18",
+            "--log-level=warning",
+            "--color=false",
+        ]),
+        run: &[
+            "{node}",
+            "--max-old-space-size={heap_mib}",
+            "/build/main.js",
+        ],
+        env: &[],
+        reserves_address_space: true,
+    },
+    LanguageDef {
         name: "bash",
         program: "bash",
         install: "Debian's bash",
@@ -158,7 +182,11 @@ impl Toolchain {
     /// the runs' own user); `None` when there is none.
     pub fn find(def: &LanguageDef, reachable: &dyn Fn(&Path) -> bool) -> Option<Toolchain> {
         let mut candidates = Vec::new();
-        if def.program.starts_with('/') {
+        if def.name == "typescript" {
+            // esbuild from Beaker's own install, and node to run what it makes.
+            node()?;
+            candidates.extend(typescript_dir().map(|d| d.join("bin").join(def.program)));
+        } else if def.program.starts_with('/') {
             candidates.push(PathBuf::from(def.program));
         } else {
             candidates.extend(beaker_jail::find_in_path(def.program));
@@ -217,6 +245,27 @@ impl Toolchain {
             mounts,
         })
     }
+}
+
+/// Node.js, which runs `nodejs` programs and TypeScript once esbuild has made it JavaScript.
+pub(crate) fn node() -> Option<PathBuf> {
+    beaker_jail::find_in_path("node")
+        .or_else(|| Some(PathBuf::from("/usr/bin/node")))
+        .filter(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// Where esbuild is installed (scripts/install-python-runtime.py follows the same rule): `$BEAKER_TYPESCRIPT`,
+/// else `/var/lib/beaker/typescript` for root (runs' own user cannot pass `/root`), else `typescript` in
+/// Beaker's cache folder.
+pub(crate) fn typescript_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("BEAKER_TYPESCRIPT") {
+        return Some(PathBuf::from(dir));
+    }
+    if rustix::process::geteuid().is_root() {
+        return Some(PathBuf::from("/var/lib/beaker/typescript"));
+    }
+    beaker_core::cache_dir().map(|d| d.join("typescript"))
 }
 
 /// The `java` launcher beside a `javac`.

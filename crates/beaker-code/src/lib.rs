@@ -451,8 +451,9 @@ impl Run<'_> {
         let mut argv = self.argv(self.def.run, &source, class.as_deref());
         let mut binary = None;
         if let Some(dir) = &build {
-            if self.def.name == "java" {
-                // The classes go into the run's /tmp: the launcher's sandbox does not see the cache.
+            if matches!(self.def.name, "java" | "typescript") {
+                // The classes (the JavaScript) go into the run's /tmp: the launcher's sandbox does not see the
+                // cache.
                 for entry in std::fs::read_dir(dir.path()).map_err(internal("reading the build"))? {
                     let entry = entry.map_err(internal("reading the build"))?;
                     let bytes =
@@ -464,8 +465,8 @@ impl Run<'_> {
                     ));
                 }
                 for a in &mut argv {
-                    if a == "/build" {
-                        *a = "/tmp".into();
+                    if let Some(rest) = a.strip_prefix("/build") {
+                        *a = format!("/tmp{rest}");
                     }
                 }
             } else {
@@ -753,11 +754,16 @@ impl Run<'_> {
         let java = languages::java_beside(&self.toolchain.program)
             .display()
             .to_string();
+        let node = languages::node()
+            .unwrap_or_else(|| "node".into())
+            .display()
+            .to_string();
         template
             .iter()
             .map(|a| {
                 a.replace("{tool}", &tool)
                     .replace("{java}", &java)
+                    .replace("{node}", &node)
                     .replace("{source}", source)
                     .replace("{class}", class.unwrap_or("Main"))
                     .replace("{heap_mib}", &heap)

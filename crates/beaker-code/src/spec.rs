@@ -10,7 +10,7 @@ pub(crate) fn spec() -> ToolSpec {
     let run = |what: &str| json!({"type": ["string", "null"], "description": what});
     ToolSpec {
         name: "execute_code".into(),
-        description: "Compile and run a program in C, C++, Java, JavaScript (nodejs), Go, Rust, Bash or Python as a \
+        description: "Compile and run a program in C, C++, Java, JavaScript (nodejs), TypeScript, Go, Rust, Bash or Python as a \
             native process in a sandbox (no network, no host files, limited time, memory, processes and output), \
             with the given stdin. Returns a judge's verdict (`status`: ok, compile_error, runtime_error, \
             time_limit, memory_limit, output_limit), the exit code, stdout and stderr, and the compiler's report. Java's class \

@@ -20,7 +20,16 @@ const DEFAULT_RUN_TIMEOUT: f64 = 10.0;
 /// SandboxFusion's default `compile_timeout`, in seconds.
 const DEFAULT_COMPILE_TIMEOUT: f64 = 10.0;
 /// The languages `execute_code` runs, by SandboxFusion's names.
-const NATIVE: &[&str] = &["cpp", "c", "java", "nodejs", "go", "rust", "bash"];
+const NATIVE: &[&str] = &[
+    "cpp",
+    "c",
+    "java",
+    "nodejs",
+    "typescript",
+    "go",
+    "rust",
+    "bash",
+];
 
 /// A `/run_code` request, with SandboxFusion's field names and defaults. Unknown fields are ignored, as there.
 #[derive(Deserialize)]

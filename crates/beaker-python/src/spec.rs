@@ -95,7 +95,7 @@ pub(crate) fn code_test_spec() -> ToolSpec {
                               {"type": "object", "properties": {"stdin": {"type": "string"}, "expected_stdout": {"type": "string"}},
                                "required": ["expected_stdout"], "additionalProperties": false}]},
                           "description": "Snippets such as `assert f(2) == 4`, each run after the code; or stdin/stdout cases {stdin, expected_stdout}, the program run once per case (competitive-programming form)."},
-                "language": {"enum": ["python", "c", "cpp", "rust", "go", "java", "nodejs", "bash"],
+                "language": {"enum": ["python", "c", "cpp", "rust", "go", "java", "nodejs", "typescript", "bash"],
                              "description": "With stdin/stdout tests: the program's language (default python)."},
                 "compare": {"enum": ["tokens", "lines", "exact"],
                             "description": "With stdin/stdout tests: how stdout is compared (default tokens, numbers within `tolerance`)."},

@@ -75,6 +75,15 @@ PROGRAMS = {
         "write_outside_tmp": "const fs = require('fs'); let ok = 0; for (const p of ['/usr/beaker-probe', '/beaker-probe', '/dev/beaker-probe']) { try { fs.writeFileSync(p, 'x'); } catch (e) { ok++; } } console.log(ok === 3 ? 'blocked' : 'WROTE');",
         "host_files": "const fs = require('fs'); const seen = ['/etc/passwd', '/etc/shadow', '/root', '/home', '/work'].filter(p => fs.existsSync(p)); console.log(seen.length ? 'SEEN' : 'blocked');",
     },
+    "typescript": {
+        "hello": "const greeting: string = 'hello';\nconsole.log(greeting);",
+        "time_limit": "let i: number = 0;\nfor (;;) { i++; }",
+        "memory_limit": "const a: number[][] = [];\nfor (;;) a.push(new Array<number>(1 << 20).fill(1.5));",
+        "output_flood": "const s: string = 'x'.repeat(100) + '\\n';\nfor (;;) process.stdout.write(s);",
+        "network": "import * as net from 'net';\nconst c: net.Socket = net.connect(80, '1.1.1.1');\nc.on('connect', () => { console.log('connected'); c.destroy(); });\nc.on('error', () => console.log('blocked'));",
+        "write_outside_tmp": "import * as fs from 'fs';\nlet ok: number = 0;\nfor (const p of ['/usr/beaker-probe', '/beaker-probe', '/dev/beaker-probe']) { try { fs.writeFileSync(p, 'x'); } catch (e: unknown) { ok++; } }\nconsole.log(ok === 3 ? 'blocked' : 'WROTE');",
+        "host_files": "import * as fs from 'fs';\nconst seen: string[] = ['/etc/passwd', '/etc/shadow', '/root', '/home', '/work'].filter((p: string) => fs.existsSync(p));\nconsole.log(seen.length ? 'SEEN' : 'blocked');",
+    },
     "bash": {
         "hello": "echo hello",
         "time_limit": "while :; do :; done",

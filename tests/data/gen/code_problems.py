@@ -202,6 +202,18 @@ PROBLEMS["circle_area"] = dict(
     },
 )
 
+# TypeScript, with the types a TypeScript solution writes (esbuild strips them, as tsx does in SandboxFusion).
+TYPESCRIPT = {
+    "aplusb": "import * as fs from 'fs';\nconst [a, b]: bigint[] = fs.readFileSync(0, 'utf8').trim().split(/\\s+/).map(BigInt);\nconsole.log((a + b).toString());\n",
+    "sum_of_n": "const d: string[] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/);\nconst n: number = Number(d[0]);\nlet s: bigint = 0n;\nfor (let i = 1; i <= n; i++) s += BigInt(d[i]);\nconsole.log(s.toString());\n",
+    "reverse_words": "const words: string[] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/);\nconsole.log(words.reverse().join(' '));\n",
+    "count_primes": "function count(n: number): number {\n  const s = new Uint8Array(n + 2);\n  let c = 0;\n  for (let i = 2; i <= n; i++) if (!s[i]) { c++; for (let j = i * i; j <= n; j += i) s[j] = 1; }\n  return c;\n}\nconsole.log(count(Number(require('fs').readFileSync(0, 'utf8').trim())));\n",
+    "grid_paths": "type Grid = bigint[][];\nconst n: number = Number(require('fs').readFileSync(0, 'utf8').trim());\nconst g: Grid = [];\nfor (let i = 0; i <= n; i++) { g.push([]); for (let j = 0; j <= n; j++) g[i].push(i === 0 || j === 0 ? 1n : g[i - 1][j] + g[i][j - 1]); }\nconsole.log(g[n][n].toString());\n",
+    "max_subarray": "interface Best { cur: number; best: number }\nconst d: number[] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconst r: Best = { cur: d[1], best: d[1] };\nfor (let i = 2; i <= d[0]; i++) { r.cur = Math.max(d[i], r.cur + d[i]); r.best = Math.max(r.best, r.cur); }\nconsole.log(r.best);\n",
+}
+for name, code in TYPESCRIPT.items():
+    PROBLEMS[name]["solutions"]["typescript"] = code
+
 out_path = os.path.join(os.path.dirname(__file__), "..", "code", "problems.jsonl")
 count = 0
 with open(out_path, "w") as f:
