@@ -17,9 +17,15 @@ pub(crate) struct Http {
 
 impl Http {
     pub(crate) fn start(args: &[&str]) -> Result<Http, String> {
+        Http::start_with_env(args, &[])
+    }
+
+    /// A server with `env` set.
+    pub(crate) fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<Http, String> {
         let mut child = beaker()
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -1200,10 +1206,38 @@ fn sandbox_fusion_client_runs_against_run_code() -> Outcome {
     ])
 }
 
+/// `/run_jupyter` keeps its interpreter across cells, which only the WebAssembly backend does: a server whose
+/// `execute_python` defaults to the native backend still answers it (it answered `SandboxError`: sessions run on
+/// the WebAssembly backend only).
+fn run_jupyter_runs_on_the_webassembly_backend_whatever_the_default() -> Outcome {
+    let http = Http::start_with_env(&[], &[("BEAKER_PYTHON_BACKEND", "native")])?;
+    let body = json!({"cells": ["import sys\na = sys.maxsize", "a"]}).to_string();
+    let (status, answer) = http.request("POST", "/run_jupyter", body.as_bytes())?;
+    let answer: Value = serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
+    ensure(
+        status == 200
+            && answer["status"] == "Success"
+            && answer["cells"][1]["display"] == json!([{"text/plain": "2147483647"}]),
+        || format!("{status} {answer}"),
+    )?;
+    // /run_code's python follows the server's default: CPython on the 64-bit host.
+    let body = json!({"language": "python", "code": "import sys\nprint(sys.maxsize)"}).to_string();
+    let (_, answer) = http.request("POST", "/run_code", body.as_bytes())?;
+    let answer: Value = serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
+    ensure(
+        answer["run_result"]["stdout"] == "9223372036854775807\n",
+        || answer.to_string(),
+    )
+}
+
 /// The HTTP trials.
 pub fn trials() -> Vec<Trial> {
     let t = |name: &str, f: fn() -> Outcome| Trial::test(format!("http::{name}"), f);
     vec![
+        t(
+            "run_jupyter_runs_on_the_webassembly_backend_whatever_the_default",
+            run_jupyter_runs_on_the_webassembly_backend_whatever_the_default,
+        ),
         t(
             "routes_answer_like_the_stdio_server",
             routes_answer_like_the_stdio_server,

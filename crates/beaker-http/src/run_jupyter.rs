@@ -1,6 +1,7 @@
 //! SandboxFusion's `POST /run_jupyter`: notebook cells run in order in one interpreter, each cell's output
 //! reported apart. Answered by one `execute_python` session per request (a cell a call, the session ended
-//! with the last). As SandboxFusion's runner does, every cell runs even after one raises; a run past
+//! with the last), on the WebAssembly backend whatever the server's default (only it keeps an interpreter
+//! across calls). As SandboxFusion's runner does, every cell runs even after one raises; a run past
 //! `total_timeout` is `Failed` with a `TimeLimitExceeded` driver and no cells.
 
 use crate::run_code::{sandbox_fusion_request, time_limit, CommandRunResult, FUEL_PER_SECOND};
@@ -155,7 +156,8 @@ pub(crate) async fn run_jupyter(Caller(dispatcher): Caller, body: Bytes) -> Resp
                 Map::new(),
             );
         }
-        let mut params = json!({"code": code, "session": session});
+        // Sessions live on the WebAssembly backend, whatever the server's default for execute_python.
+        let mut params = json!({"code": code, "session": session, "backend": "wasm"});
         if i == 0 && !req.files.is_empty() {
             let f: Map<String, Value> = req
                 .files
@@ -223,7 +225,7 @@ pub(crate) async fn run_jupyter(Caller(dispatcher): Caller, body: Bytes) -> Resp
 async fn end(dispatcher: &beaker_protocol::Dispatcher, session: &str) {
     let mut call = ToolCall::new(
         "execute_python",
-        json!({"code": "", "session": session, "end_session": true}),
+        json!({"code": "", "session": session, "end_session": true, "backend": "wasm"}),
     );
     call.limits.timeout_ms = Some(2000);
     let _ = dispatcher.call_async(call).await;
