@@ -8,6 +8,7 @@ use beaker::Engine;
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 fn engine() -> Result<&'static Engine, String> {
     static E: OnceLock<Result<Engine, String>> = OnceLock::new();
@@ -109,6 +110,44 @@ fn the_server_default_backend_is_configured_by_the_environment() -> Outcome {
     )
 }
 
+/// The bubblewrap processes (warm launchers' sandboxes) among the children of process `pid`'s threads.
+fn bwrap_children(pid: u32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| c.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|c| c.trim() == "bwrap")
+        })
+        .count()
+}
+
+/// A server starts the launchers of the commonest runs (Python, Python with numpy, C/C++/Rust) before its first
+/// call, so that call does not wait for them; `BEAKER_PRESTART=0` starts none.
+fn a_server_starts_the_common_launchers_ahead() -> Outcome {
+    let on = [("BEAKER_PRESTART", std::ffi::OsStr::new("1"))];
+    let mut warm = Server::start_with_env(&["--no-python"], &on);
+    let cold = Server::start_with_env(&["--no-python"], &[]);
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    let mut seen = 0;
+    while seen < 3 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+        seen = bwrap_children(warm.child.id());
+    }
+    let cold_seen = bwrap_children(cold.child.id());
+    warm.send(&json!({"id": 1, "tool": "execute_code", "params": {"language": "python", "code": "print(6 * 7)"}}));
+    let answer = warm.recv();
+    let (answers, _) = cold.finish();
+    ensure(
+        seen == 3 && cold_seen == 0 && answer["result"]["stdout"] == "42\n" && answers.is_empty(),
+        || format!("prestarted {seen}, without prestart {cold_seen}: {answer}"),
+    )
+}
+
 /// One case of the hostile-program matrix: its verdict one of those listed, its stdout the one given.
 fn matrix_case(case: Value) -> Outcome {
     let mut params = json!({"language": case["language"], "code": case["code"]});
@@ -143,6 +182,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "code::builds_are_cached_by_source",
             builds_are_cached_by_source,
+        ),
+        Trial::test(
+            "code::a_server_starts_the_common_launchers_ahead",
+            a_server_starts_the_common_launchers_ahead,
         ),
         Trial::test(
             "code::the_server_default_backend_is_configured_by_the_environment",

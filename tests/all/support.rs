@@ -14,7 +14,11 @@ pub fn root() -> PathBuf {
 
 /// The `beaker` binary under test.
 pub fn beaker() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_beaker"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_beaker"));
+    // The suite starts hundreds of servers, most of which never run a program: none starts warm launchers
+    // ahead of its first call but the test of that (`code::a_server_starts_the_common_launchers_ahead`).
+    c.env("BEAKER_PRESTART", "0");
+    c
 }
 
 /// Every JSON line of a data file (blank lines and `//` comments skipped).

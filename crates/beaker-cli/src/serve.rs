@@ -90,6 +90,7 @@ pub fn serve_http(
         "no bearer token in the --http-tokens file"
     );
     let engine = settings.engine()?;
+    engine.warm_up();
     if !addr.ip().is_loopback() && tokens.is_empty() {
         eprintln!(
             "beaker: serving HTTP on {addr}, reachable from other machines, without --http-tokens: anyone who can reach it can run code"
@@ -129,6 +130,7 @@ pub fn serve_http(
 /// `beaker serve --mcp`: one MCP session on stdio (`beaker-mcp`), until the client closes stdin.
 pub fn serve_mcp(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
+    engine.warm_up();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -146,6 +148,7 @@ pub fn serve_mcp(settings: Settings) -> anyhow::Result<()> {
 
 pub fn serve(settings: Settings) -> anyhow::Result<()> {
     let engine = settings.engine()?;
+    engine.warm_up();
     // Room for every answer in flight plus control answers; beyond it, answering waits for the client to read.
     let (lines, rx) = flume::bounded::<Out>(settings.max_in_flight.saturating_mul(2).max(64));
     let writer = std::thread::Builder::new()

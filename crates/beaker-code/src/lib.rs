@@ -163,6 +163,26 @@ fn python_warm(venv: Option<&std::path::Path>, toolchain: &Toolchain, code: &str
     }
 }
 
+/// The warm launcher a program of language `def` (not Python) starts from: a plain Python that execs it.
+fn exec_warm(def: &LanguageDef, toolchain: &Toolchain) -> Warm {
+    let base = JailLimits::default();
+    Warm {
+        python: PathBuf::from("/usr/bin/python3"),
+        preload: Vec::new(),
+        mounts: toolchain.mounts.clone(),
+        env: language_env(def),
+        tmpfs_bytes: base.tmpfs_bytes,
+        processes: base.processes,
+    }
+}
+
+/// The environment of language `def`'s compiles and runs.
+fn language_env(def: &LanguageDef) -> Vec<(String, String)> {
+    (def.env.iter())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// Python's index in [`LANGUAGES`].
 const PYTHON: usize = 0;
 
@@ -318,6 +338,24 @@ impl Tool for ExecuteCode {
 
     fn pool(&self) -> Pool {
         Pool::Sandboxed
+    }
+
+    /// Finds the host's jail and toolchains, and starts the launchers of the commonest runs: Python printing,
+    /// Python importing numpy, and compiled C, C++ and Rust programs (which share one kind).
+    fn warm_up(&self) {
+        let host = self.host();
+        let Ok(jail) = &host.jail else {
+            return;
+        };
+        if let Some(python) = &host.toolchains[PYTHON] {
+            for code in ["", "import numpy"] {
+                jail.prestart(&python_warm(host.native_python.as_deref(), python, code));
+            }
+        }
+        let c = LANGUAGES.iter().position(|l| l.name == "c");
+        if let Some((def, Some(toolchain))) = c.map(|i| (&LANGUAGES[i], &host.toolchains[i])) {
+            jail.prestart(&exec_warm(def, toolchain));
+        }
     }
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
@@ -679,15 +717,7 @@ impl Run<'_> {
         if self.def.name == "python" {
             return python_warm(self.native_python, self.toolchain, code);
         }
-        let base = JailLimits::default();
-        Warm {
-            python: PathBuf::from("/usr/bin/python3"),
-            preload: Vec::new(),
-            mounts: self.toolchain.mounts.clone(),
-            env: self.env(),
-            tmpfs_bytes: base.tmpfs_bytes,
-            processes: base.processes,
-        }
+        exec_warm(self.def, self.toolchain)
     }
 
     /// The time left before the call's deadline.
@@ -740,11 +770,7 @@ impl Run<'_> {
     }
 
     fn env(&self) -> Vec<(String, String)> {
-        self.def
-            .env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        language_env(self.def)
     }
 
     /// A command with its placeholders filled in.

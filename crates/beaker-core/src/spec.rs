@@ -55,6 +55,10 @@ pub trait Tool: Send + Sync {
     fn pool(&self) -> Pool {
         Pool::Native
     }
+
+    /// Gets ready for the calls to come (starts what a first call would otherwise wait for) without waiting for
+    /// it; a server calls it once, on a thread of its own, when it starts serving.
+    fn warm_up(&self) {}
 }
 
 /// A pool of the engine's worker threads.

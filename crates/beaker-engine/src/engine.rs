@@ -249,6 +249,18 @@ impl Engine {
         self.inner.sandboxed.iter().map(String::as_str).collect()
     }
 
+    /// Has every tool get ready for its first call ([`beaker_core::Tool::warm_up`]), on a thread of its own:
+    /// what a server does when it starts serving, unless `BEAKER_PRESTART=0`.
+    pub fn warm_up(&self) {
+        if std::env::var_os("BEAKER_PRESTART").is_some_and(|v| v == "0") {
+            return;
+        }
+        let tools: Vec<Arc<dyn Tool>> = self.inner.tools.values().map(|r| r.tool.clone()).collect();
+        let _ = std::thread::Builder::new()
+            .name("beaker-warm-up".into())
+            .spawn(move || tools.iter().for_each(|t| t.warm_up()));
+    }
+
     /// The specs of every registered tool, in registration order.
     pub fn specs(&self) -> &[ToolSpec] {
         &self.inner.specs

@@ -263,18 +263,30 @@ impl Jail {
         }
     }
 
+    /// Starts a launcher of kind `warm` in the background, unless one of that kind is idle or being started:
+    /// the first run of the kind then finds it ready (a server calls this at its start for the common kinds).
+    pub fn prestart(&self, warm: &Warm) {
+        self.start_in_background(warm, 1);
+    }
+
     /// Starts another launcher of kind `warm` in the background, unless one is being started: a run waited
     /// for the only idle one to clean up after the last run, so runs of this kind come faster than one launcher
     /// serves them, and two take turns (one cleans up while the other serves).
     fn start_another(&self, warm: &Warm) {
+        // With the one serving this run: a third is started when two do not keep up, and no more.
+        self.start_in_background(warm, self.taking_turns.saturating_sub(1));
+    }
+
+    /// Starts a launcher of kind `warm` on a thread of its own, unless `enough` of that kind are idle or one is
+    /// being started.
+    fn start_in_background(&self, warm: &Warm, enough: usize) {
         {
             let idle = self
                 .launchers
                 .idle
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
-            // With the one serving this run: a third is started when two do not keep up, and no more.
-            if idle.iter().filter(|(w, _)| w == warm).count() + 1 >= self.taking_turns {
+            if idle.iter().filter(|(w, _)| w == warm).count() >= enough {
                 return;
             }
             let mut starting = (self.launchers.starting.lock()).unwrap_or_else(|p| p.into_inner());
