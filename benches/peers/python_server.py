@@ -313,9 +313,14 @@ def execute_python(params, timeout_s):
 
 # ---------------------------------------------------------------- execute_code: compile and run per call
 
+# esbuild where scripts/install-python-runtime.py puts it.
+ESBUILD = os.path.join(os.environ.get("BEAKER_TYPESCRIPT") or ("/var/lib/beaker/typescript" if os.geteuid() == 0 else
+                       os.path.expanduser("~/.cache/beaker/typescript")), "bin", "esbuild")
+
 CODE_LANGUAGES = {
     # language: (source name, compile argv or None, run argv); {src} and {dir} are filled in.
-    "python": ("main.py", None, ["/usr/bin/python3", "-u", "{dir}/main.py"]),
+    # This venv's Python, which has numpy (SandboxFusion's image has the scientific stack too).
+    "python": ("main.py", None, [sys.executable, "-u", "{dir}/main.py"]),
     "c": ("main.c", ["gcc", "-O2", "-std=gnu17", "-pipe", "-o", "{dir}/main", "{dir}/main.c", "-lm"], ["{dir}/main"]),
     "cpp": ("main.cpp", ["g++", "-O2", "-std=gnu++17", "-pipe", "-o", "{dir}/main", "{dir}/main.cpp"], ["{dir}/main"]),
     "rust": ("main.rs", ["rustc", "-O", "--edition", "2021", "-o", "{dir}/main", "{dir}/main.rs"], ["{dir}/main"]),
@@ -323,6 +328,9 @@ CODE_LANGUAGES = {
              ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", "{dir}", "Main"]),
     "nodejs": ("main.js", None, ["node", "{dir}/main.js"]),
     "bash": ("main.sh", None, ["bash", "{dir}/main.sh"]),
+    # SandboxFusion runs `tsx main.ts`, esbuild's transform then node: the same two steps, per call.
+    "typescript": ("main.ts", [ESBUILD, "{dir}/main.ts", "--outfile={dir}/main.js", "--format=cjs", "--platform=node",
+                               "--log-level=warning"], ["node", "{dir}/main.js"]),
 }
 
 

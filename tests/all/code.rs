@@ -148,6 +148,28 @@ fn a_server_starts_the_common_launchers_ahead() -> Outcome {
     )
 }
 
+/// numpy's global generator is seeded afresh for every run, as at a first import (runs are forks of one
+/// launcher that imported numpy: unseeded, every run would draw the launcher's numbers).
+fn numpy_draws_afresh_in_every_run() -> Outcome {
+    let draw = || {
+        let call = beaker::ToolCall::new(
+            "execute_code",
+            json!({"language": "python", "code": "import numpy as np\nprint(np.random.rand(), np.random.randint(1 << 62))"}),
+        );
+        engine().map(|e| e.call(call).result.unwrap_or(Value::Null)["stdout"].clone())
+    };
+    let draws = [draw()?, draw()?, draw()?];
+    ensure(
+        draws
+            .iter()
+            .all(|d| d.as_str().is_some_and(|s| !s.is_empty()))
+            && draws[0] != draws[1]
+            && draws[1] != draws[2]
+            && draws[0] != draws[2],
+        || format!("{draws:?}"),
+    )
+}
+
 /// One case of the hostile-program matrix: its verdict one of those listed, its stdout the one given.
 fn matrix_case(case: Value) -> Outcome {
     let mut params = json!({"language": case["language"], "code": case["code"]});
@@ -182,6 +204,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "code::builds_are_cached_by_source",
             builds_are_cached_by_source,
+        ),
+        Trial::test(
+            "code::numpy_draws_afresh_in_every_run",
+            numpy_draws_afresh_in_every_run,
         ),
         Trial::test(
             "code::a_server_starts_the_common_launchers_ahead",

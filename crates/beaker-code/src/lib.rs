@@ -97,12 +97,14 @@ fn sealed_binary(host: &Host, dir: &std::path::Path) -> std::io::Result<std::fs:
 /// it needs (a fork costs about 35 µs per MB the launcher holds: 0.4 ms bare, 11 ms with everything, measured on
 /// this 2-core machine).
 const PRELOADS: &[(&str, &[&str])] = &[
-    ("numpy", &["numpy"]),
+    // numpy.random loads at its first use (numpy 2), which every run makes (its global generator is reseeded).
+    ("numpy", &["numpy", "numpy.random"]),
     ("mpmath", &["mpmath"]),
     (
         "scipy",
         &[
             "numpy",
+            "numpy.random",
             "scipy",
             "scipy.linalg",
             "scipy.optimize",
@@ -112,9 +114,12 @@ const PRELOADS: &[(&str, &[&str])] = &[
         ],
     ),
     ("sympy", &["mpmath", "sympy"]),
-    ("pandas", &["numpy", "pandas"]),
+    ("pandas", &["numpy", "numpy.random", "pandas"]),
     ("networkx", &["networkx"]),
-    ("matplotlib", &["numpy", "matplotlib", "matplotlib.pyplot"]),
+    (
+        "matplotlib",
+        &["numpy", "numpy.random", "matplotlib", "matplotlib.pyplot"],
+    ),
 ];
 
 /// The modules a launcher for `code` imports first: those of [`PRELOADS`] whose package the code imports.

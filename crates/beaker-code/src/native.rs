@@ -16,6 +16,17 @@ use std::time::Instant;
 /// The driver that runs the cell and writes the report.
 const CELL: &str = include_str!("cell.py");
 
+/// The modules `cell.py` imports.
+const DRIVER_IMPORTS: &[&str] = &[
+    "ast",
+    "atexit",
+    "base64",
+    "io",
+    "linecache",
+    "traceback",
+    "types",
+];
+
 /// `execute_python` on the native backend, for injection into the Python family (not in the catalog itself).
 pub struct NativePython {
     spec: ToolSpec,
@@ -132,7 +143,13 @@ impl Tool for NativePython {
                 ..JailLimits::default()
             },
         };
-        let warm = python_warm(host.native_python.as_deref(), toolchain, &p.code);
+        let mut warm = python_warm(host.native_python.as_deref(), toolchain, &p.code);
+        // The driver's own imports, imported once by the launcher rather than by every run.
+        for m in DRIVER_IMPORTS {
+            if !warm.preload.iter().any(|have| have == m) {
+                warm.preload.push(m.to_string());
+            }
+        }
         let out = jail
             .run_warm(&warm, &program, Start::Python { report: true }, &ctx.cancel)
             .map_err(|e| ToolError::new(ErrorKind::Internal, e.to_string()))?;

@@ -150,6 +150,9 @@ def prepare():
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, not the launcher, is what the kernel kills when the sandbox is out of memory
+    if "numpy" in sys.modules:
+        # The legacy global generator, seeded afresh as at a first import (each spare is a run of its own).
+        sys.modules["numpy"].random.seed()
     # A run's environment is its own (a Python run's is set from its request; exec passes it).
     os.environ.clear()
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -355,8 +358,6 @@ def run_python(req):
     sys.path[0] = os.path.dirname(script)
     sys.stdin, sys.stdout, sys.stderr = stdio(0, 1, 2)
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()  # the legacy global generator, seeded afresh as at a first import
     main = types.ModuleType("__main__")
     main.__file__ = script
     main.__builtins__ = builtins

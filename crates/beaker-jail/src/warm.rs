@@ -573,7 +573,9 @@ impl Launcher {
         // The report has a cap of its own: it is the driver's, not the program's output.
         let report_output = Output::new(limits.output_bytes, kill.clone());
         let mut streams = vec![Pumped::new(out_r, &output), Pumped::new(err_r, &output)];
-        if let Some((r, _)) = report_pipe {
+        if let Some((r, w)) = report_pipe {
+            // Only the run holds the write end now: the report ends when the run closes it.
+            drop(w);
             streams.push(Pumped::new(r, &report_output));
         }
         let deadline = started + limits.wall;
