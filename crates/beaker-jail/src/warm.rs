@@ -690,37 +690,13 @@ impl Launcher {
         spare: &mut Option<OwnedFd>,
         until: Instant,
     ) -> std::io::Result<Event> {
-        use rustix::event::{poll, PollFd, PollFlags};
-        let mut fds = vec![PollFd::new(&*self.ctl, PollFlags::IN)];
-        if let Some(fd) = spare {
-            fds.push(PollFd::new(fd, PollFlags::IN));
-        }
-        let open: Vec<usize> = (0..streams.len())
-            .filter(|&i| streams[i].fd.is_some())
-            .collect();
-        for &i in &open {
-            if let Some(fd) = &streams[i].fd {
-                fds.push(PollFd::new(fd, PollFlags::IN));
-            }
-        }
-        let timeout = timespec(until.saturating_duration_since(Instant::now()));
-        match poll(&mut fds, Some(&timeout)) {
-            Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(Event::Nothing),
-            Ok(_) => {}
-            Err(e) => return Err(e.into()),
-        }
-        let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
-        drop(fds);
-        let (launcher, rest) = ready.split_first().unwrap_or((&false, &[]));
-        let (spare_ready, streams_ready) = match spare {
-            Some(_) => rest.split_first().map_or((false, rest), |(a, b)| (*a, b)),
-            None => (false, rest),
+        let mut extra = vec![self.ctl.as_fd()];
+        extra.extend(spare.as_ref().map(|fd| fd.as_fd()));
+        let Some(ready) = poll_streams(&extra, streams, until)? else {
+            return Ok(Event::Nothing);
         };
-        for (&i, &r) in open.iter().zip(streams_ready) {
-            if r {
-                streams[i].read();
-            }
-        }
+        let launcher = ready[0];
+        let spare_ready = ready.get(1).copied().unwrap_or(false);
         if spare_ready {
             if let Some(done) = spare.as_ref().and_then(said_done) {
                 return Ok(Event::Done(done));
@@ -728,7 +704,7 @@ impl Launcher {
             // Its end (an exec closes it) or nonsense: the launcher's word on the process decides.
             *spare = None;
         }
-        if *launcher {
+        if launcher {
             if let Some((m, _)) = self.receive(Instant::now())? {
                 if m.get("status").is_some() {
                     return Ok(Event::Ended(m));
@@ -839,29 +815,44 @@ fn send_with(socket: &OwnedFd, message: &[u8], fds: &[BorrowedFd<'_>]) -> Result
 
 /// Reads what the run's open streams have until `until` (or the first read).
 fn drain(streams: &mut [Pumped<'_>], until: Instant) -> std::io::Result<()> {
+    poll_streams(&[], streams, until).map(drop)
+}
+
+/// Waits until one of `extra` or of the open `streams` is ready or `until` passes, reads the ready streams,
+/// and says which of `extra` are ready (`None`: nothing was, in time).
+fn poll_streams(
+    extra: &[BorrowedFd<'_>],
+    streams: &mut [Pumped<'_>],
+    until: Instant,
+) -> std::io::Result<Option<Vec<bool>>> {
     use rustix::event::{poll, PollFd, PollFlags};
     let open: Vec<usize> = (0..streams.len())
         .filter(|&i| streams[i].fd.is_some())
         .collect();
-    let mut fds: Vec<PollFd<'_>> = open
+    let mut fds: Vec<PollFd<'_>> = extra
         .iter()
-        .filter_map(|&i| streams[i].fd.as_ref())
         .map(|fd| PollFd::new(fd, PollFlags::IN))
+        .chain(
+            open.iter()
+                .filter_map(|&i| streams[i].fd.as_ref())
+                .map(|fd| PollFd::new(fd, PollFlags::IN)),
+        )
         .collect();
     let timeout = timespec(until.saturating_duration_since(Instant::now()));
     match poll(&mut fds, Some(&timeout)) {
-        Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(()),
+        Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(None),
         Ok(_) => {}
         Err(e) => return Err(e.into()),
     }
     let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
     drop(fds);
-    for (&i, r) in open.iter().zip(ready) {
+    let (extra_ready, streams_ready) = ready.split_at(extra.len());
+    for (&i, &r) in open.iter().zip(streams_ready) {
         if r {
             streams[i].read();
         }
     }
-    Ok(())
+    Ok(Some(extra_ready.to_vec()))
 }
 
 /// One of a run's streams (stdout, stderr, a report) read on the thread that waits for the run.
