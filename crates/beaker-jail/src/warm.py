@@ -318,6 +318,11 @@ def child(req, fds, done):
         if req["mode"] == "python":
             DONE = os.dup2(done, first_free, inheritable=False)
             first_free += 1
+            # Only the run's own process ends the run: a child it forks that finishes the script (returns
+            # through run_python) must not say "done" for it, so the socket is closed in every fork.
+            global RUN_PID
+            RUN_PID = os.getpid()
+            os.register_at_fork(after_in_child=forget_done)
         os.closerange(first_free, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
         os.chdir(req["cwd"])
         limits = req["limits"]
@@ -399,9 +404,26 @@ def run_python(req):
     os._exit(code)
 
 
+# The run's own process (a fork of it is not the run).
+RUN_PID = None
+
+
+def forget_done():
+    """In a process the run forks: no "done" from here."""
+    global DONE
+    if DONE is not None:
+        try:
+            os.close(DONE)
+        except OSError:
+            pass
+        DONE = None
+
+
 def say_done(code):
     """Ends the run before the process's exit: every descriptor but DONE closed (Beaker's pipes end now), then
-    the status and CPU time said to the launcher."""
+    the status and CPU time said to the launcher. Only from the run's own process."""
+    if DONE is None or os.getpid() != RUN_PID:
+        return
     try:
         os.closerange(0, DONE)
         os.closerange(DONE + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1])

@@ -94,6 +94,8 @@ impl Launchers {
     /// none. One done cleaning up after its last run is preferred; otherwise the newest still cleaning up is
     /// waited for. Dead ones found on the way are dropped.
     pub(crate) fn take(&self, warm: &Warm) -> Option<(Launcher, bool)> {
+        // One bound for all the launchers waited for, not one each (a third review: 8 × 30 s).
+        let until = Instant::now() + SETTLE;
         loop {
             let (taken, dead) = {
                 let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
@@ -133,7 +135,7 @@ impl Launchers {
             drop(dead);
             let mut launcher = taken?;
             let waited = launcher.settling;
-            if launcher.settle() {
+            if launcher.settle(until) {
                 return Some((launcher, waited));
             }
         }
@@ -458,9 +460,9 @@ impl Launcher {
         }
     }
 
-    /// Waits until it has cleaned up after its last run; false when it is gone or retired.
-    fn settle(&mut self) -> bool {
-        let until = Instant::now() + SETTLE;
+    /// Waits until it has cleaned up after its last run, at most until `until`; false when it is gone, retired
+    /// or still cleaning up.
+    fn settle(&mut self, until: Instant) -> bool {
         while self.settling {
             match self.receive(until) {
                 Ok(Some((m, spare))) => self.settled(&m, spare),
@@ -565,8 +567,11 @@ impl Launcher {
             let ctl = self.ctl.clone();
             let message = format!("kill:{number}");
             Arc::new(move || {
-                let _ =
-                    rustix::net::send(&*ctl, message.as_bytes(), rustix::net::SendFlags::empty());
+                let _ = rustix::net::send(
+                    &*ctl,
+                    message.as_bytes(),
+                    rustix::net::SendFlags::NOSIGNAL | rustix::net::SendFlags::DONTWAIT,
+                );
             })
         };
         let output = Output::new(limits.output_bytes, kill.clone());
@@ -613,6 +618,9 @@ impl Launcher {
                 break None;
             }
         };
+        // Closed before the launcher cleans up: its check for sockets left over passes over this pair only
+        // because Beaker holds no end of it past the run.
+        drop(spare);
         if said_done {
             // The launcher kills what is left of the run and cleans up.
             let over = format!("over:{number}");

@@ -476,3 +476,18 @@ fn runs_one_after_another_get_launchers_that_take_turns_and_no_more() {
     let n = jail.launchers.count(&w);
     assert!((1..=TAKING_TURNS).contains(&n), "{n} launchers");
 }
+
+#[test]
+fn a_forked_child_that_finishes_the_script_does_not_end_the_run() {
+    // The third review: the child inherited the run's socket and its `done` ended the run with its status.
+    let w = own("fork-done");
+    let p = python(
+        "import os, sys, time\nif os.fork() == 0:\n    print('child', flush=True)\n    sys.exit(3)\ntime.sleep(0.3)\nos.wait()\nprint('parent finished')\n",
+    );
+    let out = run_in_own(&w, &p, Start::Python { report: false });
+    assert_eq!(
+        (out.exit_code, text(&out.stdout)),
+        (Some(0), "child\nparent finished\n".into()),
+        "{out:?}"
+    );
+}
