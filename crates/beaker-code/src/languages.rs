@@ -171,6 +171,8 @@ pub(crate) struct Toolchain {
     pub program: PathBuf,
     /// Host paths outside [`beaker_jail::BASE_MOUNTS`] it needs (a rustup toolchain, the JDK's `/etc` config).
     pub mounts: Vec<Mount>,
+    /// What runs the program it makes, when that is another program (TypeScript's Node.js: `{node}`).
+    pub runner: Option<PathBuf>,
     /// What identifies this toolchain's builds (its real path and modification time): a new compiler misses
     /// the old builds in the cache.
     pub identity: String,
@@ -182,9 +184,10 @@ impl Toolchain {
     /// the runs' own user); `None` when there is none.
     pub fn find(def: &LanguageDef, reachable: &dyn Fn(&Path) -> bool) -> Option<Toolchain> {
         let mut candidates = Vec::new();
+        let mut runner = None;
         if def.name == "typescript" {
             // esbuild from Beaker's own install, and node to run what it makes.
-            node()?;
+            runner = Some(node().filter(|n| reachable(n))?);
             candidates.extend(typescript_dir().map(|d| d.join("bin").join(def.program)));
         } else if def.program.starts_with('/') {
             candidates.push(PathBuf::from(def.program));
@@ -197,6 +200,7 @@ impl Toolchain {
             .filter(|c| c.is_file())
             .filter_map(|c| Toolchain::at(def, &c))
             .find(|t| reachable(&t.program) && t.mounts.iter().all(|m| reachable(&m.host)))
+            .map(|t| Toolchain { runner, ..t })
     }
 
     /// The toolchain whose program is `found`.
@@ -243,12 +247,13 @@ impl Toolchain {
             identity: format!("{}@{modified}", program.display()),
             program,
             mounts,
+            runner: None,
         })
     }
 }
 
-/// Node.js, which runs `nodejs` programs and TypeScript once esbuild has made it JavaScript.
-pub(crate) fn node() -> Option<PathBuf> {
+/// Node.js, which runs TypeScript once esbuild has made it JavaScript.
+fn node() -> Option<PathBuf> {
     beaker_jail::find_in_path("node")
         .or_else(|| Some(PathBuf::from("/usr/bin/node")))
         .filter(|p| p.is_file())

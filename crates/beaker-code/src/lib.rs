@@ -785,10 +785,9 @@ impl Run<'_> {
         let java = languages::java_beside(&self.toolchain.program)
             .display()
             .to_string();
-        let node = languages::node()
-            .unwrap_or_else(|| "node".into())
-            .display()
-            .to_string();
+        let node = (self.toolchain.runner.as_deref())
+            .map(|r| r.display().to_string())
+            .unwrap_or_default();
         template
             .iter()
             .map(|a| {

@@ -7,7 +7,7 @@ The launcher forks the next run's child ahead (the spare) and hands Beaker a soc
 to the spare directly, and a Python run says it is over there, so a run crosses no process but its own.
 
     launcher -> Beaker   {"ready", "failed", "spare": N} with the spare's socket
-    Beaker -> spare      {"run", "mode": "exec"|"python", "report", "argv", "env", "cwd", "files": [[name, size,
+    Beaker -> spare      {"mode": "exec"|"python", "report", "argv", "env", "cwd", "files": [[name, size,
                          mode]], "limits"} with descriptors: stdin, stdout, stderr, the files' bytes one after
                          another[, the binary (exec) or the report pipe (python with "report"), as descriptor 3]
     spare -> Beaker      b"done:STATUS:CPU_US" (a Python run, once its script is over)
