@@ -43,8 +43,15 @@ pub struct Entry {
     build: Build,
 }
 
-/// Builds a native family's tools.
-pub type BuildNative = fn() -> Vec<Arc<dyn Tool>>;
+/// Builds a native family's tools, with the catalog's [`Options`].
+pub type BuildNative = fn(&Options) -> Vec<Arc<dyn Tool>>;
+
+/// What a catalog's families are built with, besides the sandbox.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// The indexes `web_search` searches (the built-in `docs`, and folders named by `--index NAME=DIR`).
+    pub indexes: Arc<beaker_search::Indexes>,
+}
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
 pub type BuildSandboxed = fn(&Sandbox) -> Result<Vec<Arc<dyn Tool>>, SandboxError>;
@@ -87,21 +94,21 @@ pub fn run_worker(args: &[std::ffi::OsString]) -> Option<i32> {
 
 /// Every tool Beaker ships, in the order catalogs list them. One line per family.
 pub const BUILTIN: &[Entry] = &[
-    Entry::native("calculator", || {
+    Entry::native("calculator", |_| {
         vec![Arc::new(beaker_calculator::Calculator::new())]
     }),
-    Entry::native("units", || {
+    Entry::native("units", |_| {
         vec![Arc::new(beaker_units::UnitConverter::new())]
     }),
-    Entry::native("plotter", || vec![Arc::new(beaker_plotter::Plotter::new())]),
-    Entry::native("numerical", || {
+    Entry::native("plotter", |_| vec![Arc::new(beaker_plotter::Plotter::new())]),
+    Entry::native("numerical", |_| {
         // `stats` is answered by the statistics tool, injected here so neither crate depends on the other.
         let stats: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
         vec![Arc::new(
             beaker_numerical::Numerical::new().with_stats(stats),
         )]
     }),
-    Entry::native("statistics", || {
+    Entry::native("statistics", |_| {
         vec![Arc::new(beaker_statistics::Statistics::new())]
     }),
     // execute_python's native backend and code_test's stdin/stdout judge are execute_code's jail, injected so
@@ -113,19 +120,22 @@ pub const BUILTIN: &[Entry] = &[
         };
         beaker_python::tools_with_native(sandbox, Some(native))
     }),
-    Entry::native("code", || {
+    Entry::native("code", |_| {
         vec![Arc::new(beaker_code::ExecuteCode::new(None))]
     }),
-    Entry::native("logic", || vec![Arc::new(beaker_logic::LogicSolver::new())]),
-    Entry::native("chemistry", || {
+    Entry::native("logic", |_| vec![Arc::new(beaker_logic::LogicSolver::new())]),
+    Entry::native("chemistry", |_| {
         vec![Arc::new(beaker_chemistry::Chemistry::new())]
     }),
-    Entry::native("physics", || vec![Arc::new(beaker_physics::Physics::new())]),
-    Entry::native("grading", || vec![Arc::new(beaker_grade::Grade::new())]),
+    Entry::native("physics", |_| vec![Arc::new(beaker_physics::Physics::new())]),
+    Entry::native("grading", |_| vec![Arc::new(beaker_grade::Grade::new())]),
+    Entry::native("web_search", |o| {
+        vec![Arc::new(beaker_search::WebSearch::new(o.indexes.clone()))]
+    }),
 ];
 
 /// Tools that exist only to test front ends (`beaker serve --test-tools`); never in [`BUILTIN`].
-pub const TESTING: &[Entry] = &[Entry::native("testing", || {
+pub const TESTING: &[Entry] = &[Entry::native("testing", |_| {
     vec![Arc::new(testing::Block::new())]
 })];
 
@@ -171,6 +181,7 @@ pub struct Catalog {
     tools: Vec<Arc<dyn Tool>>,
     guest_dirs: Vec<PathBuf>,
     sandbox: Option<Sandbox>,
+    options: Options,
 }
 
 /// What [`Catalog::load`] built.
@@ -246,6 +257,12 @@ impl Catalog {
         self
     }
 
+    /// Searches these indexes with `web_search` (default: the built-in `docs` alone).
+    pub fn indexes(mut self, indexes: beaker_search::Indexes) -> Catalog {
+        self.options.indexes = Arc::new(indexes);
+        self
+    }
+
     /// Runs sandboxed tools in this sandbox instead of the process-wide [`Sandbox::shared`] one.
     pub fn sandbox(mut self, sandbox: Sandbox) -> Catalog {
         self.sandbox = Some(sandbox);
@@ -277,7 +294,7 @@ impl Catalog {
         };
         for entry in &self.families {
             match &entry.build {
-                Build::Native(build) => loaded.tools.extend(build()),
+                Build::Native(build) => loaded.tools.extend(build(&self.options)),
                 Build::Sandboxed(build) => loaded.tools.extend(build(&self.sandbox_for_load()?)?),
             }
         }

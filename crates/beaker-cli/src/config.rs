@@ -38,6 +38,10 @@ pub struct EngineArgs {
     /// to load is reported on stderr and the others still load.
     #[arg(long)]
     pub guest_dir: Vec<PathBuf>,
+    /// A `web_search` index to serve, as NAME=DIR (a folder `beaker index build` wrote); repeatable. The
+    /// first is the default index; the built-in `docs` is always there too.
+    #[arg(long = "index", value_name = "NAME=DIR", value_parser = parse_index)]
+    pub index: Vec<(String, PathBuf)>,
     /// Leave out the sandboxed Python tools (`execute_python`, `code_test`).
     #[arg(long)]
     pub no_python: bool,
@@ -116,6 +120,24 @@ struct File {
     limits: Option<Limits>,
     #[serde(default)]
     max_limits: Option<Limits>,
+    #[serde(default)]
+    web_search: WebSearchFile,
+}
+
+/// The `[web_search]` section.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct WebSearchFile {
+    /// NAME = "DIR", served with the `--index` flags' (a flag's wins for the same name).
+    #[serde(default)]
+    indexes: toml::Table,
+    /// The index a call that names none searches (default: the first `--index` flag's, else the first
+    /// index here in name order, else `docs`).
+    default: Option<String>,
+    /// BM25's term-frequency saturation (default 0.9, Lucene's).
+    k1: Option<f64>,
+    /// BM25's length normalisation (default 0.4, Lucene's).
+    b: Option<f64>,
 }
 
 /// Everything a front end needs to start.
@@ -134,6 +156,12 @@ pub struct Settings {
     pub http_timeouts_ms: (Option<u64>, Option<u64>),
     /// With `--http`: requests that may wait for a slot past `max_in_flight`, and for how long (milliseconds).
     pub http_waiting: (Option<usize>, Option<u64>),
+    /// `web_search`'s index folders, by name (the first is the default).
+    pub indexes: Vec<(String, PathBuf)>,
+    /// `web_search`'s default index, when not the first folder's.
+    pub default_index: Option<String>,
+    /// `web_search`'s BM25 parameters `k1` and `b`.
+    pub bm25: (f64, f64),
 }
 
 impl Settings {
@@ -186,6 +214,36 @@ impl Settings {
             .context("invalid limits")?;
         let mut guest_dirs = file.guest_dirs;
         guest_dirs.extend(args.guest_dir.iter().cloned());
+        // The flags' first, so the first flag is the default index.
+        let mut indexes: Vec<(String, PathBuf)> = args.index.clone();
+        for (name, dir) in &file.web_search.indexes {
+            if indexes.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            let dir = dir
+                .as_str()
+                .ok_or_else(|| anyhow::anyhow!("[web_search] indexes.{name} is a folder's path"))?;
+            indexes.push((name.clone(), PathBuf::from(dir)));
+        }
+        let default_index = file.web_search.default.clone();
+        if let Some(d) = &default_index {
+            anyhow::ensure!(
+                d == beaker_search::BUILTIN || indexes.iter().any(|(n, _)| n == d),
+                "[web_search] default = {d:?} names no index"
+            );
+        }
+        // A folder that is not an index stops the server at start, not at its first search.
+        for (name, dir) in &indexes {
+            beaker_search::SearchIndex::open(dir).with_context(|| format!("index `{name}`"))?;
+        }
+        let bm25 = (
+            file.web_search.k1.unwrap_or(beaker_search::index::DEFAULT_K1),
+            file.web_search.b.unwrap_or(beaker_search::index::DEFAULT_B),
+        );
+        anyhow::ensure!(
+            bm25.0.is_finite() && bm25.0 >= 0.0 && (0.0..=1.0).contains(&bm25.1),
+            "[web_search] k1 is a number >= 0 and b a number from 0 to 1"
+        );
         Ok(Settings {
             config,
             guest_dirs,
@@ -198,6 +256,9 @@ impl Settings {
             drain_ms: file.drain_ms.unwrap_or(0),
             http_timeouts_ms: (file.http_header_timeout_ms, file.http_body_timeout_ms),
             http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
+            indexes,
+            default_index,
+            bm25,
         })
     }
 
@@ -226,7 +287,12 @@ impl Settings {
 
     /// The families and guest directories these settings ask for.
     fn catalog(&self) -> anyhow::Result<Catalog> {
-        let mut catalog = Catalog::builtin();
+        let mut indexes =
+            beaker_search::Indexes::new(self.indexes.clone()).with_bm25(self.bm25.0, self.bm25.1);
+        if let Some(d) = &self.default_index {
+            indexes = indexes.with_default(d)?;
+        }
+        let mut catalog = Catalog::builtin().indexes(indexes);
         if !self.python {
             catalog = catalog.without("python");
         }
@@ -282,6 +348,23 @@ impl Settings {
         }
         Ok((engine, load_errors))
     }
+}
+
+/// An index flag's `NAME=DIR`.
+fn parse_index(text: &str) -> Result<(String, PathBuf), String> {
+    let (name, dir) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=DIR"))?;
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    if !ok || dir.is_empty() {
+        return Err(format!(
+            "`{text}` is not NAME=DIR (a name of letters, digits, `_`, `-`, `.`)"
+        ));
+    }
+    Ok((name.to_string(), PathBuf::from(dir)))
 }
 
 /// A size in bytes: a whole number, optionally with a unit (`KiB`, `MiB`, `GiB`, `TiB`, or `K`, `M`, `G`, `T`

@@ -96,6 +96,9 @@ enum Command {
     /// Compile the sandboxed guests (the Python interpreter's snapshot, and any `--guest-dir` tools) into
     /// the module cache, so the first call of a server does not wait for it. Prints what it loaded.
     Compile(commands::compile::CompileArgs),
+    /// Build and describe `web_search`'s BM25 indexes (`beaker index build CORPUS --out DIR`, `beaker index
+    /// info DIR`); serve one with `beaker serve --index NAME=DIR`.
+    Index(commands::index::IndexArgs),
 }
 
 /// Runs the `beaker` command line with the process's arguments.
@@ -165,6 +168,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::RunPlan(args) => commands::run_plan::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Compile(args) => commands::compile::run(args),
+        Command::Index(args) => commands::index::run(args),
         Command::Tools(args) => commands::tools::run(args),
         Command::RunText(args) => commands::run_text::run(args),
     }

@@ -1,0 +1,1 @@
+//! Unit tests of the index: reading corpora, building, scoring, ties, sites and paging.
