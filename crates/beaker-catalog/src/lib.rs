@@ -34,6 +34,16 @@ pub use beaker_sandbox::{Sandbox, SandboxConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// `web_search`'s indexes, for the front ends that build (`beaker index`), configure (`--index`) and serve
+/// them (`/retrieve`): tools enter through the catalog, and so does what their front ends need of them.
+pub mod search {
+    pub use beaker_search::index::{DEFAULT_B, DEFAULT_K1};
+    pub use beaker_search::{
+        BuildOptions, CorpusReader, Indexes, Meta, Progress, SearchError, SearchIndex, BUILTIN,
+        MAX_RESULTS,
+    };
+}
+
 /// One family of tools and how to build it.
 pub struct Entry {
     /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.

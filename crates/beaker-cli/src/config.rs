@@ -228,17 +228,17 @@ impl Settings {
         let default_index = file.web_search.default.clone();
         if let Some(d) = &default_index {
             anyhow::ensure!(
-                d == beaker_search::BUILTIN || indexes.iter().any(|(n, _)| n == d),
+                d == beaker_catalog::search::BUILTIN || indexes.iter().any(|(n, _)| n == d),
                 "[web_search] default = {d:?} names no index"
             );
         }
         // A folder that is not an index stops the server at start, not at its first search.
         for (name, dir) in &indexes {
-            beaker_search::SearchIndex::open(dir).with_context(|| format!("index `{name}`"))?;
+            beaker_catalog::search::SearchIndex::open(dir).with_context(|| format!("index `{name}`"))?;
         }
         let bm25 = (
-            file.web_search.k1.unwrap_or(beaker_search::index::DEFAULT_K1),
-            file.web_search.b.unwrap_or(beaker_search::index::DEFAULT_B),
+            file.web_search.k1.unwrap_or(beaker_catalog::search::DEFAULT_K1),
+            file.web_search.b.unwrap_or(beaker_catalog::search::DEFAULT_B),
         );
         anyhow::ensure!(
             bm25.0.is_finite() && bm25.0 >= 0.0 && (0.0..=1.0).contains(&bm25.1),
@@ -288,7 +288,7 @@ impl Settings {
     /// The families and guest directories these settings ask for.
     fn catalog(&self) -> anyhow::Result<Catalog> {
         let mut indexes =
-            beaker_search::Indexes::new(self.indexes.clone()).with_bm25(self.bm25.0, self.bm25.1);
+            beaker_catalog::search::Indexes::new(self.indexes.clone()).with_bm25(self.bm25.0, self.bm25.1);
         if let Some(d) = &self.default_index {
             indexes = indexes.with_default(d)?;
         }

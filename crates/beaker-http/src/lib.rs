@@ -24,6 +24,7 @@
 
 mod metrics;
 mod routes;
+mod retrieve;
 mod run_code;
 mod run_jupyter;
 mod tokens;
@@ -129,6 +130,7 @@ pub fn router(dispatcher: impl Into<Dispatcher>, options: Options) -> Router {
         .route("/v1/trajectory/{tag}", delete(routes::close_trajectory))
         .route("/run_code", post(run_code::run_code))
         .route("/run_jupyter", post(run_jupyter::run_jupyter))
+        .route("/retrieve", post(retrieve::retrieve))
         .fallback(routes::not_found)
         // The guard has read the body within the cap already; this only lifts the extractors' own 2 MiB default
         // to the same cap.

@@ -1,7 +1,7 @@
 //! `beaker index build` and `beaker index info`: web_search's indexes on disk.
 
 use anyhow::Context;
-use beaker_search::{BuildOptions, CorpusReader, Progress, SearchIndex};
+use beaker_catalog::search::{BuildOptions, CorpusReader, Progress, SearchIndex};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
