@@ -1146,6 +1146,18 @@ fn openapi_describes_what_is_served() -> Outcome {
         ("POST", "/run_jupyter", json!({"kernel": "python3"})),
         (
             "POST",
+            "/retrieve",
+            json!({"queries": ["git commit", "?"], "topk": 2, "return_scores": true}),
+        ),
+        ("POST", "/retrieve", json!({"queries": ["git commit"]})),
+        (
+            "POST",
+            "/retrieve",
+            json!({"queries": ["git"], "topk": 500}),
+        ),
+        ("POST", "/retrieve", json!({"topk": 5})),
+        (
+            "POST",
             "/v1/run-text",
             json!({"text": "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+2\"}}\n</tool_call>", "template": "qwen2.5", "tag": "h1"}),
         ),

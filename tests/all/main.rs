@@ -32,6 +32,7 @@ mod tidy;
 mod traces;
 mod trajectories;
 mod units;
+mod web_search;
 
 fn main() {
     // Engines built in this process run Z3 in worker processes of the binary under test, as `beaker serve` does
@@ -50,6 +51,7 @@ fn main() {
     trials.extend(api::trials());
     trials.extend(tidy::trials());
     trials.extend(units::trials());
+    trials.extend(web_search::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

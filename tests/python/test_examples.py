@@ -58,3 +58,7 @@ def test_trl_tools():
 
 def test_skyrl_env():
     run_example("skyrl_env", str(DATA / "skyrl_env.episodes.json"))
+
+
+def test_search_r1_rollout_over_retrieve():
+    run_example("search_r1_rollout", "--beaker", beaker_binary())

@@ -110,7 +110,9 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("units", |_| {
         vec![Arc::new(beaker_units::UnitConverter::new())]
     }),
-    Entry::native("plotter", |_| vec![Arc::new(beaker_plotter::Plotter::new())]),
+    Entry::native("plotter", |_| {
+        vec![Arc::new(beaker_plotter::Plotter::new())]
+    }),
     Entry::native("numerical", |_| {
         // `stats` is answered by the statistics tool, injected here so neither crate depends on the other.
         let stats: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
@@ -133,11 +135,15 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("code", |_| {
         vec![Arc::new(beaker_code::ExecuteCode::new(None))]
     }),
-    Entry::native("logic", |_| vec![Arc::new(beaker_logic::LogicSolver::new())]),
+    Entry::native("logic", |_| {
+        vec![Arc::new(beaker_logic::LogicSolver::new())]
+    }),
     Entry::native("chemistry", |_| {
         vec![Arc::new(beaker_chemistry::Chemistry::new())]
     }),
-    Entry::native("physics", |_| vec![Arc::new(beaker_physics::Physics::new())]),
+    Entry::native("physics", |_| {
+        vec![Arc::new(beaker_physics::Physics::new())]
+    }),
     Entry::native("grading", |_| vec![Arc::new(beaker_grade::Grade::new())]),
     Entry::native("web_search", |o| {
         vec![Arc::new(beaker_search::WebSearch::new(o.indexes.clone()))]

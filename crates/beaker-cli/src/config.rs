@@ -234,11 +234,16 @@ impl Settings {
         }
         // A folder that is not an index stops the server at start, not at its first search.
         for (name, dir) in &indexes {
-            beaker_catalog::search::SearchIndex::open(dir).with_context(|| format!("index `{name}`"))?;
+            beaker_catalog::search::SearchIndex::open(dir)
+                .with_context(|| format!("index `{name}`"))?;
         }
         let bm25 = (
-            file.web_search.k1.unwrap_or(beaker_catalog::search::DEFAULT_K1),
-            file.web_search.b.unwrap_or(beaker_catalog::search::DEFAULT_B),
+            file.web_search
+                .k1
+                .unwrap_or(beaker_catalog::search::DEFAULT_K1),
+            file.web_search
+                .b
+                .unwrap_or(beaker_catalog::search::DEFAULT_B),
         );
         anyhow::ensure!(
             bm25.0.is_finite() && bm25.0 >= 0.0 && (0.0..=1.0).contains(&bm25.1),
@@ -287,8 +292,8 @@ impl Settings {
 
     /// The families and guest directories these settings ask for.
     fn catalog(&self) -> anyhow::Result<Catalog> {
-        let mut indexes =
-            beaker_catalog::search::Indexes::new(self.indexes.clone()).with_bm25(self.bm25.0, self.bm25.1);
+        let mut indexes = beaker_catalog::search::Indexes::new(self.indexes.clone())
+            .with_bm25(self.bm25.0, self.bm25.1);
         if let Some(d) = &self.default_index {
             indexes = indexes.with_default(d)?;
         }

@@ -23,8 +23,8 @@
 #![deny(missing_docs)]
 
 mod metrics;
-mod routes;
 mod retrieve;
+mod routes;
 mod run_code;
 mod run_jupyter;
 mod tokens;

@@ -85,7 +85,7 @@ pub(crate) async fn retrieve(Caller(dispatcher): Caller, body: Bytes) -> Respons
             };
             match documents(call.await, req.return_scores) {
                 Ok(docs) => result.push(docs),
-                Err(refused) => return refused,
+                Err(refused) => return *refused,
             }
         }
     }
@@ -94,7 +94,7 @@ pub(crate) async fn retrieve(Caller(dispatcher): Caller, body: Bytes) -> Respons
 
 /// One query's documents in Search-R1's shape, or the HTTP answer its failure gets: 422 for a request the
 /// search refuses (no such index, a query too long), 503 for a server too busy, 500 otherwise.
-fn documents(env: Envelope, with_scores: bool) -> Result<Value, Response> {
+fn documents(env: Envelope, with_scores: bool) -> Result<Value, Box<Response>> {
     let Some(result) = env.result.filter(|_| env.success) else {
         let kind = env.error_kind.unwrap_or(ErrorKind::Internal);
         let message = env.error.unwrap_or_else(|| "no result".into());
@@ -105,7 +105,7 @@ fn documents(env: Envelope, with_scores: bool) -> Result<Value, Response> {
             ErrorKind::Timeout | ErrorKind::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        return Err(refuse(status, message));
+        return Err(Box::new(refuse(status, message)));
     };
     let hits = result["results"].as_array().cloned().unwrap_or_default();
     Ok(Value::Array(

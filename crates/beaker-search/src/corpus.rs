@@ -46,7 +46,12 @@ impl Passage {
         let id = match map.get("id") {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
-            Some(other) => return Err(format!("`id` is a string or an integer, not {}", kind(other))),
+            Some(other) => {
+                return Err(format!(
+                    "`id` is a string or an integer, not {}",
+                    kind(other)
+                ))
+            }
             None => return Err("no `id`".into()),
         };
         let text_of = |key: &str| -> Result<Option<String>, String> {
@@ -172,9 +177,8 @@ impl CorpusReader {
                 return Ok(None);
             }
             self.line += 1;
-            let text = std::str::from_utf8(&self.buf).map_err(|e| {
-                SearchError::Corpus(format!("line {}: not UTF-8 ({e})", self.line))
-            })?;
+            let text = std::str::from_utf8(&self.buf)
+                .map_err(|e| SearchError::Corpus(format!("line {}: not UTF-8 ({e})", self.line)))?;
             match Passage::parse(text) {
                 Ok(Some(p)) => return Ok(Some(p)),
                 Ok(None) => continue,

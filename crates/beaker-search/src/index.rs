@@ -181,8 +181,8 @@ impl SearchIndex {
         let (schema, fields) = schema();
         let index = Index::create_in_dir(out, schema)?;
         let meta = fill(&index, fields, corpus, source, options, progress)?;
-        let json = serde_json::to_string_pretty(&meta)
-            .map_err(|e| SearchError::Index(e.to_string()))?;
+        let json =
+            serde_json::to_string_pretty(&meta).map_err(|e| SearchError::Index(e.to_string()))?;
         let path = out.join(META_FILE);
         std::fs::write(&path, json + "\n").map_err(|e| SearchError::io(&path, e))?;
         SearchIndex::from_index(index, fields, meta)
@@ -276,9 +276,10 @@ impl SearchIndex {
             terms.push((term, f64::from(*count) * idf, idf, (*word).to_string()));
         }
         let site = match request.site {
-            Some(s) => Some(host_of(s).ok_or_else(|| {
-                SearchError::Request(format!("`site` names no host: {s:?}"))
-            })?),
+            Some(s) => Some(
+                host_of(s)
+                    .ok_or_else(|| SearchError::Request(format!("`site` names no host: {s:?}")))?,
+            ),
             None => None,
         };
         let want = request.offset.saturating_add(request.limit);
@@ -302,7 +303,9 @@ impl SearchIndex {
                     let site_index = segment.inverted_index(self.fields.site)?;
                     let term = Term::from_field_text(self.fields.site, host);
                     let mut set = vec![0u64; (max_doc as usize).div_ceil(64)];
-                    if let Some(mut p) = site_index.read_postings(&term, IndexRecordOption::Basic)? {
+                    if let Some(mut p) =
+                        site_index.read_postings(&term, IndexRecordOption::Basic)?
+                    {
                         let mut d = p.doc();
                         while d != TERMINATED {
                             set[(d / 64) as usize] |= 1 << (d % 64);
@@ -393,7 +396,7 @@ impl SearchIndex {
                 }
                 base = end.max(next - next % WINDOW);
                 windows += 1;
-                if windows % 64 == 0 {
+                if windows.is_multiple_of(64) {
                     checkpoint()?;
                 }
             }
@@ -447,9 +450,17 @@ impl SearchIndex {
 /// The best fragment of `text` for the query's words; the text's beginning when none of them is in it.
 fn snippet(generator: &SnippetGenerator, text: &str) -> String {
     let s = generator.snippet(text);
-    let fragment = s.fragment().trim();
-    if !fragment.is_empty() {
-        return fragment.to_string();
+    let range = s.fragment_range();
+    if !s.fragment().trim().is_empty() && range.end <= text.len() {
+        // tantivy cuts fragments at token boundaries, which can be inside a word (`don't` is two tokens):
+        // widen the cut to the whitespace around it.
+        let start = text[..range.start]
+            .rfind(char::is_whitespace)
+            .map_or(0, |i| i + 1);
+        let end = text[range.end..]
+            .find(char::is_whitespace)
+            .map_or(text.len(), |i| range.end + i);
+        return text[start..end].trim().to_string();
     }
     let end = text
         .char_indices()

@@ -155,7 +155,9 @@ impl Indexes {
     /// The same indexes with `name` searched when a call names none.
     pub fn with_default(mut self, name: &str) -> Result<Indexes, SearchError> {
         if !self.entries.contains_key(name) {
-            return Err(SearchError::Index(format!("no index `{name}` to be the default")));
+            return Err(SearchError::Index(format!(
+                "no index `{name}` to be the default"
+            )));
         }
         self.default = name.to_string();
         Ok(self)
@@ -196,7 +198,7 @@ impl Indexes {
             opened.map(Arc::new).map_err(|e| e.to_string())
         })
         .clone()
-            .map_err(|e| ToolError::new(ErrorKind::ToolError, format!("index `{name}`: {e}")))
+        .map_err(|e| ToolError::new(ErrorKind::ToolError, format!("index `{name}`: {e}")))
     }
 }
 

@@ -1,1 +1,319 @@
 //! Unit tests of the index: reading corpora, building, scoring, ties, sites and paging.
+
+use crate::corpus::{CorpusReader, Passage};
+use crate::index::{host_of, Request, SearchIndex};
+use crate::{analyzer, SearchError};
+use std::io::Write;
+
+fn index_of(lines: &str) -> SearchIndex {
+    let corpus = CorpusReader::new(std::io::Cursor::new(lines.as_bytes().to_vec()));
+    let built = corpus.and_then(|c| SearchIndex::build_in_ram(c, "test"));
+    match built {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn search(
+    index: &SearchIndex,
+    query: &str,
+    limit: usize,
+    offset: usize,
+    site: Option<&str>,
+) -> Vec<(String, f64)> {
+    let request = Request {
+        query,
+        limit,
+        offset,
+        site,
+        k1: 0.9,
+        b: 0.4,
+    };
+    match index.search(&request, &mut || Ok(())) {
+        Ok(found) => found
+            .hits
+            .into_iter()
+            .map(|h| (h.passage.id, h.score))
+            .collect(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn both_corpus_forms_are_read() {
+    let r1 = Passage::parse(r#"{"id": "7", "contents": "\"Paris\"\nThe capital of France."}"#);
+    let r1 = r1.ok().flatten();
+    assert_eq!(r1.as_ref().map(|p| p.title.as_str()), Some("Paris"));
+    assert_eq!(
+        r1.as_ref().map(|p| p.text.as_str()),
+        Some("The capital of France.")
+    );
+    assert_eq!(
+        r1.map(|p| p.contents()),
+        Some("\"Paris\"\nThe capital of France.".to_string())
+    );
+    let common = Passage::parse(
+        r#"{"id": 12, "title": "Paris", "text": "Capital.", "url": "https://x.org/p"}"#,
+    );
+    let common = common.ok().flatten();
+    assert_eq!(common.as_ref().map(|p| p.id.as_str()), Some("12"));
+    assert_eq!(
+        common.map(|p| p.contents()),
+        Some("Paris\nCapital.".to_string())
+    );
+    assert_eq!(Passage::parse("   "), Ok(None));
+    for (bad, says) in [
+        ("[1]", "JSON object"),
+        (r#"{"text": "x"}"#, "no `id`"),
+        (
+            r#"{"id": 1.5, "text": "x"}"#,
+            "`id` is a string or an integer",
+        ),
+        (r#"{"id": "1"}"#, "no `contents`"),
+        (r#"{"id": "1", "text": 3}"#, "`text` is a string"),
+        ("{", "not JSON"),
+    ] {
+        let err = Passage::parse(bad).err().unwrap_or_default();
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn gzip_is_recognised_by_its_bytes_and_errors_name_the_line() {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ =
+        gz.write_all(b"{\"id\": \"a\", \"text\": \"one\"}\n\n{\"id\": \"b\", \"text\": \"two\"}\n");
+    let bytes = gz.finish().unwrap_or_default();
+    let Ok(mut reader) = CorpusReader::new(std::io::Cursor::new(bytes)) else {
+        panic!("gzip not read")
+    };
+    let ids: Vec<String> = std::iter::from_fn(|| reader.next_passage().ok().flatten())
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
+    let Ok(mut bad) = CorpusReader::new(std::io::Cursor::new(
+        b"{\"id\": \"a\", \"text\": \"x\"}\n{\"id\": \"b\"}\n".to_vec(),
+    )) else {
+        panic!("plain not read")
+    };
+    assert!(bad.next_passage().is_ok());
+    let err = bad
+        .next_passage()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("line 2"), "{err}");
+    let Ok(mut not_utf8) =
+        CorpusReader::new(std::io::Cursor::new(b"{\"id\": \"\xff\"}\n".to_vec()))
+    else {
+        panic!()
+    };
+    let err = not_utf8
+        .next_passage()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("line 1: not UTF-8"), "{err}");
+}
+
+#[test]
+fn the_analyzer_splits_at_non_alphanumerics_and_lower_cases() {
+    let mut a = analyzer::analyzer();
+    assert_eq!(
+        analyzer::tokens(&mut a, "Don't PANIC: x86_64 café-au-lait ΣΊΣΥΦΟΣ 4.2"),
+        [
+            "don",
+            "t",
+            "panic",
+            "x86",
+            "64",
+            "café",
+            "au",
+            "lait",
+            "σίσυφοσ",
+            "4",
+            "2"
+        ]
+    );
+    assert_eq!(analyzer::count(&mut a, "title:foo AND bar* \"quoted\""), 5);
+}
+
+#[test]
+fn scores_are_lucenes_bm25_with_exact_lengths() {
+    // N = 3, avgdl = (2 + 4 + 1) / 3; "apple" is in two passages.
+    let index = index_of(concat!(
+        r#"{"id": "a", "title": "", "text": "apple pie"}"#,
+        "\n",
+        r#"{"id": "b", "title": "", "text": "apple apple and pears"}"#,
+        "\n",
+        r#"{"id": "c", "title": "", "text": "plums"}"#,
+        "\n",
+    ));
+    let (n, df, avgdl, k1, b) = (3.0f64, 2.0f64, 7.0f64 / 3.0, 0.9, 0.4);
+    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    let score = |tf: f64, dl: f64| idf * tf / (tf + k1 * (1.0 - b + b * dl / avgdl));
+    let got = search(&index, "apple", 10, 0, None);
+    let want = [
+        ("b".to_string(), score(2.0, 4.0)),
+        ("a".to_string(), score(1.0, 2.0)),
+    ];
+    assert_eq!(got.len(), 2);
+    for ((gid, gs), (wid, ws)) in got.iter().zip(want.iter()) {
+        assert_eq!(gid, wid);
+        assert!((gs - ws).abs() <= 1e-12 * ws, "{gs} vs {ws}");
+    }
+    // A word said twice weighs twice, as Lucene's query parser's two clauses do.
+    let twice = search(&index, "apple apple", 1, 0, None);
+    assert!((twice[0].1 - 2.0 * want[0].1).abs() <= 1e-12);
+    assert!(search(&index, "kiwi", 10, 0, None).is_empty());
+    assert!(search(&index, "?!", 10, 0, None).is_empty());
+}
+
+#[test]
+fn equal_scores_are_ordered_by_id_and_pages_follow() {
+    let mut lines = String::new();
+    for id in ["m", "c", "x", "a", "k", "b"] {
+        lines.push_str(&format!(
+            "{{\"id\": \"{id}\", \"title\": \"\", \"text\": \"same words here\"}}\n"
+        ));
+    }
+    let index = index_of(&lines);
+    let ids = |v: Vec<(String, f64)>| v.into_iter().map(|(i, _)| i).collect::<Vec<_>>();
+    assert_eq!(
+        ids(search(&index, "words", 10, 0, None)),
+        ["a", "b", "c", "k", "m", "x"]
+    );
+    assert_eq!(ids(search(&index, "words", 2, 0, None)), ["a", "b"]);
+    assert_eq!(ids(search(&index, "words", 2, 2, None)), ["c", "k"]);
+    assert_eq!(ids(search(&index, "words", 5, 4, None)), ["m", "x"]);
+    assert!(search(&index, "words", 5, 6, None).is_empty());
+}
+
+#[test]
+fn a_site_is_the_host_or_a_parent_domain() {
+    assert_eq!(
+        host_of("https://Docs.Python.org:443/3/x.html?q#f").as_deref(),
+        Some("docs.python.org")
+    );
+    assert_eq!(
+        host_of("http://user@www.example.com/").as_deref(),
+        Some("example.com")
+    );
+    assert_eq!(host_of("example.com/path").as_deref(), Some("example.com"));
+    assert_eq!(host_of("https:///nothing"), None);
+    let index = index_of(concat!(
+        r#"{"id": "1", "title": "", "text": "rust book", "url": "https://doc.rust-lang.org/book/"}"#,
+        "\n",
+        r#"{"id": "2", "title": "", "text": "rust blog", "url": "https://blog.rust-lang.org/"}"#,
+        "\n",
+        r#"{"id": "3", "title": "", "text": "rust mirror", "url": "https://evil-rust-lang.org/"}"#,
+        "\n",
+        r#"{"id": "4", "title": "", "text": "rust nowhere"}"#,
+        "\n",
+    ));
+    let ids = |site| {
+        let mut v: Vec<String> = search(&index, "rust", 10, 0, Some(site))
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids("rust-lang.org"), ["1", "2"]);
+    assert_eq!(ids("https://blog.rust-lang.org/2024"), ["2"]);
+    assert_eq!(ids("www.doc.rust-lang.org"), ["1"]);
+    assert!(ids("lang.org").is_empty());
+    let request = Request {
+        query: "rust",
+        limit: 1,
+        offset: 0,
+        site: Some("///"),
+        k1: 0.9,
+        b: 0.4,
+    };
+    assert!(matches!(
+        index.search(&request, &mut || Ok(())),
+        Err(SearchError::Request(_))
+    ));
+}
+
+#[test]
+fn an_empty_corpus_is_an_index_that_finds_nothing() {
+    let index = index_of("");
+    assert_eq!(index.meta.passages, 0);
+    assert!(search(&index, "anything", 5, 0, None).is_empty());
+}
+
+#[test]
+fn a_folder_is_built_once_and_reopened() {
+    let Ok(dir) = tempfile::tempdir() else {
+        panic!("no temp dir")
+    };
+    let out = dir.path().join("idx");
+    let corpus = || {
+        CorpusReader::new(std::io::Cursor::new(
+            b"{\"id\": \"1\", \"text\": \"hello world\"}\n".to_vec(),
+        ))
+    };
+    let mut reports = 0;
+    let built = corpus()
+        .and_then(|c| SearchIndex::build(c, "t", &out, &Default::default(), &mut |_| reports += 1));
+    assert!(built.is_ok());
+    assert!(reports >= 1, "the merge step is reported");
+    let again =
+        corpus().and_then(|c| SearchIndex::build(c, "t", &out, &Default::default(), &mut |_| {}));
+    assert!(again
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+        .contains("already holds an index"));
+    let opened = SearchIndex::open(&out);
+    let Ok(opened) = opened else {
+        panic!("not reopened")
+    };
+    assert_eq!(search(&opened, "world", 1, 0, None)[0].0, "1");
+    let not = SearchIndex::open(dir.path())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(not.contains("beaker index build"), "{not}");
+}
+
+#[test]
+fn a_stopped_call_stops_the_search() {
+    let mut lines = String::new();
+    for i in 0..20_000 {
+        lines.push_str(&format!(
+            "{{\"id\": \"{i}\", \"text\": \"common word {i}\"}}\n"
+        ));
+    }
+    let index = index_of(&lines);
+    let request = Request {
+        query: "common",
+        limit: 5,
+        offset: 0,
+        site: None,
+        k1: 0.9,
+        b: 0.4,
+    };
+    let stop = beaker_core::ToolError::new(beaker_core::ErrorKind::Timeout, "deadline");
+    let r = index.search(&request, &mut || Err(SearchError::Stopped(stop.clone())));
+    assert!(matches!(r, Err(SearchError::Stopped(_))));
+    let found = index.search(&request, &mut || Ok(()));
+    assert_eq!(found.map(|f| f.total).ok(), Some(20_000));
+}
+
+#[test]
+fn a_query_of_more_distinct_words_than_lucene_allows_is_refused() {
+    use beaker_core::Tool;
+    let tool = crate::WebSearch::new(std::sync::Arc::new(crate::Indexes::default()));
+    let ctx = beaker_core::CallContext::new(beaker_core::Limits::default());
+    let words: Vec<String> = (0..=crate::MAX_WORDS).map(|i| format!("w{i}")).collect();
+    let params = serde_json::json!({"query": words.join(" ")});
+    let err = tool
+        .call(&params, &ctx)
+        .err()
+        .map(|e| e.message)
+        .unwrap_or_default();
+    assert!(err.contains("at most 1024 distinct words"), "{err}");
+}
