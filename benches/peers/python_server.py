@@ -10,6 +10,8 @@ same envelopes, computed with the libraries such users reach for:
 - statistics: SciPy (`stats.ttest_ind`, `describe`-style figures with NumPy);
 - chemistry: `periodictable` (molar mass); physics: the constant-acceleration equations, written by hand;
 - plotter: matplotlib (Agg, PNG, base64);
+- web_search: bm25s (its `lucene` scoring in float64) over an index `benches/search/bm25s_index.py` saved,
+  memory-mapped, with `--web-search-index DIR` (docs/PERFORMANCE.md, web_search);
 - execute_python: a fresh `python -c` subprocess per call (SandboxFusion's model), with this venv's packages.
 - execute_code: SandboxFusion's model for other languages, without its sandbox: the source written to a fresh
   folder, compiled there (g++/gcc/javac/rustc) on every call, then run as a subprocess with its stdin.
@@ -220,8 +222,58 @@ def plotter(p):
     return {"image": base64.b64encode(buf.getvalue()).decode(), "format": "png", "width": 800, "height": 600}
 
 
+_BM25S = {}
+
+
+def _words(text):
+    # web_search's analyzer, restated: runs of letters and digits, lower-cased character by character.
+    out, cur = [], []
+    for c in text:
+        if c.isalpha() or c.isdigit() or c.isnumeric():
+            cur.append(c.lower())
+        elif cur:
+            out.append("".join(cur))
+            cur = []
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def _load_bm25s():
+    folder = os.environ.get("BEAKER_PEER_BM25S")
+    if folder and not _BM25S:
+        import bm25s
+        _BM25S["retriever"] = bm25s.BM25.load(folder, load_corpus=True, mmap=True)
+
+
+def web_search(p):
+    import numpy as np
+    r = _BM25S.get("retriever")
+    if r is None:
+        raise ToolError("tool_error", "no index: start the peer with --web-search-index DIR")
+    k, offset = int(p.get("max_results", 5)), int(p.get("offset", 0))
+    words = _words(p["query"])
+    known = [w for w in words if w in r.vocab_dict]
+    if not known:
+        return {"results": [], "total_hits": 0}
+    scores = r.get_scores(known)
+    matched = np.flatnonzero(scores > 0)
+    n = min(offset + k, len(matched))
+    if n == 0:
+        return {"results": [], "total_hits": int(len(matched))}
+    # Everything scoring at least the n-th best, so ties at the cut are ordered by id as web_search orders them.
+    kth = -np.partition(-scores[matched], n - 1)[n - 1]
+    top = matched[scores[matched] >= kth]
+    docs = {int(d): r.corpus[int(d)] for d in top}
+    order = sorted(docs, key=lambda d: (-scores[d], docs[d]["id"]))[offset:offset + k]
+    results = [{"title": docs[d]["title"], "url": docs[d].get("url"), "id": docs[d]["id"], "score": float(scores[d])}
+               for d in order]
+    return {"results": results, "total_hits": int(len(matched))}
+
+
 TOOLS = {"calculator": calculator, "unit_converter": unit_converter, "numerical": numerical,
-         "statistics": statistics, "chemistry": chemistry, "physics": physics, "plotter": plotter}
+         "statistics": statistics, "chemistry": chemistry, "physics": physics, "plotter": plotter,
+         "web_search": web_search}
 
 
 def _worker(conn):
@@ -235,6 +287,7 @@ def _worker(conn):
 
     _sympy()
     unit_converter({"value": 1, "from_unit": "m", "to_unit": "m"})
+    _load_bm25s()
     # Warm: from here on a call's time is the call's own.
     conn.send("ready")
     while True:
@@ -401,7 +454,11 @@ def parse(line):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=os.cpu_count(), help="worker processes (default: one per core)")
+    ap.add_argument("--web-search-index", help="a bm25s index saved by benches/search/bm25s_index.py")
     args = ap.parse_args()
+    if args.web_search_index:
+        # Read by each worker as it starts (spawned workers inherit the environment).
+        os.environ["BEAKER_PEER_BM25S"] = args.web_search_index
     # spawn, not fork: a worker restarted after a timeout is started while the serving threads run.
     ctx = mp.get_context("spawn")
     jobs = queue.Queue()

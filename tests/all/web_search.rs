@@ -3,7 +3,7 @@
 //! Search-R1's retrieval route as its clients post to it.
 
 use crate::http::Http;
-use crate::support::{beaker, ensure, jsonl, root, Outcome, Server};
+use crate::support::{beaker, ensure, jsonl, peers_python, root, Outcome, Server};
 use beaker::search::Indexes;
 use beaker::{Catalog, Engine, ToolCall};
 use libtest_mimic::Trial;
@@ -33,6 +33,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "web_search::retrieve_answers_as_search_r1s_server",
             retrieve_route,
+        ),
+        Trial::test(
+            "web_search::the_bench_scenario_agrees_with_the_bm25s_peer",
+            bench_against_bm25s_peer,
         ),
     ]
 }
@@ -420,4 +424,42 @@ fn retrieve_route() -> Outcome {
         || format!("a batch of 150: {st} {}", ids.len()),
     )?;
     http.still_serves()
+}
+
+/// `benches/scenarios/web_search.jsonl` on the built-in index, compared by `beaker bench` with the Python peer's
+/// bm25s over the same corpus (`benches/search/bm25s_index.py`): every answer's ids, titles, urls, scores and
+/// total_hits agree.
+fn bench_against_bm25s_peer() -> Outcome {
+    let python = peers_python()?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let index = dir.path().join("bm25s");
+    let built = std::process::Command::new(&python)
+        .current_dir(root())
+        .arg("benches/search/bm25s_index.py")
+        .arg("tests/data/web_search/corpus.jsonl.gz")
+        .arg(&index)
+        .output()
+        .map_err(|e| e.to_string())?;
+    ensure(built.status.success(), || format!("bm25s_index.py: {built:?}"))?;
+    let peer = format!(
+        "{} benches/peers/python_server.py --workers 1 --web-search-index {}",
+        python.display(),
+        index.display()
+    );
+    let server = format!("{} serve --no-python", env!("CARGO_BIN_EXE_beaker"));
+    let out = beaker()
+        .current_dir(root())
+        .args(["bench", "benches/scenarios/web_search.jsonl", "-n", "200", "--rounds", "2", "--json", "--quiet"])
+        .args(["--server", &server, "--compare", &peer])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let r: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}: {out:?}"))?;
+    ensure(
+        out.status.success()
+            && r["a"]["overall"]["failures"] == 0
+            && r["b"]["overall"]["failures"] == 0
+            && r["checked"].as_u64() > Some(50)
+            && r["differences"] == json!([]),
+        || r.to_string(),
+    )
 }
