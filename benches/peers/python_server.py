@@ -239,11 +239,33 @@ def _words(text):
     return out
 
 
+def _host(url):
+    rest = url.split("://", 1)[-1]
+    host = re.split(r"[/?#]", rest, maxsplit=1)[0].rsplit("@", 1)[-1]
+    name, _, port = host.rpartition(":")
+    if name and port.isdigit():
+        host = name
+    host = host.rstrip(".").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
 def _load_bm25s():
     folder = os.environ.get("BEAKER_PEER_BM25S")
     if folder and not _BM25S:
         import bm25s
-        _BM25S["retriever"] = bm25s.BM25.load(folder, load_corpus=True, mmap=True)
+        import numpy as np
+        r = bm25s.BM25.load(folder, load_corpus=True, mmap=True)
+        _BM25S["retriever"] = r
+        # Every host and parent domain to the passages under it, for `site`.
+        sites = {}
+        for d in range(len(r.corpus)):
+            url = r.corpus[d].get("url")
+            if url:
+                host = _host(url)
+                while host:
+                    sites.setdefault(host, []).append(d)
+                    host = host.split(".", 1)[1] if "." in host else ""
+        _BM25S["sites"] = {h: np.asarray(v) for h, v in sites.items()}
 
 
 def web_search(p):
@@ -258,6 +280,8 @@ def web_search(p):
         return {"results": [], "total_hits": 0}
     scores = r.get_scores(known)
     matched = np.flatnonzero(scores > 0)
+    if p.get("site"):
+        matched = np.intersect1d(matched, _BM25S["sites"].get(_host(p["site"]), np.empty(0, dtype=int)))
     n = min(offset + k, len(matched))
     if n == 0:
         return {"results": [], "total_hits": int(len(matched))}

@@ -38,6 +38,10 @@ pub fn trials() -> Vec<Trial> {
             "web_search::the_bench_scenario_agrees_with_the_bm25s_peer",
             bench_against_bm25s_peer,
         ),
+        Trial::test(
+            "web_search::a_configured_searxng_is_the_index_web",
+            live_provider,
+        ),
     ]
 }
 
@@ -462,4 +466,57 @@ fn bench_against_bm25s_peer() -> Outcome {
             && r["differences"] == json!([]),
         || r.to_string(),
     )
+}
+
+/// A local server speaking SearXNG's JSON API, configured as `[web_search.provider]`: `index: "web"` reaches it
+/// through the binary; a Brave provider without its key stops the server at start.
+fn live_provider() -> Outcome {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut first = String::new();
+            let _ = reader.read_line(&mut first);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let body = if first.contains("format=json") {
+                r#"{"query": "q", "results": [{"url": "https://en.wikipedia.org/wiki/JWST", "title": "James Webb Space Telescope", "content": "The largest telescope in space", "score": 3.5}]}"#
+            } else {
+                "{}"
+            };
+            let mut w = &stream;
+            let _ = write!(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        }
+    });
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let config = dir.path().join("beaker.toml");
+    std::fs::write(&config, format!("[web_search.provider]\nkind = \"searxng\"\nurl = \"http://127.0.0.1:{port}\"\ntimeout_ms = 3000\n")).map_err(|e| e.to_string())?;
+    let config = config.to_string_lossy().to_string();
+    let mut server = Server::start(&["--no-python", "--config", &config]);
+    server.send(&json!({"id": 1, "tool": "web_search", "params": {"query": "latest JWST discoveries 2025", "index": "web"}}));
+    let env = server.recv();
+    ensure(
+        env["result"]["results"][0] == json!({"title": "James Webb Space Telescope", "snippet": "The largest telescope in space", "url": "https://en.wikipedia.org/wiki/JWST", "id": "https://en.wikipedia.org/wiki/JWST", "score": 3.5})
+            && env["result"]["index"] == "web",
+        || format!("{env}"),
+    )?;
+    server.send(&json!({"id": 2, "tool": "web_search", "params": {"query": "git"}}));
+    let env = server.recv();
+    ensure(env["result"]["index"] == "docs", || format!("the default is still the built-in index: {env}"))?;
+    let brave = dir.path().join("brave.toml");
+    std::fs::write(&brave, "[web_search.provider]\nkind = \"brave\"\napi_key_env = \"BEAKER_TEST_UNSET_KEY\"\n").map_err(|e| e.to_string())?;
+    let out = beaker()
+        .args(["serve", "--no-python", "--config"])
+        .arg(&brave)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure(out.status.code() == Some(2) && err.contains("BEAKER_TEST_UNSET_KEY is not set"), || {
+        format!("{:?} {err}", out.status)
+    })
 }

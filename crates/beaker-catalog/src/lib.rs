@@ -39,8 +39,8 @@ use std::sync::Arc;
 pub mod search {
     pub use beaker_search::index::{DEFAULT_B, DEFAULT_K1};
     pub use beaker_search::{
-        BuildOptions, CorpusReader, Indexes, Meta, Progress, SearchError, SearchIndex, BUILTIN,
-        MAX_RESULTS,
+        BuildOptions, CorpusReader, Indexes, Meta, Progress, Provider, ProviderConfig, SearchError,
+        SearchIndex, BUILTIN, MAX_RESULTS, WEB,
     };
 }
 

@@ -136,6 +136,8 @@ struct WebSearchFile {
     default: Option<String>,
     /// BM25's term-frequency saturation (default 0.9, Lucene's).
     k1: Option<f64>,
+    /// Live web search, served as the index `web` (off without it).
+    provider: Option<beaker_catalog::search::ProviderConfig>,
     /// BM25's length normalisation (default 0.4, Lucene's).
     b: Option<f64>,
 }
@@ -160,6 +162,8 @@ pub struct Settings {
     pub indexes: Vec<(String, PathBuf)>,
     /// `web_search`'s default index, when not the first folder's.
     pub default_index: Option<String>,
+    /// `web_search`'s live provider, when configured.
+    pub provider: Option<beaker_catalog::search::ProviderConfig>,
     /// `web_search`'s BM25 parameters `k1` and `b`.
     pub bm25: (f64, f64),
 }
@@ -225,10 +229,17 @@ impl Settings {
                 .ok_or_else(|| anyhow::anyhow!("[web_search] indexes.{name} is a folder's path"))?;
             indexes.push((name.clone(), PathBuf::from(dir)));
         }
+        let provider = file.web_search.provider.clone();
+        if let Some(p) = &provider {
+            // Checked now (its key is read from the environment): a server that cannot search stops at start.
+            beaker_catalog::search::Provider::new(p)?;
+        }
         let default_index = file.web_search.default.clone();
         if let Some(d) = &default_index {
             anyhow::ensure!(
-                d == beaker_catalog::search::BUILTIN || indexes.iter().any(|(n, _)| n == d),
+                d == beaker_catalog::search::BUILTIN
+                    || (d == beaker_catalog::search::WEB && provider.is_some())
+                    || indexes.iter().any(|(n, _)| n == d),
                 "[web_search] default = {d:?} names no index"
             );
         }
@@ -263,6 +274,7 @@ impl Settings {
             http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
             indexes,
             default_index,
+            provider,
             bm25,
         })
     }
@@ -294,6 +306,9 @@ impl Settings {
     fn catalog(&self) -> anyhow::Result<Catalog> {
         let mut indexes = beaker_catalog::search::Indexes::new(self.indexes.clone())
             .with_bm25(self.bm25.0, self.bm25.1);
+        if let Some(p) = &self.provider {
+            indexes = indexes.with_provider(beaker_catalog::search::Provider::new(p)?);
+        }
         if let Some(d) = &self.default_index {
             indexes = indexes.with_default(d)?;
         }

@@ -58,6 +58,9 @@ pub struct SearchIndex {
     fields: Fields,
     /// What the index says of itself.
     pub meta: Meta,
+    /// Each passage's length part of BM25's denominator, `k1 (1 - b + b dl / avgdl)`, per segment, for the last
+    /// `(k1, b)` searched with (bits): one array read per posting instead of a column read and four operations.
+    norms: std::sync::Mutex<Option<((u64, u64), std::sync::Arc<Vec<Vec<f64>>>)>>,
 }
 
 #[derive(Clone, Copy)]
@@ -240,7 +243,43 @@ impl SearchIndex {
             reader,
             fields,
             meta,
+            norms: std::sync::Mutex::new(None),
         })
+    }
+
+    /// The length norms of every passage of `searcher`'s segments for `k1`, `b` (computed once, then reused).
+    fn norms(
+        &self,
+        searcher: &tantivy::Searcher,
+        k1: f64,
+        b: f64,
+        avgdl: f64,
+    ) -> Result<std::sync::Arc<Vec<Vec<f64>>>, SearchError> {
+        let key = (k1.to_bits(), b.to_bits());
+        if let Ok(cached) = self.norms.lock() {
+            if let Some((k, n)) = cached.as_ref() {
+                if *k == key && n.len() == searcher.segment_readers().len() {
+                    return Ok(n.clone());
+                }
+            }
+        }
+        let mut all = Vec::with_capacity(searcher.segment_readers().len());
+        for segment in searcher.segment_readers() {
+            let lens = segment.fast_fields().u64("len")?;
+            all.push(
+                (0..segment.max_doc())
+                    .map(|d| {
+                        let dl = lens.first(d).unwrap_or(0) as f64;
+                        k1 * (1.0 - b + b * dl / avgdl)
+                    })
+                    .collect(),
+            );
+        }
+        let all = std::sync::Arc::new(all);
+        if let Ok(mut cached) = self.norms.lock() {
+            *cached = Some((key, all.clone()));
+        }
+        Ok(all)
     }
 
     /// The passages whose words best match `request.query` by BM25, best first (equal scores by id, in byte
@@ -285,13 +324,17 @@ impl SearchIndex {
         let want = request.offset.saturating_add(request.limit);
         let mut total = 0u64;
         let mut best: Vec<(f64, String, DocAddress)> = Vec::new();
-        let (k1, b) = (request.k1, request.b);
+        let norms = if terms.is_empty() {
+            std::sync::Arc::new(Vec::new())
+        } else {
+            self.norms(&searcher, request.k1, request.b, avgdl)?
+        };
         for (seg_ord, segment) in searcher.segment_readers().iter().enumerate() {
             if terms.is_empty() {
                 break;
             }
             let max_doc = segment.max_doc();
-            let lens = segment.fast_fields().u64("len")?;
+            let norm = &norms[seg_ord];
             let ids = segment
                 .fast_fields()
                 .str("id")?
@@ -334,9 +377,8 @@ impl SearchIndex {
                     let mut d = postings.doc();
                     while d < end {
                         let tf = f64::from(postings.term_freq());
-                        let dl = lens.first(d).unwrap_or(0) as f64;
                         let i = (d - base) as usize;
-                        scores[i] += *weight * tf / (tf + k1 * (1.0 - b + b * dl / avgdl));
+                        scores[i] += *weight * tf / (tf + norm[d as usize]);
                         hit[i / 64] |= 1 << (i % 64);
                         any = true;
                         d = postings.advance();

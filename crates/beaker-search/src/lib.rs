@@ -13,12 +13,14 @@
 pub mod analyzer;
 pub mod corpus;
 pub mod index;
+pub mod provider;
 mod spec;
 #[cfg(test)]
 mod tests;
 
 pub use corpus::{CorpusReader, Passage};
 pub use index::{BuildOptions, Found, Hit, Meta, Progress, Request, SearchIndex};
+pub use provider::{Provider, ProviderConfig, WEB};
 
 use beaker_core::{CallContext, ErrorKind, Tool, ToolError, ToolSpec};
 use serde::Deserialize;
@@ -53,6 +55,9 @@ pub enum SearchError {
     /// A request the index cannot answer (a `site` that names no host).
     #[error("{0}")]
     Request(String),
+    /// The live provider failed (unreachable, timed out, refused, answered nonsense).
+    #[error("{0}")]
+    Provider(String),
     /// A file that could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -89,6 +94,7 @@ impl From<SearchError> for ToolError {
         match e {
             SearchError::Stopped(t) => t,
             SearchError::Request(m) => ToolError::invalid_params(m),
+            SearchError::Provider(m) => ToolError::new(ErrorKind::ToolError, m),
             other => ToolError::new(ErrorKind::ToolError, other.to_string()),
         }
     }
@@ -100,6 +106,7 @@ pub struct Indexes {
     entries: BTreeMap<String, Slot>,
     k1: f64,
     b: f64,
+    provider: Option<Provider>,
 }
 
 struct Slot {
@@ -142,7 +149,19 @@ impl Indexes {
             entries,
             k1: index::DEFAULT_K1,
             b: index::DEFAULT_B,
+            provider: None,
         }
+    }
+
+    /// The same indexes and live search through `provider`, served as the index `web`.
+    pub fn with_provider(mut self, provider: Provider) -> Indexes {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// The live provider, when one is configured.
+    pub fn provider(&self) -> Option<&Provider> {
+        self.provider.as_ref()
     }
 
     /// The same indexes scored with BM25's `k1` and `b` (default Lucene's 0.9 and 0.4).
@@ -154,7 +173,7 @@ impl Indexes {
 
     /// The same indexes with `name` searched when a call names none.
     pub fn with_default(mut self, name: &str) -> Result<Indexes, SearchError> {
-        if !self.entries.contains_key(name) {
+        if !self.entries.contains_key(name) && !(name == WEB && self.provider.is_some()) {
             return Err(SearchError::Index(format!(
                 "no index `{name}` to be the default"
             )));
@@ -163,9 +182,12 @@ impl Indexes {
         Ok(self)
     }
 
-    /// The index names, in order.
+    /// The index names, in order (`web` last, with a live provider).
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.entries.keys().map(String::as_str)
+        self.entries
+            .keys()
+            .map(String::as_str)
+            .chain(self.provider.as_ref().map(|_| WEB))
     }
 
     /// The index searched when a call names none.
@@ -177,8 +199,13 @@ impl Indexes {
     pub fn get(&self, name: Option<&str>) -> Result<Arc<SearchIndex>, ToolError> {
         let name = name.unwrap_or(&self.default);
         let slot = self.entries.get(name).ok_or_else(|| {
+            let live = if name == WEB {
+                " (live web search is off: it needs a [web_search.provider] section in the server's config)"
+            } else {
+                ""
+            };
             ToolError::invalid_params(format!(
-                "no index `{name}`; this server has: {}",
+                "no index `{name}`{live}; this server has: {}",
                 self.names().collect::<Vec<_>>().join(", ")
             ))
         })?;
@@ -200,6 +227,12 @@ impl Indexes {
         .clone()
         .map_err(|e| ToolError::new(ErrorKind::ToolError, format!("index `{name}`: {e}")))
     }
+}
+
+/// The distinct words, in order.
+fn words_of(words: &[String]) -> Vec<String> {
+    let set: std::collections::BTreeSet<&String> = words.iter().collect();
+    set.into_iter().cloned().collect()
 }
 
 /// The `web_search` tool.
@@ -265,7 +298,18 @@ impl Tool for WebSearch {
                 distinct.len()
             )));
         }
-        let index = self.indexes.get(p.index.as_deref())?;
+        let name = p.index.as_deref().unwrap_or(self.indexes.default_name());
+        if let (WEB, Some(provider)) = (name, self.indexes.provider()) {
+            let site = p.site.as_deref().filter(|s| !s.trim().is_empty());
+            let hits = provider.search(&p.query, p.max_results as usize, p.offset as usize, site)?;
+            let results: Vec<Value> = hits
+                .iter()
+                .map(|h| json!({"title": h.title, "snippet": h.snippet, "url": h.url, "id": h.url, "score": h.score}))
+                .collect();
+            let n = results.len();
+            return Ok(json!({"results": results, "total_hits": n, "index": WEB, "words": words_of(&words)}));
+        }
+        let index = self.indexes.get(Some(name))?;
         let request = Request {
             query: &p.query,
             limit: p.max_results as usize,
@@ -298,13 +342,16 @@ impl Tool for WebSearch {
         Ok(json!({
             "results": results,
             "total_hits": found.total,
-            "index": p.index.as_deref().unwrap_or(self.indexes.default_name()),
+            "index": name,
             "words": found.words,
         }))
     }
 
     fn warm_up(&self) {
         // The default index opened (or built, for `docs`) before the first call needs it.
+        if self.indexes.default_name() == WEB {
+            return;
+        }
         if let Err(e) = self.indexes.get(None) {
             tracing::warn!("web_search: {}", e.message);
         }

@@ -317,3 +317,117 @@ fn a_query_of_more_distinct_words_than_lucene_allows_is_refused() {
         .unwrap_or_default();
     assert!(err.contains("at most 1024 distinct words"), "{err}");
 }
+
+/// A one-request-at-a-time HTTP server on a free port answering every request with `status` and `body` (after
+/// `delay`), and the request lines it saw.
+fn fake_service(
+    status: u16,
+    body: &'static str,
+    delay: std::time::Duration,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader};
+    let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else { panic!("no port") };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            if let Ok(mut l) = log.lock() {
+                l.push(head);
+            }
+            std::thread::sleep(delay);
+            let mut w = &stream;
+            let _ = write!(
+                w,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (format!("http://127.0.0.1:{port}"), seen)
+}
+
+fn provider(kind: &str, url: &str, key_env: Option<&str>, timeout_ms: u64) -> Result<crate::Provider, SearchError> {
+    crate::Provider::new(&crate::ProviderConfig {
+        kind: kind.into(),
+        url: Some(url.into()),
+        api_key_env: key_env.map(str::to_string),
+        timeout_ms: Some(timeout_ms),
+        cache_entries: None,
+        cache_secs: None,
+    })
+}
+
+const SEARXNG_ANSWER: &str = r#"{"query": "rust", "number_of_results": 0, "results": [
+ {"url": "https://www.rust-lang.org/", "title": "Rust", "content": "A language empowering everyone", "engine": "duckduckgo", "score": 4.0},
+ {"url": "https://blog.rust-lang.org/x", "title": "Blog", "content": "Announcing", "engine": "bing", "score": 2.5},
+ {"url": "https://elsewhere.example/rust", "title": "Other", "content": "Not on the site", "score": 1.0},
+ {"title": "no url"}]}"#;
+
+#[test]
+fn searxng_is_asked_with_its_json_api_and_answers_are_cached() {
+    let (url, seen) = fake_service(200, SEARXNG_ANSWER, std::time::Duration::ZERO);
+    let Ok(p) = provider("searxng", &url, None, 5000) else { panic!("not configured") };
+    let hits = p.search("rust", 10, 0, None).unwrap_or_default();
+    assert_eq!(hits.len(), 3, "{hits:?}");
+    assert_eq!((hits[0].title.as_str(), hits[0].snippet.as_str(), hits[0].score), ("Rust", "A language empowering everyone", 4.0));
+    let head = seen.lock().map(|l| l[0].clone()).unwrap_or_default();
+    assert!(head.starts_with("GET /search?q=rust&format=json&pageno=1 HTTP/1.1"), "{head}");
+    // A site keeps its pages only (and is said in the query); the same search again is the cache's.
+    let on_site = p.search("rust", 10, 0, Some("rust-lang.org")).unwrap_or_default();
+    assert_eq!(on_site.iter().map(|h| h.url.as_str()).collect::<Vec<_>>(), ["https://www.rust-lang.org/", "https://blog.rust-lang.org/x"]);
+    let n = seen.lock().map(|l| l.len()).unwrap_or(0);
+    assert_eq!(p.search("rust", 10, 0, Some("rust-lang.org")).unwrap_or_default(), on_site);
+    assert_eq!(seen.lock().map(|l| l.len()).unwrap_or(0), n, "the second search was not cached");
+    let second = seen.lock().map(|l| l[1].clone()).unwrap_or_default();
+    assert!(second.contains("q=rust") && second.contains("site") && second.contains("rust-lang.org"), "{second}");
+    assert_eq!(p.search("rust", 1, 1, None).unwrap_or_default()[0].title, "Blog");
+}
+
+#[test]
+fn brave_is_asked_with_its_key_and_marks_are_taken_out() {
+    let (url, seen) = fake_service(
+        200,
+        r#"{"type": "search", "web": {"results": [{"title": "Rust", "url": "https://rust-lang.org/", "description": "A <strong>language</strong> &amp; tools"}]}}"#,
+        std::time::Duration::ZERO,
+    );
+    std::env::set_var("BEAKER_TEST_BRAVE_KEY", "k-123");
+    let Ok(p) = provider("brave", &url, Some("BEAKER_TEST_BRAVE_KEY"), 5000) else { panic!("not configured") };
+    let hits = p.search("rust", 5, 0, None).unwrap_or_default();
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].snippet.as_str(), hits[0].score), ("A language & tools", 1.0));
+    let head = seen.lock().map(|l| l[0].clone()).unwrap_or_default();
+    assert!(head.starts_with("GET /res/v1/web/search?q=rust&count=20&offset=0 HTTP/1.1"), "{head}");
+    assert!(head.to_ascii_lowercase().contains("x-subscription-token: k-123"), "{head}");
+    let missing = provider("brave", &url, Some("BEAKER_TEST_NO_SUCH_KEY"), 5000).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(missing.contains("BEAKER_TEST_NO_SUCH_KEY is not set"), "{missing}");
+}
+
+#[test]
+fn a_provider_that_fails_says_how() {
+    let (url, _) = fake_service(429, r#"{"error": "rate limited"}"#, std::time::Duration::ZERO);
+    let Ok(p) = provider("searxng", &url, None, 5000) else { panic!() };
+    let err = p.search("x", 5, 0, None).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("HTTP 429") && err.contains("rate limited"), "{err}");
+    let (slow, _) = fake_service(200, SEARXNG_ANSWER, std::time::Duration::from_millis(1500));
+    let Ok(p) = provider("searxng", &slow, None, 200) else { panic!() };
+    let started = std::time::Instant::now();
+    assert!(p.search("x", 5, 0, None).is_err());
+    assert!(started.elapsed() < std::time::Duration::from_millis(1400), "the timeout was not kept");
+    let (junk, _) = fake_service(200, "<html>", std::time::Duration::ZERO);
+    let Ok(p) = provider("searxng", &junk, None, 5000) else { panic!() };
+    let err = p.search("x", 5, 0, None).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("not JSON"), "{err}");
+    for (kind, url) in [("bing", "http://x"), ("searxng", "ftp://x")] {
+        assert!(provider(kind, url, None, 5000).is_err());
+    }
+}
