@@ -277,14 +277,14 @@ def web_search(p):
     words = _words(p["query"])
     known = [w for w in words if w in r.vocab_dict]
     if not known:
-        return {"results": [], "total_hits": 0}
+        return {"results": []}
     scores = r.get_scores(known)
     matched = np.flatnonzero(scores > 0)
     if p.get("site"):
         matched = np.intersect1d(matched, _BM25S["sites"].get(_host(p["site"]), np.empty(0, dtype=int)))
     n = min(offset + k, len(matched))
     if n == 0:
-        return {"results": [], "total_hits": int(len(matched))}
+        return {"results": []}
     # Everything scoring at least the n-th best, so ties at the cut are ordered by id as web_search orders them.
     kth = -np.partition(-scores[matched], n - 1)[n - 1]
     top = matched[scores[matched] >= kth]
@@ -292,7 +292,7 @@ def web_search(p):
     order = sorted(docs, key=lambda d: (-scores[d], docs[d]["id"]))[offset:offset + k]
     results = [{"title": docs[d]["title"], "url": docs[d].get("url"), "id": docs[d]["id"], "score": float(scores[d])}
                for d in order]
-    return {"results": results, "total_hits": int(len(matched))}
+    return {"results": results}
 
 
 TOOLS = {"calculator": calculator, "unit_converter": unit_converter, "numerical": numerical,

@@ -30,8 +30,6 @@ pub const DEFAULT_K1: f64 = 0.9;
 pub const DEFAULT_B: f64 = 0.4;
 /// Characters of a snippet, at most.
 pub const SNIPPET_CHARS: usize = 240;
-/// Documents scored together: the window of Lucene's `BooleanScorer` (2048) doubled; 32 KiB of scores.
-const WINDOW: u32 = 4096;
 
 /// What `beaker-index.json` says of an index.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -283,7 +281,7 @@ impl SearchIndex {
     }
 
     /// The passages whose words best match `request.query` by BM25, best first (equal scores by id, in byte
-    /// order), with how many passages matched at all. `checkpoint` is polled between windows of postings.
+    /// order). `checkpoint` is polled every 65,536 passages looked at.
     pub fn search(
         &self,
         request: &Request,
@@ -322,7 +320,6 @@ impl SearchIndex {
             None => None,
         };
         let want = request.offset.saturating_add(request.limit);
-        let mut total = 0u64;
         let mut best: Vec<(f64, String, DocAddress)> = Vec::new();
         let norms = if terms.is_empty() {
             std::sync::Arc::new(Vec::new())
@@ -330,7 +327,7 @@ impl SearchIndex {
             self.norms(&searcher, request.k1, request.b, avgdl)?
         };
         for (seg_ord, segment) in searcher.segment_readers().iter().enumerate() {
-            if terms.is_empty() {
+            if terms.is_empty() || want == 0 {
                 break;
             }
             let max_doc = segment.max_doc();
@@ -359,87 +356,116 @@ impl SearchIndex {
                 }
                 None => None,
             };
+            // MaxScore (Turtle and Flood, 1995): words in order of their largest possible part of a score (its
+            // weight: tf / (tf + norm) < 1); once the heap is full, the cheapest words whose parts together cannot
+            // lift a passage to the heap's worst score are "non-essential": passages are only found through the
+            // others, and the non-essential words' postings are skipped to those passages, and not even that
+            // when the passage cannot make it anyway.
             let mut cursors = Vec::new();
-            for (term, weight, _, _) in &terms {
+            for (idx, (term, weight, _, _)) in terms.iter().enumerate() {
                 if let Some(p) = inverted.read_postings(term, IndexRecordOption::WithFreqs)? {
-                    cursors.push((p, *weight));
+                    cursors.push((p, *weight, idx));
                 }
             }
-            let mut scores = vec![0f64; WINDOW as usize];
-            let mut hit = [0u64; (WINDOW / 64) as usize];
+            cursors.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
+            let mut bound = vec![0f64; cursors.len() + 1];
+            for (i, c) in cursors.iter().enumerate() {
+                bound[i + 1] = bound[i] + c.1;
+            }
+            let mut parts = vec![0f64; terms.len()];
+            let mut present: Vec<usize> = Vec::with_capacity(terms.len());
             let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
-            let mut base: DocId = 0;
-            let mut windows = 0u32;
-            while base < max_doc {
-                let end = base.saturating_add(WINDOW);
-                let mut any = false;
-                for (postings, weight) in cursors.iter_mut() {
-                    let mut d = postings.doc();
-                    while d < end {
-                        let tf = f64::from(postings.term_freq());
-                        let i = (d - base) as usize;
-                        scores[i] += *weight * tf / (tf + norm[d as usize]);
-                        hit[i / 64] |= 1 << (i % 64);
-                        any = true;
-                        d = postings.advance();
+            // Below this, a passage cannot enter the heap (a hair under the worst score in it, for rounding).
+            let mut floor = f64::NEG_INFINITY;
+            let mut essential = 0;
+            let mut steps = 0u32;
+            loop {
+                let d = cursors[essential..]
+                    .iter()
+                    .map(|(p, _, _)| p.doc())
+                    .min()
+                    .unwrap_or(TERMINATED);
+                if d == TERMINATED {
+                    break;
+                }
+                steps = steps.wrapping_add(1);
+                if steps.is_multiple_of(1 << 16) {
+                    checkpoint()?;
+                }
+                let skip = alive.is_some_and(|a| a.is_deleted(d))
+                    || allowed
+                        .as_ref()
+                        .is_some_and(|set| set[(d / 64) as usize] & (1 << (d % 64)) == 0);
+                let n_d = norm[d as usize];
+                let mut partial = 0.0;
+                present.clear();
+                for (postings, weight, idx) in cursors[essential..].iter_mut() {
+                    if postings.doc() == d {
+                        if !skip {
+                            let tf = f64::from(postings.term_freq());
+                            let part = *weight * tf / (tf + n_d);
+                            parts[*idx] = part;
+                            present.push(*idx);
+                            partial += part;
+                        }
+                        postings.advance();
                     }
                 }
-                if any {
-                    for (word_i, word) in hit.iter_mut().enumerate() {
-                        let mut bits = std::mem::take(word);
-                        while bits != 0 {
-                            let i = word_i * 64 + bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let score = std::mem::take(&mut scores[i]);
-                            let doc = base + i as DocId;
-                            if alive.is_some_and(|a| a.is_deleted(doc)) {
-                                continue;
-                            }
-                            if let Some(set) = &allowed {
-                                if set[(doc / 64) as usize] & (1 << (doc % 64)) == 0 {
-                                    continue;
-                                }
-                            }
-                            total += 1;
-                            if want == 0 {
-                                continue;
-                            }
-                            let ord = || ids.ords().first(doc).unwrap_or(u64::MAX);
-                            if heap.len() < want {
-                                heap.push(Candidate {
-                                    score,
-                                    ord: ord(),
-                                    doc,
-                                });
-                            } else if let Some(worst) = heap.peek() {
-                                if score >= worst.score {
-                                    let c = Candidate {
-                                        score,
-                                        ord: ord(),
-                                        doc,
-                                    };
-                                    if c < *worst {
-                                        heap.pop();
-                                        heap.push(c);
-                                    }
-                                }
-                            }
+                if skip {
+                    continue;
+                }
+                let mut out = false;
+                for i in (0..essential).rev() {
+                    if partial + bound[i + 1] < floor {
+                        out = true;
+                        break;
+                    }
+                    let (postings, weight, idx) = &mut cursors[i];
+                    if postings.doc() < d {
+                        postings.seek(d);
+                    }
+                    if postings.doc() == d {
+                        let tf = f64::from(postings.term_freq());
+                        let part = *weight * tf / (tf + n_d);
+                        parts[*idx] = part;
+                        present.push(*idx);
+                        partial += part;
+                    }
+                }
+                if out || partial < floor {
+                    continue;
+                }
+                // The score summed in the query's word order, whatever order the parts were found in: the same
+                // passage gets the same bits however far the search had gone.
+                present.sort_unstable();
+                let score = present.iter().fold(0.0, |acc, &i| acc + parts[i]);
+                let ord = || ids.ords().first(d).unwrap_or(u64::MAX);
+                if heap.len() < want {
+                    heap.push(Candidate {
+                        score,
+                        ord: ord(),
+                        doc: d,
+                    });
+                } else if let Some(worst) = heap.peek() {
+                    if score >= worst.score {
+                        let c = Candidate {
+                            score,
+                            ord: ord(),
+                            doc: d,
+                        };
+                        if c < *worst {
+                            heap.pop();
+                            heap.push(c);
                         }
                     }
                 }
-                // Every remaining posting is past this window: jump to the window of the nearest one.
-                let next = cursors
-                    .iter()
-                    .map(|(p, _)| p.doc())
-                    .min()
-                    .unwrap_or(TERMINATED);
-                if next == TERMINATED {
-                    break;
-                }
-                base = end.max(next - next % WINDOW);
-                windows += 1;
-                if windows.is_multiple_of(64) {
-                    checkpoint()?;
+                if heap.len() == want {
+                    if let Some(worst) = heap.peek() {
+                        floor = worst.score - worst.score.abs() * 1e-12;
+                        while essential < cursors.len() && bound[essential + 1] < floor {
+                            essential += 1;
+                        }
+                    }
                 }
             }
             for c in heap.into_vec() {
@@ -468,7 +494,6 @@ impl SearchIndex {
         }
         Ok(Found {
             hits,
-            total,
             words: counts.keys().map(|w| (*w).to_string()).collect(),
         })
     }
@@ -577,8 +602,6 @@ pub struct Hit {
 pub struct Found {
     /// The passages asked for, best first.
     pub hits: Vec<Hit>,
-    /// Passages that matched at least one word (and the site).
-    pub total: u64,
     /// The query's distinct words, as the analyzer read them.
     pub words: Vec<String>,
 }

@@ -301,13 +301,13 @@ impl Tool for WebSearch {
         let name = p.index.as_deref().unwrap_or(self.indexes.default_name());
         if let (WEB, Some(provider)) = (name, self.indexes.provider()) {
             let site = p.site.as_deref().filter(|s| !s.trim().is_empty());
-            let hits = provider.search(&p.query, p.max_results as usize, p.offset as usize, site)?;
+            let hits =
+                provider.search(&p.query, p.max_results as usize, p.offset as usize, site)?;
             let results: Vec<Value> = hits
                 .iter()
                 .map(|h| json!({"title": h.title, "snippet": h.snippet, "url": h.url, "id": h.url, "score": h.score}))
                 .collect();
-            let n = results.len();
-            return Ok(json!({"results": results, "total_hits": n, "index": WEB, "words": words_of(&words)}));
+            return Ok(json!({"results": results, "index": WEB, "words": words_of(&words)}));
         }
         let index = self.indexes.get(Some(name))?;
         let request = Request {
@@ -341,7 +341,6 @@ impl Tool for WebSearch {
             .collect();
         Ok(json!({
             "results": results,
-            "total_hits": found.total,
             "index": name,
             "words": found.words,
         }))

@@ -103,7 +103,11 @@ impl Cache {
                 None => break,
             }
         }
-        if self.answers.insert(key.clone(), (Instant::now(), hits)).is_none() {
+        if self
+            .answers
+            .insert(key.clone(), (Instant::now(), hits))
+            .is_none()
+        {
             self.order.push_back(key);
         }
     }
@@ -179,7 +183,8 @@ impl Provider {
     ) -> Result<Vec<WebHit>, SearchError> {
         let host = match site {
             Some(s) => Some(
-                host_of(s).ok_or_else(|| SearchError::Request(format!("`site` names no host: {s:?}")))?,
+                host_of(s)
+                    .ok_or_else(|| SearchError::Request(format!("`site` names no host: {s:?}")))?,
             ),
             None => None,
         };
@@ -249,7 +254,10 @@ impl Provider {
                 .query("count", BRAVE_MAX_COUNT.to_string())
                 .query("offset", page.to_string())
                 .header("Accept", "application/json")
-                .header("X-Subscription-Token", self.key.as_deref().unwrap_or_default()),
+                .header(
+                    "X-Subscription-Token",
+                    self.key.as_deref().unwrap_or_default(),
+                ),
         };
         let mut response = request.call().map_err(|e| failed(e.to_string()))?;
         let status = response.status().as_u16();
@@ -276,10 +284,11 @@ impl Provider {
                 _ => Err(failed("no `results` in the answer".into())),
             };
         };
-        let rank0 = page * match self.kind {
-            Kind::SearXng => SEARXNG_PAGE,
-            Kind::Brave => BRAVE_MAX_COUNT,
-        };
+        let rank0 = page
+            * match self.kind {
+                Kind::SearXng => SEARXNG_PAGE,
+                Kind::Brave => BRAVE_MAX_COUNT,
+            };
         Ok(list
             .iter()
             .enumerate()
@@ -312,5 +321,9 @@ fn strip_tags(text: &str) -> String {
             _ => {}
         }
     }
-    out.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'")
+    out.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
 }

@@ -46,11 +46,10 @@ pub(super) fn spec(indexes: &Indexes) -> ToolSpec {
                     "required": ["title", "snippet", "id", "score"],
                     "additionalProperties": false
                 }},
-                "total_hits": {"type": "integer", "description": "Passages that matched at least one word (and the site)."},
                 "index": {"type": "string"},
                 "words": {"type": "array", "items": {"type": "string"}, "description": "The query's distinct words as the index reads them."}
             },
-            "required": ["results", "total_hits", "index", "words"],
+            "required": ["results", "index", "words"],
             "additionalProperties": false
         }),
         examples: examples(),

@@ -88,7 +88,7 @@ def main():
             matched = np.flatnonzero(scores > 0)
             order = sorted(matched, key=lambda d: (-scores[d], ids[d]))[:TOP]
             top = [{"id": ids[d], "score": float(scores[d])} for d in order]
-            out.write(json.dumps({"query": q, "k1": k1, "b": b, "total_hits": int(len(matched)), "top": top},
+            out.write(json.dumps({"query": q, "k1": k1, "b": b, "top": top},
                                  ensure_ascii=False) + "\n")
     print(f"{OUT}: {len(queries)} queries over {len(rows)} passages")
 
