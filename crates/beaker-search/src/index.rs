@@ -58,8 +58,13 @@ pub struct SearchIndex {
     pub meta: Meta,
     /// Each passage's length part of BM25's denominator, `k1 (1 - b + b dl / avgdl)`, per segment, for the last
     /// `(k1, b)` searched with (bits): one array read per posting instead of a column read and four operations.
-    norms: std::sync::Mutex<Option<((u64, u64), std::sync::Arc<Vec<Vec<f64>>>)>>,
+    norms: std::sync::Mutex<Option<(Bm25Key, Norms)>>,
 }
+
+/// `(k1, b)` as bits.
+type Bm25Key = (u64, u64);
+/// Each segment's length norms.
+type Norms = std::sync::Arc<Vec<Vec<f64>>>;
 
 #[derive(Clone, Copy)]
 struct Fields {
@@ -252,7 +257,7 @@ impl SearchIndex {
         k1: f64,
         b: f64,
         avgdl: f64,
-    ) -> Result<std::sync::Arc<Vec<Vec<f64>>>, SearchError> {
+    ) -> Result<Norms, SearchError> {
         let key = (k1.to_bits(), b.to_bits());
         if let Ok(cached) = self.norms.lock() {
             if let Some((k, n)) = cached.as_ref() {

@@ -173,7 +173,8 @@ impl Indexes {
 
     /// The same indexes with `name` searched when a call names none.
     pub fn with_default(mut self, name: &str) -> Result<Indexes, SearchError> {
-        if !self.entries.contains_key(name) && !(name == WEB && self.provider.is_some()) {
+        let known = self.entries.contains_key(name) || (name == WEB && self.provider.is_some());
+        if !known {
             return Err(SearchError::Index(format!(
                 "no index `{name}` to be the default"
             )));
