@@ -2,6 +2,7 @@
 //! `contents` is the title's line, then the text) or the common one (`{"id", "title", "text", "url"}`).
 
 use crate::SearchError;
+use beaker_core::json_type as kind;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -82,17 +83,6 @@ impl Passage {
             url,
             contents: None,
         }))
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
