@@ -510,6 +510,13 @@ fn live_provider() -> Outcome {
             && env["result"]["index"] == "web",
         || format!("{env}"),
     )?;
+    server.send(&json!({"id": 3, "tool": "web_search", "params": {"query": "JWST", "index": "web", "contents": true}}));
+    let env = server.recv();
+    ensure(
+        env["result"]["results"][0]["contents"]
+            == "James Webb Space Telescope\nThe largest telescope in space",
+        || format!("a live result's contents (what /retrieve returns): {env}"),
+    )?;
     server.send(&json!({"id": 2, "tool": "web_search", "params": {"query": "git"}}));
     let env = server.recv();
     ensure(env["result"]["index"] == "docs", || {

@@ -86,6 +86,9 @@ impl Passage {
     }
 }
 
+/// The longest corpus line read (a passage is a few kilobytes): what bounds a build's memory for its input.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+
 /// A corpus being read, line by line, with how far into the file it is.
 pub struct CorpusReader {
     lines: Box<dyn BufRead + Send>,
@@ -159,14 +162,26 @@ impl CorpusReader {
     pub fn next_passage(&mut self) -> Result<Option<Passage>, SearchError> {
         loop {
             self.buf.clear();
-            let n = self
-                .lines
+            let n = (&mut self.lines)
+                .take(MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut self.buf)
                 .map_err(|e| SearchError::Corpus(format!("line {}: {e}", self.line + 1)))?;
             if n == 0 {
                 return Ok(None);
             }
             self.line += 1;
+            if n as u64 > MAX_LINE_BYTES {
+                let hint = if self.buf.first() == Some(&b'[') {
+                    " (a JSON array? a corpus is JSON Lines: one passage object per line)"
+                } else {
+                    ""
+                };
+                return Err(SearchError::Corpus(format!(
+                    "line {} is longer than {} MiB{hint}",
+                    self.line,
+                    MAX_LINE_BYTES >> 20
+                )));
+            }
             let text = std::str::from_utf8(&self.buf)
                 .map_err(|e| SearchError::Corpus(format!("line {}: not UTF-8 ({e})", self.line)))?;
             match Passage::parse(text) {

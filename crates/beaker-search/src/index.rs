@@ -183,10 +183,40 @@ impl SearchIndex {
                 out.display()
             )));
         }
+        let existed = out.exists();
+        if existed
+            && std::fs::read_dir(out)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(true)
+        {
+            return Err(SearchError::Index(format!(
+                "{} is not empty: an index is built into a new or empty folder",
+                out.display()
+            )));
+        }
         std::fs::create_dir_all(out).map_err(|e| SearchError::io(out, e))?;
-        let (schema, fields) = schema();
-        let index = Index::create_in_dir(out, schema)?;
-        let meta = fill(&index, fields, corpus, source, options, progress)?;
+        let built = (|| {
+            let (schema, fields) = schema();
+            let index = Index::create_in_dir(out, schema)?;
+            let meta = fill(&index, fields, corpus, source, options, progress)?;
+            Ok::<_, SearchError>((index, fields, meta))
+        })();
+        let (index, fields, meta) = match built {
+            Ok(b) => b,
+            Err(e) => {
+                // A failed build leaves no half index behind: the same command can run again.
+                if existed {
+                    if let Ok(entries) = std::fs::read_dir(out) {
+                        for entry in entries.flatten() {
+                            let _ = std::fs::remove_file(entry.path());
+                        }
+                    }
+                } else {
+                    let _ = std::fs::remove_dir_all(out);
+                }
+                return Err(e);
+            }
+        };
         let json =
             serde_json::to_string_pretty(&meta).map_err(|e| SearchError::Index(e.to_string()))?;
         let path = out.join(META_FILE);
@@ -526,9 +556,10 @@ fn snippet(generator: &SnippetGenerator, text: &str) -> String {
     if !s.fragment().trim().is_empty() && range.end <= text.len() {
         // tantivy cuts fragments at token boundaries, which can be inside a word (`don't` is two tokens):
         // widen the cut to the whitespace around it.
+        // Back to just after the whitespace before (which may be several bytes long: U+00A0, U+3000).
         let start = text[..range.start]
-            .rfind(char::is_whitespace)
-            .map_or(0, |i| i + 1);
+            .trim_end_matches(|c: char| !c.is_whitespace())
+            .len();
         let end = text[range.end..]
             .find(char::is_whitespace)
             .map_or(text.len(), |i| range.end + i);
@@ -623,7 +654,9 @@ fn fill(
     index.tokenizers().register(analyzer::NAME, analyzer());
     let threads = options.threads.max(1);
     // tantivy refuses a budget under 15 MB per thread.
-    let memory = options.memory_bytes.max(threads * (16 << 20));
+    // tantivy's arena is at most 4 GiB per thread.
+    let per_thread = (options.memory_bytes / threads).clamp(16 << 20, (4 << 30) - (1 << 20));
+    let memory = per_thread * threads;
     let mut writer: tantivy::IndexWriter<TantivyDocument> =
         index.writer_with_num_threads(threads, memory)?;
     // One merge at the end instead of merging segments while indexing: every byte is rewritten once.

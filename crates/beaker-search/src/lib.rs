@@ -306,7 +306,14 @@ impl Tool for WebSearch {
                 provider.search(&p.query, p.max_results as usize, p.offset as usize, site)?;
             let results: Vec<Value> = hits
                 .iter()
-                .map(|h| json!({"title": h.title, "snippet": h.snippet, "url": h.url, "id": h.url, "score": h.score}))
+                .map(|h| {
+                    let mut r = json!({"title": h.title, "snippet": h.snippet, "url": h.url, "id": h.url, "score": h.score});
+                    if p.contents {
+                        // A live result's text is its excerpt: Search-R1's `contents` form of it.
+                        r["contents"] = json!(format!("{}\n{}", h.title, h.snippet));
+                    }
+                    r
+                })
                 .collect();
             return Ok(json!({"results": results, "index": WEB, "words": words_of(&words)}));
         }

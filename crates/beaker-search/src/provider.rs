@@ -83,11 +83,8 @@ impl Cache {
     fn get(&mut self, key: &str, ttl: Duration) -> Option<Vec<WebHit>> {
         match self.answers.get(key) {
             Some((at, hits)) if at.elapsed() <= ttl => Some(hits.clone()),
-            Some(_) => {
-                self.answers.remove(key);
-                None
-            }
-            None => None,
+            // Stale: left in place for `put` to overwrite, so `order` holds each key once.
+            _ => None,
         }
     }
 
@@ -321,9 +318,41 @@ fn strip_tags(text: &str) -> String {
             _ => {}
         }
     }
-    out.replace("&amp;", "&")
-        .replace("&lt;", "<")
+    // `&amp;` last, so `&amp;lt;` stays `&lt;`.
+    out.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{strip_tags, Cache};
+    use std::time::Duration;
+
+    #[test]
+    fn a_stale_answer_is_replaced_in_place_and_the_cache_stays_bounded() {
+        let mut c = Cache {
+            capacity: 2,
+            ..Cache::default()
+        };
+        for _ in 0..100 {
+            assert!(c.get("q", Duration::ZERO).is_none() || c.answers.len() <= 2);
+            c.put("q".into(), Vec::new());
+        }
+        assert_eq!(c.order.len(), 1, "one key, queued once");
+        c.put("a".into(), Vec::new());
+        c.put("b".into(), Vec::new());
+        assert_eq!((c.answers.len(), c.order.len()), (2, 2));
+        assert!(c.get("b", Duration::from_secs(60)).is_some());
+    }
+
+    #[test]
+    fn markup_is_taken_out_and_entities_decoded_once() {
+        assert_eq!(
+            strip_tags("a <strong>b</strong> &amp;lt; &lt;c&gt;"),
+            "a b &lt; <c>"
+        );
+    }
 }

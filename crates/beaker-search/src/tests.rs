@@ -599,3 +599,75 @@ fn pruned_search_equals_scoring_every_passage() {
         }
     }
 }
+
+#[test]
+fn review_fixes_hold() {
+    // A snippet cut after a multi-byte space (U+00A0, U+3000) does not panic.
+    let text = format!(
+        "{}\u{a0}alpha\u{3000}beta gamma {}",
+        "x".repeat(300),
+        "y ".repeat(200)
+    );
+    let index = index_of(&format!(
+        "{{\"id\": \"1\", \"text\": {}}}\n",
+        serde_json::json!(text)
+    ));
+    let request = Request {
+        query: "beta",
+        limit: 1,
+        offset: 0,
+        site: None,
+        k1: 0.9,
+        b: 0.4,
+    };
+    let found = index.search(&request, &mut || Ok(()));
+    let snippet = found.map(|f| f.hits[0].snippet.clone()).unwrap_or_default();
+    assert!(snippet.contains("beta"), "{snippet:?}");
+    // A line past the cap is refused, naming it, with a hint for a JSON array.
+    let mut huge = b"[".to_vec();
+    huge.extend(std::iter::repeat_n(
+        b' ',
+        (crate::corpus::MAX_LINE_BYTES + 10) as usize,
+    ));
+    let Ok(mut r) = CorpusReader::new(std::io::Cursor::new(huge)) else {
+        panic!()
+    };
+    let err = r
+        .next_passage()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("line 1 is longer than 16 MiB") && err.contains("JSON array"),
+        "{err}"
+    );
+    // A failed build leaves nothing behind: the same folder builds afterwards.
+    let Ok(dir) = tempfile::tempdir() else {
+        panic!()
+    };
+    let out = dir.path().join("idx");
+    let bad = CorpusReader::new(std::io::Cursor::new(
+        b"{\"id\": 1, \"text\": \"a\"}\n{\"oops\": 1}\n".to_vec(),
+    ));
+    assert!(bad
+        .and_then(|c| SearchIndex::build(c, "t", &out, &Default::default(), &mut |_| {}))
+        .is_err());
+    assert!(!out.exists());
+    let good = CorpusReader::new(std::io::Cursor::new(
+        b"{\"id\": 1, \"text\": \"a\"}\n".to_vec(),
+    ));
+    assert!(good
+        .and_then(|c| SearchIndex::build(c, "t", &out, &Default::default(), &mut |_| {}))
+        .is_ok());
+    // More memory than tantivy's arena allows per thread is clamped, not an error.
+    let big = crate::BuildOptions {
+        threads: 1,
+        memory_bytes: 8 << 30,
+    };
+    let c = CorpusReader::new(std::io::Cursor::new(
+        b"{\"id\": 1, \"text\": \"a\"}\n".to_vec(),
+    ));
+    assert!(c
+        .and_then(|c| SearchIndex::build(c, "t", &dir.path().join("big"), &big, &mut |_| {}))
+        .is_ok());
+}
