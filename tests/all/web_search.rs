@@ -52,7 +52,9 @@ fn engine(k1: f64, b: f64) -> Result<Engine, String> {
     Catalog::empty()
         .with("web_search")
         .map_err(|e| e.to_string())?
-        .indexes(Indexes::new(Vec::new()).with_bm25(k1, b))
+        .indexes(std::sync::Arc::new(
+            Indexes::new(Vec::new()).with_bm25(k1, b),
+        ))
         .engine()
         .map_err(|e| e.to_string())
 }
@@ -244,7 +246,43 @@ fn search_r1_form() -> Outcome {
     let env = server.recv();
     ensure(env["error_kind"] == "invalid_params", || {
         format!("an unknown index: {env}")
-    })
+    })?;
+    drop(server);
+    // The same folder from a config file's `[web_search] indexes`, with `default` naming the built-in one.
+    let config = dir.path().join("beaker.toml");
+    let toml = |default: &str| {
+        format!(
+            "[web_search]\nindexes = {{ r1 = {:?} }}\ndefault = {default:?}\n",
+            out_dir.display().to_string()
+        )
+    };
+    std::fs::write(&config, toml("docs")).map_err(|e| e.to_string())?;
+    let config_arg = config.to_string_lossy().to_string();
+    let mut server = Server::start(&["--no-python", "--config", &config_arg]);
+    server.send(&json!({"id": 1, "tool": "web_search", "params": {"query": "git rebase"}}));
+    let plain = server.recv();
+    server.send(
+        &json!({"id": 2, "tool": "web_search", "params": {"query": "git rebase", "index": "r1"}}),
+    );
+    let named = server.recv();
+    ensure(
+        plain["result"]["index"] == "docs"
+            && named["result"]["index"] == "r1"
+            && named["result"]["results"][0]["id"] == plain["result"]["results"][0]["id"],
+        || format!("[web_search] indexes and default: {plain} {named}"),
+    )?;
+    drop(server);
+    std::fs::write(&config, toml("wiki")).map_err(|e| e.to_string())?;
+    let out = beaker()
+        .args(["serve", "--no-python", "--config", &config_arg])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure(
+        out.status.code() == Some(2) && err.contains("default = \"wiki\" names no index"),
+        || format!("a default that names no index: {:?} {err}", out.status),
+    )
 }
 
 fn bad_corpora() -> Outcome {

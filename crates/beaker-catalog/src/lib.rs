@@ -274,8 +274,8 @@ impl Catalog {
     }
 
     /// Searches these indexes with `web_search` (default: the built-in `docs` alone).
-    pub fn indexes(mut self, indexes: beaker_search::Indexes) -> Catalog {
-        self.options.indexes = Arc::new(indexes);
+    pub fn indexes(mut self, indexes: Arc<beaker_search::Indexes>) -> Catalog {
+        self.options.indexes = indexes;
         self
     }
 

@@ -1,11 +1,13 @@
 //! Settings from a TOML file and flags (flags win).
 
 use anyhow::Context;
+use beaker_catalog::search::{self, Indexes};
 use beaker_catalog::Catalog;
 use beaker_core::Limits;
 use beaker_engine::{Config, Engine};
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Default bound on calls in flight in `serve`: enough to keep every worker busy while responses are
 /// written, small enough that a flood of requests is held back by the pipe instead of by memory.
@@ -158,14 +160,8 @@ pub struct Settings {
     pub http_timeouts_ms: (Option<u64>, Option<u64>),
     /// With `--http`: requests that may wait for a slot past `max_in_flight`, and for how long (milliseconds).
     pub http_waiting: (Option<usize>, Option<u64>),
-    /// `web_search`'s index folders, by name (the first is the default).
-    pub indexes: Vec<(String, PathBuf)>,
-    /// `web_search`'s default index, when not the first folder's.
-    pub default_index: Option<String>,
-    /// `web_search`'s live provider, when configured.
-    pub provider: Option<beaker_catalog::search::ProviderConfig>,
-    /// `web_search`'s BM25 parameters `k1` and `b`.
-    pub bm25: (f64, f64),
+    /// `web_search`'s indexes (each configured folder already opened) and live provider.
+    pub indexes: Arc<Indexes>,
 }
 
 impl Settings {
@@ -229,37 +225,32 @@ impl Settings {
                 .ok_or_else(|| anyhow::anyhow!("[web_search] indexes.{name} is a folder's path"))?;
             indexes.push((name.clone(), PathBuf::from(dir)));
         }
-        let provider = file.web_search.provider.clone();
-        if let Some(p) = &provider {
-            // Checked now (its key is read from the environment): a server that cannot search stops at start.
-            beaker_catalog::search::Provider::new(p)?;
-        }
-        let default_index = file.web_search.default.clone();
-        if let Some(d) = &default_index {
-            anyhow::ensure!(
-                d == beaker_catalog::search::BUILTIN
-                    || (d == beaker_catalog::search::WEB && provider.is_some())
-                    || indexes.iter().any(|(n, _)| n == d),
-                "[web_search] default = {d:?} names no index"
-            );
-        }
-        // A folder that is not an index stops the server at start, not at its first search.
-        for (name, dir) in &indexes {
-            beaker_catalog::search::SearchIndex::open(dir)
-                .with_context(|| format!("index `{name}`"))?;
-        }
         let bm25 = (
-            file.web_search
-                .k1
-                .unwrap_or(beaker_catalog::search::DEFAULT_K1),
-            file.web_search
-                .b
-                .unwrap_or(beaker_catalog::search::DEFAULT_B),
+            file.web_search.k1.unwrap_or(search::DEFAULT_K1),
+            file.web_search.b.unwrap_or(search::DEFAULT_B),
         );
         anyhow::ensure!(
             bm25.0.is_finite() && bm25.0 >= 0.0 && (0.0..=1.0).contains(&bm25.1),
             "[web_search] k1 is a number >= 0 and b a number from 0 to 1"
         );
+        let names: Vec<String> = indexes.iter().map(|(n, _)| n.clone()).collect();
+        let mut served = Indexes::new(indexes).with_bm25(bm25.0, bm25.1);
+        if let Some(p) = &file.web_search.provider {
+            // Its key is read from the environment now: a server that cannot search stops at start.
+            served = served.with_provider(search::Provider::new(p)?);
+        }
+        if let Some(d) = &file.web_search.default {
+            served = served
+                .with_default(d)
+                .map_err(|_| anyhow::anyhow!("[web_search] default = {d:?} names no index"))?;
+        }
+        // A folder that is not an index stops the server at start, not at its first search; opened here, it is
+        // not opened again.
+        for name in &names {
+            served
+                .get(Some(name))
+                .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        }
         Ok(Settings {
             config,
             guest_dirs,
@@ -272,10 +263,7 @@ impl Settings {
             drain_ms: file.drain_ms.unwrap_or(0),
             http_timeouts_ms: (file.http_header_timeout_ms, file.http_body_timeout_ms),
             http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
-            indexes,
-            default_index,
-            provider,
-            bm25,
+            indexes: Arc::new(served),
         })
     }
 
@@ -304,15 +292,7 @@ impl Settings {
 
     /// The families and guest directories these settings ask for.
     fn catalog(&self) -> anyhow::Result<Catalog> {
-        let mut indexes = beaker_catalog::search::Indexes::new(self.indexes.clone())
-            .with_bm25(self.bm25.0, self.bm25.1);
-        if let Some(p) = &self.provider {
-            indexes = indexes.with_provider(beaker_catalog::search::Provider::new(p)?);
-        }
-        if let Some(d) = &self.default_index {
-            indexes = indexes.with_default(d)?;
-        }
-        let mut catalog = Catalog::builtin().indexes(indexes);
+        let mut catalog = Catalog::builtin().indexes(self.indexes.clone());
         if !self.python {
             catalog = catalog.without("python");
         }

@@ -67,9 +67,9 @@ pub(crate) async fn retrieve(Caller(dispatcher): Caller, body: Bytes) -> Respons
         let pending: Vec<_> = chunk
             .iter()
             .map(|q| {
-                // A query with no words finds nothing, as pyserini's would (the tool refuses an empty one).
-                let searchable = q.chars().any(char::is_alphanumeric);
-                searchable.then(|| {
+                // An empty query finds nothing, as pyserini's would (the tool refuses it; a query of no words it
+                // answers with no results itself).
+                (!q.is_empty()).then(|| {
                     let mut params = json!({"query": q, "max_results": topk, "contents": true});
                     if let Some(index) = &req.index {
                         params["index"] = json!(index);

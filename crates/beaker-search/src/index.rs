@@ -315,17 +315,15 @@ impl SearchIndex {
         Ok(all)
     }
 
-    /// The passages whose words best match `request.query` by BM25, best first (equal scores by id, in byte
+    /// The passages whose words best match `request.words` by BM25, best first (equal scores by id, in byte
     /// order). `checkpoint` is polled every 65,536 passages looked at.
     pub fn search(
         &self,
         request: &Request,
         checkpoint: &mut dyn FnMut() -> Result<(), SearchError>,
     ) -> Result<Found, SearchError> {
-        let mut tokenizer = analyzer();
-        let words = analyzer::tokens(&mut tokenizer, request.query);
         let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-        for w in &words {
+        for w in request.words {
             *counts.entry(w.as_str()).or_default() += 1;
         }
         let searcher = self.reader.searcher();
@@ -527,10 +525,7 @@ impl SearchIndex {
                 snippet,
             });
         }
-        Ok(Found {
-            hits,
-            words: counts.keys().map(|w| (*w).to_string()).collect(),
-        })
+        Ok(Found { hits })
     }
 
     fn passage(&self, doc: &TantivyDocument) -> Passage {
@@ -608,8 +603,8 @@ impl Ord for Candidate {
 /// One search.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
-    /// Free text: its words are the query (no operators).
-    pub query: &'a str,
+    /// The query's words as the analyzer reads it ([`analyzer::tokens`]), with repeats: no operators.
+    pub words: &'a [String],
     /// Passages to return.
     pub limit: usize,
     /// Passages to skip first.
@@ -638,8 +633,6 @@ pub struct Hit {
 pub struct Found {
     /// The passages asked for, best first.
     pub hits: Vec<Hit>,
-    /// The query's distinct words, as the analyzer read them.
-    pub words: Vec<String>,
 }
 
 fn fill(

@@ -292,7 +292,7 @@ impl Tool for WebSearch {
             )));
         }
         let words = analyzer::tokens(&mut analyzer::analyzer(), &p.query);
-        let distinct: std::collections::BTreeSet<&String> = words.iter().collect();
+        let distinct = words_of(&words);
         if distinct.len() > MAX_WORDS {
             return Err(ToolError::invalid_params(format!(
                 "a query has at most {MAX_WORDS} distinct words, this one has {}",
@@ -300,8 +300,8 @@ impl Tool for WebSearch {
             )));
         }
         let name = p.index.as_deref().unwrap_or(self.indexes.default_name());
+        let site = p.site.as_deref().filter(|s| !s.trim().is_empty());
         if let (WEB, Some(provider)) = (name, self.indexes.provider()) {
-            let site = p.site.as_deref().filter(|s| !s.trim().is_empty());
             let hits =
                 provider.search(&p.query, p.max_results as usize, p.offset as usize, site)?;
             let results: Vec<Value> = hits
@@ -315,14 +315,14 @@ impl Tool for WebSearch {
                     r
                 })
                 .collect();
-            return Ok(json!({"results": results, "index": WEB, "words": words_of(&words)}));
+            return Ok(json!({"results": results, "index": WEB, "words": distinct}));
         }
         let index = self.indexes.get(Some(name))?;
         let request = Request {
-            query: &p.query,
+            words: &words,
             limit: p.max_results as usize,
             offset: p.offset as usize,
-            site: p.site.as_deref().filter(|s| !s.trim().is_empty()),
+            site,
             k1: self.indexes.k1,
             b: self.indexes.b,
         };
@@ -350,7 +350,7 @@ impl Tool for WebSearch {
         Ok(json!({
             "results": results,
             "index": name,
-            "words": found.words,
+            "words": distinct,
         }))
     }
 

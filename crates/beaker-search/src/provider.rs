@@ -162,6 +162,14 @@ impl Provider {
         })
     }
 
+    /// Results a page of the service holds.
+    fn page_size(&self) -> usize {
+        match self.kind {
+            Kind::SearXng => SEARXNG_PAGE,
+            Kind::Brave => BRAVE_MAX_COUNT,
+        }
+    }
+
     /// What it is, for messages: `searxng at URL` or `brave`.
     pub fn describe(&self) -> String {
         match self.kind {
@@ -193,10 +201,7 @@ impl Provider {
         };
         let want = offset + limit;
         let mut hits: Vec<WebHit> = Vec::new();
-        let per_page = match self.kind {
-            Kind::SearXng => SEARXNG_PAGE,
-            Kind::Brave => BRAVE_MAX_COUNT,
-        };
+        let per_page = self.page_size();
         for page in 0..MAX_PAGES {
             if hits.len() >= want {
                 break;
@@ -281,11 +286,7 @@ impl Provider {
                 _ => Err(failed("no `results` in the answer".into())),
             };
         };
-        let rank0 = page
-            * match self.kind {
-                Kind::SearXng => SEARXNG_PAGE,
-                Kind::Brave => BRAVE_MAX_COUNT,
-            };
+        let rank0 = page * self.page_size();
         Ok(list
             .iter()
             .enumerate()

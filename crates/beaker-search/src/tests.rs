@@ -14,6 +14,11 @@ fn index_of(lines: &str) -> SearchIndex {
     }
 }
 
+/// What an `Err` says, or nothing for `Ok`.
+fn err_text<T, E: std::fmt::Display>(r: Result<T, E>) -> String {
+    r.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
 fn search(
     index: &SearchIndex,
     query: &str,
@@ -21,8 +26,9 @@ fn search(
     offset: usize,
     site: Option<&str>,
 ) -> Vec<(String, f64)> {
+    let words = analyzer::tokens(&mut analyzer::analyzer(), query);
     let request = Request {
-        query,
+        words: &words,
         limit,
         offset,
         site,
@@ -97,22 +103,14 @@ fn gzip_is_recognised_by_its_bytes_and_errors_name_the_line() {
         panic!("plain not read")
     };
     assert!(bad.next_passage().is_ok());
-    let err = bad
-        .next_passage()
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let err = err_text(bad.next_passage());
     assert!(err.contains("line 2"), "{err}");
     let Ok(mut not_utf8) =
         CorpusReader::new(std::io::Cursor::new(b"{\"id\": \"\xff\"}\n".to_vec()))
     else {
         panic!()
     };
-    let err = not_utf8
-        .next_passage()
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let err = err_text(not_utf8.next_passage());
     assert!(err.contains("line 1: not UTF-8"), "{err}");
 }
 
@@ -223,8 +221,9 @@ fn a_site_is_the_host_or_a_parent_domain() {
     assert_eq!(ids("https://blog.rust-lang.org/2024"), ["2"]);
     assert_eq!(ids("www.doc.rust-lang.org"), ["1"]);
     assert!(ids("lang.org").is_empty());
+    let words = [String::from("rust")];
     let request = Request {
-        query: "rust",
+        words: &words,
         limit: 1,
         offset: 0,
         site: Some("///"),
@@ -262,20 +261,13 @@ fn a_folder_is_built_once_and_reopened() {
     assert!(reports >= 1, "the merge step is reported");
     let again =
         corpus().and_then(|c| SearchIndex::build(c, "t", &out, &Default::default(), &mut |_| {}));
-    assert!(again
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default()
-        .contains("already holds an index"));
+    assert!(err_text(again).contains("already holds an index"));
     let opened = SearchIndex::open(&out);
     let Ok(opened) = opened else {
         panic!("not reopened")
     };
     assert_eq!(search(&opened, "world", 1, 0, None)[0].0, "1");
-    let not = SearchIndex::open(dir.path())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let not = err_text(SearchIndex::open(dir.path()));
     assert!(not.contains("beaker index build"), "{not}");
 }
 
@@ -288,8 +280,9 @@ fn a_stopped_call_stops_the_search() {
         ));
     }
     let index = index_of(&lines);
+    let words = [String::from("common")];
     let request = Request {
-        query: "common",
+        words: &words,
         limit: 5,
         offset: 0,
         site: None,
@@ -458,10 +451,12 @@ fn brave_is_asked_with_its_key_and_marks_are_taken_out() {
             .contains("x-subscription-token: k-123"),
         "{head}"
     );
-    let missing = provider("brave", &url, Some("BEAKER_TEST_NO_SUCH_KEY"), 5000)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let missing = err_text(provider(
+        "brave",
+        &url,
+        Some("BEAKER_TEST_NO_SUCH_KEY"),
+        5000,
+    ));
     assert!(
         missing.contains("BEAKER_TEST_NO_SUCH_KEY is not set"),
         "{missing}"
@@ -478,11 +473,7 @@ fn a_provider_that_fails_says_how() {
     let Ok(p) = provider("searxng", &url, None, 5000) else {
         panic!()
     };
-    let err = p
-        .search("x", 5, 0, None)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let err = err_text(p.search("x", 5, 0, None));
     assert!(
         err.contains("HTTP 429") && err.contains("rate limited"),
         "{err}"
@@ -501,11 +492,7 @@ fn a_provider_that_fails_says_how() {
     let Ok(p) = provider("searxng", &junk, None, 5000) else {
         panic!()
     };
-    let err = p
-        .search("x", 5, 0, None)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let err = err_text(p.search("x", 5, 0, None));
     assert!(err.contains("not JSON"), "{err}");
     for (kind, url) in [("bing", "http://x"), ("searxng", "ftp://x")] {
         assert!(provider(kind, url, None, 5000).is_err());
@@ -612,8 +599,9 @@ fn review_fixes_hold() {
         "{{\"id\": \"1\", \"text\": {}}}\n",
         serde_json::json!(text)
     ));
+    let words = [String::from("beta")];
     let request = Request {
-        query: "beta",
+        words: &words,
         limit: 1,
         offset: 0,
         site: None,
@@ -632,11 +620,7 @@ fn review_fixes_hold() {
     let Ok(mut r) = CorpusReader::new(std::io::Cursor::new(huge)) else {
         panic!()
     };
-    let err = r
-        .next_passage()
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let err = err_text(r.next_passage());
     assert!(
         err.contains("line 1 is longer than 16 MiB") && err.contains("JSON array"),
         "{err}"
