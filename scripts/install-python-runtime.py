@@ -30,8 +30,15 @@ $BEAKER_TYPESCRIPT/bin/esbuild, else /var/lib/beaker/typescript/bin/esbuild as r
 CACHE/typescript/bin/esbuild. Without npm it is skipped with a note (TypeScript is then reported as not
 installed); `--no-typescript` skips it.
 
+And the compound tables of the `pubchem` tool: the `chemicals` wheel (ChEDL, MIT licence) pinned by version and
+SHA-256, from which the identifier databases (PubChem-derived: CID, CAS, formula, weight, SMILES, InChI, InChIKey,
+names, synonyms), the property and safety tables the tool reads and the licence are extracted into
+$BEAKER_CHEMICALS_DIR, else CACHE/chemicals-1.5.2; the periodic table chemicals keeps as Python lists is written
+out as elements.tsv. Beaker builds its compact lookup (tantivy-fst maps) there on first use. `--no-chemicals`
+skips it.
+
 Usage: python3 scripts/install-python-runtime.py [--dir DIR] [--wheel PATH] [--force] [--no-clients]
-       [--no-native-python] [--no-typescript]
+       [--no-native-python] [--no-typescript] [--no-chemicals]
 """
 
 import argparse
@@ -263,13 +270,16 @@ def install_typescript(folder):
     if stamp.is_file() and stamp.read_text().strip() == ESBUILD_TGZ_SHA256:
         print(f"esbuild (TypeScript) is installed in {folder}")
         return
-    npm = shutil.which("npm")
+    npm = [shutil.which("npm")] if shutil.which("npm") else None
+    bundled = pathlib.Path("/usr/lib/node_modules/npm/bin/npm-cli.js")
+    if npm is None and shutil.which("node") and bundled.is_file():
+        npm = [shutil.which("node"), str(bundled)]  # NodeSource's nodejs bundles npm without a command for it
     if npm is None:
         print("note: npm not found: execute_code's TypeScript is not installed (Debian's npm installs it)")
         return
     os.umask(0o022)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([npm, "pack", "--silent", ESBUILD], cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([*npm, "pack", "--silent", ESBUILD], cwd=tmp, check=True, stdout=subprocess.DEVNULL)
         tgz = next(pathlib.Path(tmp).glob("*.tgz"))
         if sha256_file(tgz) != ESBUILD_TGZ_SHA256:
             fail(f"{tgz.name}: SHA-256 {sha256_file(tgz)} is not the pinned {ESBUILD_TGZ_SHA256}")
@@ -288,6 +298,126 @@ def install_typescript(folder):
     print(f"installed esbuild ({ESBUILD}) for execute_code's TypeScript in {folder}")
 
 
+CHEMICALS_VERSION = "1.5.2"
+CHEMICALS_WHEEL = f"chemicals-{CHEMICALS_VERSION}-py3-none-any.whl"
+CHEMICALS_SHA256 = "f85ef7f36e77fee634686c26562929ee61026cd548d89cebd57b2251ca843d6e"
+# What the pubchem tool reads, relative to the package folder (crates/beaker-pubchem/src/tables.rs names them too).
+CHEMICALS_FILES = [
+    "Identifiers/chemical identifiers pubchem large.tsv",
+    "Identifiers/chemical identifiers pubchem small.tsv",
+    "Identifiers/chemical identifiers example user db.tsv",
+    "Identifiers/Cation db.tsv",
+    "Identifiers/Anion db.tsv",
+    "Identifiers/Inorganic db.tsv",
+    "Misc/Physical Constants of Organic Compounds.csv",
+    "Misc/Physical Constants of Inorganic Compounds.csv",
+    "Misc/CRC Handbook Organic RI.csv",
+    "Misc/common_chemistry_data.tsv",
+    "Misc/webbook_constants.tsv",
+    "Misc/wikidata_properties.tsv",
+    "Misc/heos_constants.tsv",
+    "Phase Change/OpenNotebook Melting Points.tsv",
+    "Phase Change/Yaws Boiling Points.tsv",
+    "Safety/NFPA 497 2008.tsv",
+    "Safety/IS IEC 60079-20-1 2010.tsv",
+    "Safety/DIPPR T_flash Serat.csv",
+    "Safety/National Toxicology Program Carcinogens.tsv",
+    "Safety/IARC Carcinogen Database.tsv",
+    "Safety/Ontario Exposure Limits.json",
+]
+
+
+def chemicals_dir():
+    """Where the pubchem tool's tables live (beaker-pubchem's `default_dir` follows the same rule)."""
+    if os.environ.get("BEAKER_CHEMICALS_DIR"):
+        return pathlib.Path(os.environ["BEAKER_CHEMICALS_DIR"])
+    return cache_root() / f"chemicals-{CHEMICALS_VERSION}"
+
+
+def chemicals_elements(source):
+    """chemicals' periodic table as TSV rows. The package keeps it as Python lists in elements.py, which imports
+    nothing but its own decorator: it is run here with that decorator stubbed (the wheel is pinned by SHA-256)."""
+    import runpy
+    import types
+
+    saved = {k: sys.modules.get(k) for k in ("chemicals", "chemicals.utils")}
+    package = types.ModuleType("chemicals")
+    package.__path__ = []
+    utils = types.ModuleType("chemicals.utils")
+    utils.mark_numba_incompatible = lambda f: f
+    sys.modules["chemicals"], sys.modules["chemicals.utils"] = package, utils
+    try:
+        scope = runpy.run_path(str(source))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    homonuclear = scope["homonuclear_elements_CASs_set"]
+    rows = ["number\tsymbol\tname\tCAS\tCAS_standard\tPubChem\tMW\tInChI_key\tsmiles\tInChI\thomonuclear"]
+    for e in scope["periodic_table"]:
+        rows.append("\t".join(str(v) for v in (
+            e.number, e.symbol, e.name, e.CAS, e.CAS_standard, "" if e.PubChem is None else e.PubChem,
+            repr(float(e.MW)), e.InChI_key, e.smiles, e.InChI, int(e.CAS in homonuclear))))
+    return "\n".join(rows) + "\n"
+
+
+def install_chemicals(folder):
+    """The chemicals wheel's tables the pubchem tool reads, checked by SHA-256, into folder."""
+    stamp = folder / "INSTALLED"
+    if stamp.is_file():
+        try:
+            if json.loads(stamp.read_text()).get("wheel_sha256") == CHEMICALS_SHA256:
+                print(f"chemicals {CHEMICALS_VERSION} (the pubchem tool's tables) is installed in {folder}")
+                return
+        except ValueError:
+            pass
+    downloads = cache_root() / "downloads"
+    wheel = downloads / CHEMICALS_WHEEL
+    if not (wheel.is_file() and sha256_file(wheel) == CHEMICALS_SHA256):
+        downloads.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+               f"chemicals=={CHEMICALS_VERSION}", "-d", str(downloads)]
+        print("downloading:", " ".join(cmd), file=sys.stderr)
+        if subprocess.run(cmd).returncode != 0:
+            fail("pip download of chemicals failed (is pip installed? `apt-get install python3-pip`)")
+    digest = sha256_file(wheel)
+    if digest != CHEMICALS_SHA256:
+        fail(f"{wheel} has SHA-256 {digest}, expected {CHEMICALS_SHA256}")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=folder.name + ".tmp-", dir=folder.parent))
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            names = set(z.namelist())
+            for rel in CHEMICALS_FILES + ["elements.py"]:
+                member = "chemicals/" + rel
+                if member not in names:
+                    fail(f"the chemicals wheel has no {member}")
+                out = staging.joinpath(*safe_parts(rel))
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with z.open(member) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            licences = [n for n in names if n.startswith(f"chemicals-{CHEMICALS_VERSION}.dist-info/licenses/")
+                        and not n.endswith("/")]
+            for member in licences:
+                out = staging / "LICENSES" / safe_parts(member)[-1]
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(z.read(member))
+        (staging / "elements.tsv").write_text(chemicals_elements(staging / "elements.py"))
+        (staging / "elements.py").unlink()
+        installed = {"package": "chemicals", "version": CHEMICALS_VERSION, "wheel_sha256": CHEMICALS_SHA256,
+                     "files": CHEMICALS_FILES + ["elements.tsv"]}
+        (staging / "INSTALLED").write_text(json.dumps(installed, indent=2) + "\n")
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    print(f"installed chemicals {CHEMICALS_VERSION} (the pubchem tool's tables) in {folder}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", type=pathlib.Path, default=None, help="where to install (default: see above)")
@@ -296,7 +426,10 @@ def main():
     ap.add_argument("--no-clients", action="store_true", help="skip the test clients' virtual environment")
     ap.add_argument("--no-native-python", action="store_true", help="skip execute_code's native Python")
     ap.add_argument("--no-typescript", action="store_true", help="skip esbuild (execute_code's TypeScript)")
+    ap.add_argument("--no-chemicals", action="store_true", help="skip the pubchem tool's tables (chemicals)")
     args = ap.parse_args()
+    if not args.no_chemicals:
+        install_chemicals(chemicals_dir())
     if not args.no_typescript:
         install_typescript(typescript_dir())
     if not args.no_native_python:

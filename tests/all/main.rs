@@ -19,6 +19,7 @@ mod mcp;
 mod memory;
 mod numerical;
 mod plans;
+mod pubchem;
 mod python;
 mod python_package;
 mod sandbox;
@@ -39,6 +40,9 @@ fn main() {
     // (set before any thread starts; without it, this test binary is not Beaker's, and Z3 would run in-process).
     std::env::set_var("BEAKER_LOGIC_WORKER", env!("CARGO_BIN_EXE_beaker"));
     let args = libtest_mimic::Arguments::from_args();
+    // pubchem's lookup is compiled from the installed tables once per machine; done here, before any trial's
+    // call could wait for it past its timeout.
+    pubchem::prepare();
     let mut trials = Vec::new();
     trials.extend(calculator::trials());
     trials.extend(conformance::trials());
@@ -52,6 +56,7 @@ fn main() {
     trials.extend(tidy::trials());
     trials.extend(units::trials());
     trials.extend(web_search::trials());
+    trials.extend(pubchem::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

@@ -44,6 +44,11 @@ pub mod search {
     };
 }
 
+/// `pubchem`'s tables and live provider, for the front ends that configure them (`[pubchem]`).
+pub mod pubchem {
+    pub use beaker_pubchem::{default_dir, open, Provider, ProviderConfig, CHEMICALS_VERSION};
+}
+
 /// One family of tools and how to build it.
 pub struct Entry {
     /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.
@@ -61,6 +66,8 @@ pub type BuildNative = fn(&Options) -> Vec<Arc<dyn Tool>>;
 pub struct Options {
     /// The indexes `web_search` searches (the built-in `docs`, and folders named by `--index NAME=DIR`).
     pub indexes: Arc<beaker_search::Indexes>,
+    /// `pubchem`'s tables (default: the installer's folder) and live PUG REST provider (default: none).
+    pub pubchem: Option<(PathBuf, Option<beaker_pubchem::ProviderConfig>)>,
 }
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
@@ -147,6 +154,16 @@ pub const BUILTIN: &[Entry] = &[
     Entry::native("grading", |_| vec![Arc::new(beaker_grade::Grade::new())]),
     Entry::native("web_search", |o| {
         vec![Arc::new(beaker_search::WebSearch::new(o.indexes.clone()))]
+    }),
+    Entry::native("pubchem", |o| {
+        let (dir, provider) = o
+            .pubchem
+            .clone()
+            .unwrap_or_else(|| (beaker_pubchem::default_dir(), None));
+        // A provider whose url is not http(s) is refused when the front end reads its config (`Provider::new`
+        // is checked there); here it cannot fail.
+        let provider = provider.and_then(|c| beaker_pubchem::Provider::new(&c).ok());
+        vec![Arc::new(beaker_pubchem::Pubchem::new(dir, provider))]
     }),
 ];
 
@@ -276,6 +293,16 @@ impl Catalog {
     /// Searches these indexes with `web_search` (default: the built-in `docs` alone).
     pub fn indexes(mut self, indexes: Arc<beaker_search::Indexes>) -> Catalog {
         self.options.indexes = indexes;
+        self
+    }
+
+    /// Reads `pubchem`'s tables from `dir` and asks `provider` (PubChem PUG REST) for compounds they lack.
+    pub fn pubchem(
+        mut self,
+        dir: PathBuf,
+        provider: Option<beaker_pubchem::ProviderConfig>,
+    ) -> Catalog {
+        self.options.pubchem = Some((dir, provider));
         self
     }
 

@@ -124,6 +124,18 @@ struct File {
     max_limits: Option<Limits>,
     #[serde(default)]
     web_search: WebSearchFile,
+    #[serde(default)]
+    pubchem: PubchemFile,
+}
+
+/// The `[pubchem]` section.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PubchemFile {
+    /// The tables' folder (default: `$BEAKER_CHEMICALS_DIR`, else the installer's, in Beaker's cache).
+    dir: Option<PathBuf>,
+    /// PubChem PUG REST, asked for compounds the tables lack (off without it).
+    provider: Option<beaker_catalog::pubchem::ProviderConfig>,
 }
 
 /// The `[web_search]` section.
@@ -162,6 +174,8 @@ pub struct Settings {
     pub http_waiting: (Option<usize>, Option<u64>),
     /// `web_search`'s indexes (each configured folder already opened) and live provider.
     pub indexes: Arc<Indexes>,
+    /// `pubchem`'s tables and live provider.
+    pub pubchem: (PathBuf, Option<beaker_catalog::pubchem::ProviderConfig>),
 }
 
 impl Settings {
@@ -251,6 +265,16 @@ impl Settings {
                 .get(Some(name))
                 .map_err(|e| anyhow::anyhow!("{}", e.message))?;
         }
+        if let Some(p) = &file.pubchem.provider {
+            beaker_catalog::pubchem::Provider::new(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        let pubchem = (
+            file.pubchem
+                .dir
+                .clone()
+                .unwrap_or_else(beaker_catalog::pubchem::default_dir),
+            file.pubchem.provider.clone(),
+        );
         Ok(Settings {
             config,
             guest_dirs,
@@ -264,6 +288,7 @@ impl Settings {
             http_timeouts_ms: (file.http_header_timeout_ms, file.http_body_timeout_ms),
             http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
             indexes: Arc::new(served),
+            pubchem,
         })
     }
 
@@ -292,7 +317,9 @@ impl Settings {
 
     /// The families and guest directories these settings ask for.
     fn catalog(&self) -> anyhow::Result<Catalog> {
-        let mut catalog = Catalog::builtin().indexes(self.indexes.clone());
+        let mut catalog = Catalog::builtin()
+            .indexes(self.indexes.clone())
+            .pubchem(self.pubchem.0.clone(), self.pubchem.1.clone());
         if !self.python {
             catalog = catalog.without("python");
         }

@@ -1,0 +1,240 @@
+//! PubChem's PUG REST service, off unless configured (`[pubchem.provider]`): asked only for compounds the
+//! offline tables lack, with a timeout per request and the call's deadline checked between requests. It answers
+//! the identity of a compound (CID, formula, weight, SMILES, InChI, InChIKey, IUPAC name, title) and its
+//! synonyms; the tables' physical and safety data stay offline-only (PUG REST's property table has none).
+
+use crate::search::Namespace;
+use crate::PubchemError;
+use beaker_core::{CallContext, ErrorKind, ToolError};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+
+/// What the answers name as their source.
+pub const LIVE_SOURCE: &str = "PubChem PUG REST (live)";
+/// The properties asked of PUG REST.
+const PROPERTIES: &str = "MolecularFormula,MolecularWeight,SMILES,InChI,InChIKey,IUPACName,Title";
+
+/// `[pubchem.provider]`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// The service's base url (default `https://pubchem.ncbi.nlm.nih.gov/rest/pug`).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Milliseconds a request may take (default 5,000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A configured PUG REST provider.
+pub struct Provider {
+    base: String,
+    agent: ureq::Agent,
+}
+
+/// A compound PUG REST found.
+#[derive(Debug, Clone)]
+pub struct LiveCompound {
+    /// Its property-table entry (`CID`, `MolecularFormula`, ...).
+    pub props: Map<String, Value>,
+    /// Its synonyms, when they were asked for.
+    pub synonyms: Option<Vec<String>>,
+}
+
+impl Provider {
+    /// The provider `config` describes.
+    pub fn new(config: &ProviderConfig) -> Result<Provider, PubchemError> {
+        let base = config
+            .url
+            .as_deref()
+            .unwrap_or("https://pubchem.ncbi.nlm.nih.gov/rest/pug")
+            .trim_end_matches('/')
+            .to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(PubchemError::Provider(format!(
+                "[pubchem.provider]: url {base:?} is not http(s)"
+            )));
+        }
+        let timeout = Duration::from_millis(config.timeout_ms.unwrap_or(5_000).max(1));
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .user_agent("beaker-pubchem")
+            .build()
+            .new_agent();
+        Ok(Provider { base, agent })
+    }
+
+    fn get(&self, path: &str) -> Result<Option<Value>, ToolError> {
+        let url = format!("{}/{path}", self.base);
+        let failed =
+            |m: String| ToolError::new(ErrorKind::ToolError, format!("{LIVE_SOURCE}: {m}"));
+        let mut response = self
+            .agent
+            .get(&url)
+            .call()
+            .map_err(|e| failed(e.to_string()))?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(4 << 20)
+            .read_to_string()
+            .map_err(|e| failed(format!("HTTP {status}: {e}")))?;
+        let body: Value = serde_json::from_str(&text)
+            .map_err(|e| failed(format!("HTTP {status}, not JSON: {e}")))?;
+        if status == 404 || body["Fault"]["Code"] == "PUGREST.NotFound" {
+            return Ok(None);
+        }
+        if status != 200 {
+            let why = body["Fault"]["Message"].as_str().unwrap_or("no message");
+            return Err(failed(format!("HTTP {status}: {why}")));
+        }
+        Ok(Some(body))
+    }
+
+    /// The compound `identifier` names (in `ns`, default by name), or `None` when PubChem has none.
+    pub fn lookup(
+        &self,
+        identifier: &str,
+        ns: Option<Namespace>,
+        ctx: &CallContext,
+    ) -> Result<Option<LiveCompound>, ToolError> {
+        let (space, id) = match ns {
+            None | Some(Namespace::Name) => ("name", identifier.trim().to_string()),
+            Some(Namespace::Cid) => ("cid", identifier.trim().to_string()),
+            Some(Namespace::Smiles) => ("smiles", identifier.trim().to_string()),
+            Some(Namespace::Inchikey) => ("inchikey", identifier.trim().to_string()),
+            Some(Namespace::Formula) => ("fastformula", identifier.trim().to_string()),
+            // PUG REST takes InChI by POST and has no CAS namespace (a CAS number is a synonym: by name).
+            Some(Namespace::Cas) => ("name", identifier.trim().to_string()),
+            Some(Namespace::Inchi) => return Ok(None),
+        };
+        ctx.checkpoint()?;
+        let Some(body) = self.get(&format!(
+            "compound/{space}/{}/property/{PROPERTIES}/JSON",
+            encode(&id)
+        ))?
+        else {
+            return Ok(None);
+        };
+        let Some(first) = body["PropertyTable"]["Properties"][0].as_object() else {
+            return Ok(None);
+        };
+        let mut found = LiveCompound {
+            props: first.clone(),
+            synonyms: None,
+        };
+        if let Some(cid) = first.get("CID").and_then(Value::as_i64) {
+            ctx.checkpoint()?;
+            if let Some(s) = self.get(&format!("compound/cid/{cid}/synonyms/JSON"))? {
+                found.synonyms = s["InformationList"]["Information"][0]["Synonym"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    });
+            }
+        }
+        Ok(Some(found))
+    }
+}
+
+/// A path segment percent-encoded (RFC 3986 unreserved characters kept).
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The answer for a compound PUG REST found, in the offline answers' shape.
+pub fn answer(
+    operation: &str,
+    properties: Option<&[String]>,
+    max_synonyms: u64,
+    c: LiveCompound,
+) -> Result<Value, ToolError> {
+    let p = &c.props;
+    let text = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
+    // PUG REST writes the weight as a string ("180.16").
+    let mw = match p.get("MolecularWeight") {
+        Some(Value::String(s)) => s.parse::<f64>().map(|v| json!(v)).unwrap_or(Value::Null),
+        Some(v) => v.clone(),
+        None => Value::Null,
+    };
+    let mut out = Map::new();
+    out.insert("cid".into(), text("CID"));
+    out.insert("name".into(), text("Title"));
+    out.insert("formula".into(), text("MolecularFormula"));
+    out.insert("molecular_weight".into(), mw.clone());
+    out.insert("read_as".into(), json!("live lookup"));
+    match operation {
+        "compound" | "structure" => {
+            if operation == "compound" {
+                out.insert("iupac_name".into(), text("IUPACName"));
+            }
+            out.insert("smiles".into(), text("SMILES"));
+            out.insert("inchi".into(), text("InChI"));
+            out.insert("inchikey".into(), text("InChIKey"));
+        }
+        "synonyms" => {
+            let all = c.synonyms.unwrap_or_default();
+            let n = (max_synonyms as usize).min(all.len());
+            out.insert("synonyms".into(), json!(all[..n]));
+            out.insert("count".into(), json!(all.len()));
+        }
+        "properties" => {
+            let live = [
+                ("MolecularWeight", mw.clone()),
+                ("MolecularFormula", text("MolecularFormula")),
+                ("SMILES", text("SMILES")),
+                ("InChI", text("InChI")),
+                ("InChIKey", text("InChIKey")),
+                ("IUPACName", text("IUPACName")),
+                ("Title", text("Title")),
+            ];
+            let asked: Vec<&str> = match properties {
+                Some(list) => list
+                    .iter()
+                    .map(|a| crate::property_name(a))
+                    .collect::<Result<_, _>>()?,
+                None => live.iter().map(|(k, _)| *k).collect(),
+            };
+            let mut props = Map::new();
+            let mut missing = Vec::new();
+            for name in asked {
+                match live.iter().find(|(k, v)| *k == name && !v.is_null()) {
+                    Some((_, v)) => {
+                        let mut entry = json!({"value": v, "source": LIVE_SOURCE});
+                        if name == "MolecularWeight" {
+                            entry["unit"] = json!("g/mol");
+                        }
+                        props.insert(name.into(), entry);
+                    }
+                    None => missing.push(name),
+                }
+            }
+            out.insert("properties".into(), Value::Object(props));
+            if !missing.is_empty() {
+                out.insert("missing".into(), json!(missing));
+            }
+        }
+        "safety" => {
+            out.insert(
+                "note".into(),
+                json!("this compound is not in the offline tables, and safety data is only answered from them"),
+            );
+        }
+        _ => {}
+    }
+    out.insert("source".into(), json!(LIVE_SOURCE));
+    Ok(Value::Object(out))
+}

@@ -1,0 +1,340 @@
+//! From an identifier to a compound, as chemicals' `search_chemical` reads one (with its whole database loaded),
+//! plus what a model writes that chemicals does not read: a CID as a number or digits (`2244`, `CID 2244`), a bare
+//! InChIKey, a name in any case and punctuation, and a formula with several compounds, which is reported as such
+//! rather than answered with one of them.
+//!
+//! chemicals' order: an element's symbol, name or atomic CAS number; a CAS number; `InChI=`, `InChIKey=`,
+//! `PubChem=`, `SMILES=` prefixes; the formulas `CO`, `CS`, `NO`, `CNO` (which are also SMILES); a SMILES; a
+//! formula; a name, as written, without spaces, without spaces and dashes, each also lower-cased; `name
+//! (formula)` where both halves name the same compound.
+
+use crate::formula;
+use crate::lookup::{fold, kind, Database};
+
+/// How a call names the compound.
+#[derive(Debug, Clone)]
+pub enum Identifier {
+    /// A PubChem CID given as a number.
+    Cid(i64),
+    /// Text, read by the rules above (or only as `namespace` says).
+    Text(String),
+}
+
+/// Where an identifier is looked up when a call says (PubChem's namespaces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    /// A name or synonym.
+    Name,
+    /// A PubChem CID.
+    Cid,
+    /// A CAS registry number.
+    Cas,
+    /// A SMILES string.
+    Smiles,
+    /// An InChI.
+    Inchi,
+    /// An InChIKey.
+    Inchikey,
+    /// A formula.
+    Formula,
+}
+
+impl Namespace {
+    /// The namespace a param names.
+    pub fn parse(s: &str) -> Option<Namespace> {
+        Some(match s {
+            "name" => Namespace::Name,
+            "cid" => Namespace::Cid,
+            "cas" => Namespace::Cas,
+            "smiles" => Namespace::Smiles,
+            "inchi" => Namespace::Inchi,
+            "inchikey" => Namespace::Inchikey,
+            "formula" => Namespace::Formula,
+            _ => return None,
+        })
+    }
+}
+
+/// What an identifier named.
+#[derive(Debug)]
+pub enum Found {
+    /// One compound, and how the identifier was read.
+    One(u32, &'static str),
+    /// A formula several compounds have: all of them (load order), and the formula as read.
+    Ambiguous(String, Vec<u32>),
+}
+
+/// Why nothing was found: the message, and near names when the identifier read as a name.
+#[derive(Debug)]
+pub struct Miss {
+    /// What was recognised and not found.
+    pub message: String,
+    /// The identifier folded, when suggestions should be sought for it.
+    pub folded: Option<String>,
+}
+
+fn miss(message: String) -> Miss {
+    Miss {
+        message,
+        folded: None,
+    }
+}
+
+/// Resolves an identifier.
+pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<Found, Miss> {
+    let text = match id {
+        Identifier::Cid(cid) => return by_cid(db, *cid),
+        Identifier::Text(t) => t.trim(),
+    };
+    if text.is_empty() {
+        return Err(miss("the identifier is empty".into()));
+    }
+    if let Some(ns) = ns {
+        return in_namespace(db, text, ns);
+    }
+    if let Some(cid) = cid_form(text) {
+        return by_cid(db, cid);
+    }
+    if let Some(found) = element(db, text) {
+        return found;
+    }
+    if crate::tables::check_cas(text) {
+        if let Some(i) = cas(db, text) {
+            return Ok(Found::One(i, "CAS number"));
+        }
+        if let Some(i) = db.get(kind::NAME, text) {
+            return Ok(Found::One(i, "name"));
+        }
+        return Err(miss(format!(
+            "`{text}` is a valid CAS number, but not one in the offline tables"
+        )));
+    }
+    let lower = text.to_lowercase();
+    let after = |prefix: &str| -> Option<&str> {
+        lower
+            .starts_with(prefix)
+            .then(|| text.get(prefix.len()..))
+            .flatten()
+    };
+    let chars = text.chars().count();
+    if chars > 9 {
+        if let Some(inchi) = after("inchi=1s/").or_else(|| after("inchi=1/")) {
+            return db
+                .get(kind::INCHI, inchi)
+                .map(|i| Found::One(i, "InChI"))
+                .ok_or_else(|| miss(format!("the InChI `{text}` is not in the offline tables")));
+        }
+        if let Some(key) = after("inchikey=") {
+            return db
+                .get(kind::INCHIKEY, key)
+                .map(|i| Found::One(i, "InChIKey"))
+                .ok_or_else(|| miss(format!("the InChIKey `{key}` is not in the offline tables")));
+        }
+    }
+    if chars > 8 {
+        if let Some(n) = after("pubchem=") {
+            let cid = n
+                .trim()
+                .replace('_', "")
+                .parse::<i64>()
+                .map_err(|_| miss(format!("`{n}` after `PubChem=` is not a CID")))?;
+            return by_cid(db, cid);
+        }
+    }
+    if chars > 7 {
+        if let Some(s) = after("smiles=") {
+            return db
+                .get(kind::SMILES, s)
+                .map(|i| Found::One(i, "SMILES"))
+                .ok_or_else(|| miss(format!("the SMILES `{s}` is not in the offline tables")));
+        }
+    }
+    if is_inchikey(text) {
+        if let Some(i) = db.get(kind::INCHIKEY, text) {
+            return Ok(Found::One(i, "InChIKey"));
+        }
+    }
+    if ["CO", "CS", "NO", "CNO"].contains(&text) {
+        return by_formula(db, text)
+            .ok_or_else(|| miss(format!("no compound with the formula `{text}`")));
+    }
+    if let Some(i) = db.get(kind::SMILES, text) {
+        return Ok(Found::One(i, "SMILES"));
+    }
+    if let Some(f) = formula::serialize(text) {
+        if let Some(found) = by_formula(db, &f) {
+            return Ok(found);
+        }
+    }
+    if let Some(found) = by_name(db, text) {
+        return Ok(found);
+    }
+    if let (Some(open), true) = (text.rfind('('), text.ends_with(')')) {
+        let first = text[..open].trim();
+        let second = text[open + 1..].trim_end_matches(')');
+        if !first.is_empty() && !second.is_empty() {
+            let a = resolve(db, &Identifier::Text(first.into()), None);
+            let b = resolve(db, &Identifier::Text(second.into()), None);
+            if let (Ok(Found::One(x, _)), Ok(Found::One(y, _))) = (a, b) {
+                if x == y {
+                    return Ok(Found::One(x, "name (formula)"));
+                }
+            }
+        }
+    }
+    let folded = fold(text);
+    if let Some(i) = db.get_folded(&folded) {
+        return Ok(Found::One(i, "name (case and punctuation ignored)"));
+    }
+    Err(Miss {
+        message: format!("no compound `{text}` in the offline tables"),
+        folded: Some(folded),
+    })
+}
+
+fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss> {
+    let not = |what: &str| {
+        miss(format!(
+            "no compound with the {what} `{text}` in the offline tables"
+        ))
+    };
+    match ns {
+        Namespace::Cid => {
+            let cid = cid_form(text).ok_or_else(|| miss(format!("`{text}` is not a CID")))?;
+            by_cid(db, cid)
+        }
+        Namespace::Cas => cas(db, text)
+            .map(|i| Found::One(i, "CAS number"))
+            .ok_or_else(|| not("CAS number")),
+        Namespace::Smiles => db
+            .get(kind::SMILES, text)
+            .map(|i| Found::One(i, "SMILES"))
+            .ok_or_else(|| not("SMILES")),
+        Namespace::Inchi => {
+            let body = text
+                .strip_prefix("InChI=1S/")
+                .or_else(|| text.strip_prefix("InChI=1/"))
+                .unwrap_or(text);
+            db.get(kind::INCHI, body)
+                .map(|i| Found::One(i, "InChI"))
+                .ok_or_else(|| not("InChI"))
+        }
+        Namespace::Inchikey => db
+            .get(
+                kind::INCHIKEY,
+                text.strip_prefix("InChIKey=").unwrap_or(text),
+            )
+            .map(|i| Found::One(i, "InChIKey"))
+            .ok_or_else(|| not("InChIKey")),
+        Namespace::Formula => {
+            let f = formula::serialize(text)
+                .ok_or_else(|| miss(format!("`{text}` is not a formula")))?;
+            by_formula(db, &f).ok_or_else(|| not("formula"))
+        }
+        Namespace::Name => by_name(db, text)
+            .or_else(|| {
+                db.get_folded(&fold(text))
+                    .map(|i| Found::One(i, "name (case and punctuation ignored)"))
+            })
+            .ok_or_else(|| Miss {
+                message: format!("no compound named `{text}` in the offline tables"),
+                folded: Some(fold(text)),
+            }),
+    }
+}
+
+/// `2244`, `CID 2244`, `cid:2244`, `CID2244`.
+fn cid_form(text: &str) -> Option<i64> {
+    let digits = |s: &str| {
+        (!s.is_empty() && s.len() <= 12 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    if let Some(n) = digits(text) {
+        return Some(n);
+    }
+    let rest = text
+        .get(..3)
+        .filter(|p| p.eq_ignore_ascii_case("cid"))
+        .and(text.get(3..))?;
+    digits(rest.trim_start_matches([' ', ':', '=', '#']))
+}
+
+fn is_inchikey(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 27
+        && b[14] == b'-'
+        && b[25] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 14 || i == 25 || c.is_ascii_uppercase())
+}
+
+fn by_cid(db: &Database, cid: i64) -> Result<Found, Miss> {
+    if cid <= 0 {
+        return Err(miss(format!("{cid} is not a CID (CIDs are positive)")));
+    }
+    db.get(kind::CID, &cid.to_string())
+        .map(|i| Found::One(i, "CID"))
+        .ok_or_else(|| miss(format!("CID {cid} is not in the offline tables")))
+}
+
+fn cas(db: &Database, text: &str) -> Option<u32> {
+    crate::tables::cas_to_int(text).and_then(|n| db.get(kind::CAS, &n.to_string()))
+}
+
+fn by_formula(db: &Database, f: &str) -> Option<Found> {
+    let chosen = db.get(kind::FORMULA, f)?;
+    let all = db.formula_candidates(f);
+    if all.len() > 1 {
+        return Some(Found::Ambiguous(f.to_string(), all));
+    }
+    Some(Found::One(
+        all.first().copied().unwrap_or(chosen),
+        "formula",
+    ))
+}
+
+fn by_name(db: &Database, text: &str) -> Option<Found> {
+    if let Some(i) = db.get(kind::NAME, text) {
+        return Some(Found::One(i, "name"));
+    }
+    let no_space = text.replace(' ', "");
+    let no_dash = no_space.replace('-', "");
+    for name in [text.to_string(), no_space, no_dash] {
+        for n in [name.clone(), name.to_lowercase()] {
+            if let Some(i) = db.get(kind::NAME, &n) {
+                return Some(Found::One(i, "name"));
+            }
+            if crate::tables::check_cas(&n) {
+                if let Some(i) = cas(db, &n) {
+                    return Some(Found::One(i, "CAS number"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// chemicals' element rule: a symbol or atomic CAS number names the atom; a name names the element as found
+/// (`hydrogen` is H2).
+fn element(db: &Database, text: &str) -> Option<Result<Found, Miss>> {
+    let e = db.elements.iter().find(|e| {
+        e.symbol == text || e.cas == text || e.name == text || e.name.to_lowercase() == text
+    })?;
+    let by_name = e.name == text || e.name.to_lowercase() == text;
+    let which = if by_name && e.symbol != text && e.cas != text {
+        &e.cas_standard
+    } else {
+        &e.cas
+    };
+    Some(
+        cas(db, which)
+            .map(|i| Found::One(i, "element"))
+            .ok_or_else(|| {
+                miss(format!(
+                    "the element `{text}` has no entry in the offline tables"
+                ))
+            }),
+    )
+}
