@@ -10,6 +10,8 @@ same envelopes, computed with the libraries such users reach for:
 - statistics: SciPy (`stats.ttest_ind`, `describe`-style figures with NumPy);
 - chemistry: `periodictable` (molar mass); physics: the constant-acceleration equations, written by hand;
 - plotter: matplotlib (Agg, PNG, base64);
+- pubchem: chemicals 1.5.2 (`search_chemical` over its whole identifier database, loaded at start, and its
+  property functions), the package whose tables the tool reads;
 - web_search: bm25s (its `lucene` scoring in float64) over an index `benches/search/bm25s_index.py` saved,
   memory-mapped, with `--web-search-index DIR` (docs/PERFORMANCE.md, web_search);
 - execute_python: a fresh `python -c` subprocess per call (SandboxFusion's model), with this venv's packages.
@@ -295,9 +297,40 @@ def web_search(p):
     return {"results": results}
 
 
+def _chemicals_db():
+    """chemicals' identifier database with its large table loaded (as the pubchem tool answers from)."""
+    from chemicals.identifiers import get_pubchem_db
+    db = get_pubchem_db()
+    db.finish_loading()
+    return db
+
+
+def pubchem(p):
+    """chemicals' search_chemical and property functions, the package the pubchem tool's tables come from."""
+    from chemicals import identifiers, phase_change, safety
+    _chemicals_db()
+    try:
+        c = identifiers.search_chemical(str(p["identifier"]).strip(), cache=False)
+    except ValueError as e:
+        raise ToolError("invalid_params", str(e))
+    head = {"cid": c.pubchemid, "cas": c.CASs, "name": c.common_name, "formula": c.formula,
+            "molecular_weight": c.MW}
+    op = p.get("operation")
+    if op in ("compound", "structure"):
+        return {**head, "smiles": c.smiles, "inchi": "InChI=1S/" + c.InChI, "inchikey": c.InChI_key}
+    if op == "synonyms":
+        return {**head, "synonyms": c.synonyms[:int(p.get("max_synonyms", 20))]}
+    if op == "properties":
+        return {**head, "properties": {"MeltingPoint": phase_change.Tm(c.CASs), "BoilingPoint": phase_change.Tb(c.CASs)}}
+    if op == "safety":
+        return {**head, "flash_point": safety.T_flash(c.CASs), "carcinogen": safety.Carcinogen(c.CASs),
+                "TWA": safety.TWA(c.CASs)}
+    raise ToolError("invalid_params", f"unknown operation {op!r}")
+
+
 TOOLS = {"calculator": calculator, "unit_converter": unit_converter, "numerical": numerical,
          "statistics": statistics, "chemistry": chemistry, "physics": physics, "plotter": plotter,
-         "web_search": web_search}
+         "web_search": web_search, "pubchem": pubchem}
 
 
 def _worker(conn):
@@ -305,6 +338,10 @@ def _worker(conn):
     # Imported up front, as a long-running server would have them: a first call should not pay for them.
     import matplotlib.pyplot  # noqa: F401
     import periodictable  # noqa: F401
+    try:
+        _chemicals_db()
+    except ImportError:
+        pass  # a venv set up before chemicals was pinned: pubchem calls fail, the rest serve
     import scipy.integrate  # noqa: F401
     import scipy.optimize  # noqa: F401
     import scipy.stats  # noqa: F401
