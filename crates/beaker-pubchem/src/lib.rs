@@ -35,6 +35,8 @@ pub const IDENTITY_SOURCE: &str =
     "PubChem, via the chemicals 1.5.2 identifier tables (ChEDL, Caleb Bell; MIT licence)";
 /// Characters an identifier may have.
 pub const MAX_IDENTIFIER_CHARS: u64 = 4096;
+/// Folded characters a misread name may have for near names to be sought.
+pub const MAX_SUGGESTED_CHARS: usize = 48;
 /// Synonyms one call may ask for.
 pub const MAX_SYNONYMS: u64 = 1000;
 
@@ -139,20 +141,13 @@ impl Pubchem {
 #[serde(deny_unknown_fields)]
 struct Params {
     operation: String,
-    identifier: IdParam,
+    identifier: Value,
     #[serde(default)]
     properties: Option<Vec<String>>,
     #[serde(default)]
     namespace: Option<String>,
     #[serde(default = "default_max_synonyms")]
     max_synonyms: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum IdParam {
-    Int(i64),
-    Text(String),
 }
 
 fn default_max_synonyms() -> u64 {
@@ -430,14 +425,27 @@ impl Tool for Pubchem {
             None => None,
         };
         let id = match &p.identifier {
-            IdParam::Int(n) => Identifier::Cid(*n),
-            IdParam::Text(t) => {
+            Value::String(t) => {
                 if t.chars().count() as u64 > MAX_IDENTIFIER_CHARS {
                     return Err(ToolError::invalid_params(format!(
                         "`identifier` has at most {MAX_IDENTIFIER_CHARS} characters"
                     )));
                 }
                 Identifier::Text(t.clone())
+            }
+            Value::Number(n) => match n.as_i64().filter(|n| *n > 0) {
+                Some(cid) => Identifier::Cid(cid),
+                None => {
+                    return Err(ToolError::invalid_params(format!(
+                        "`identifier`: {n} is not a CID (a positive integer); give a name, formula or CAS number as a string"
+                    )))
+                }
+            },
+            other => {
+                return Err(ToolError::invalid_params(format!(
+                    "`identifier` is a string (name, CAS number, formula, SMILES, InChI) or a CID, not {}",
+                    beaker_core::json_type(other)
+                )))
             }
         };
         if let Some(props) = &p.properties {
@@ -486,19 +494,19 @@ impl Tool for Pubchem {
             }
             Err(m) => {
                 if let Some(provider) = &self.provider {
-                    if let IdParam::Text(t) = &p.identifier {
-                        if let Some(found) = provider.lookup(t, ns, ctx)? {
-                            return provider::answer(
-                                &p.operation,
-                                p.properties.as_deref(),
-                                p.max_synonyms,
-                                found,
-                            );
-                        }
+                    if let Some(found) = provider.lookup(&id, ns, ctx)? {
+                        return provider::answer(
+                            &p.operation,
+                            p.properties.as_deref(),
+                            p.max_synonyms,
+                            found,
+                        );
                     }
                 }
                 let mut message = m.message;
-                if let Some(folded) = m.folded.filter(|f| f.chars().count() >= 3) {
+                // A Levenshtein automaton grows with its text: past the length of real names, none is sought.
+                let sized = |f: &String| (3..=MAX_SUGGESTED_CHARS).contains(&f.chars().count());
+                if let Some(folded) = m.folded.filter(sized) {
                     let distance = if folded.chars().count() >= 8 { 2 } else { 1 };
                     let near = db.near_names(&folded, distance, 5);
                     let mut seen = std::collections::HashSet::new();

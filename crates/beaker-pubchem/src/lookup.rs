@@ -85,6 +85,7 @@ pub struct Record {
 pub fn build(src: &Path) -> Result<PathBuf, PubchemError> {
     let out = src.join(LOOKUP);
     let staging = src.join(format!("{LOOKUP}.tmp-{}", std::process::id()));
+    remove_stale_builds(src);
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).map_err(|e| PubchemError::io(&staging, e))?;
     let result = write_lookup(src, &staging);
@@ -102,6 +103,23 @@ pub fn build(src: &Path) -> Result<PathBuf, PubchemError> {
         Err(e) => {
             let _ = std::fs::remove_dir_all(&staging);
             Err(PubchemError::io(&out, e))
+        }
+    }
+}
+
+/// Removes what builds left behind when their process died (`lookup-v1.tmp-PID` of a PID no longer running).
+fn remove_stale_builds(src: &Path) {
+    let Ok(entries) = std::fs::read_dir(src) else {
+        return;
+    };
+    let prefix = format!("{LOOKUP}.tmp-");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -128,7 +146,8 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
         keys.insert(key(kind::SMILES, &r.smiles), i);
         keys.insert(key(kind::INCHI, &r.inchi), i);
         keys.insert(key(kind::INCHIKEY, &r.inchikey), i);
-        for name in &r.synonyms {
+        // An empty name (a blank cell) would make `-` a name of whatever row had one last.
+        for name in r.synonyms.iter().filter(|n| !n.is_empty()) {
             keys.insert(key(kind::NAME, name), i);
             keys.insert(key(kind::NAME, &name.to_lowercase()), i);
         }
@@ -166,7 +185,7 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
         }
         keys.insert(key(kind::SMILES, &e.smiles), i);
         keys.insert(key(kind::INCHI, &e.inchi), i);
-        for name in &synonyms {
+        for name in synonyms.iter().filter(|n| !n.is_empty()) {
             keys.insert(key(kind::NAME, name), i);
         }
         keys.insert(key(kind::FORMULA, &e.symbol), i);
@@ -181,20 +200,21 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
         keys.insert(k, i);
     }
     // Folded names: synonyms first, then common names, so a compound's own common name wins its folded form.
+    // A name with a charge written is left out: folded, `Na+` would answer for `Na-`.
     let mut folded: BTreeMap<Vec<u8>, u32> = BTreeMap::new();
+    let mut fold_in = |name: &str, i: u32| {
+        let f = fold(name);
+        if f.chars().count() >= 4 && !charged(name) {
+            folded.insert(f.into_bytes(), i);
+        }
+    };
     for &i in &canonical {
         for name in &rows[i as usize].synonyms {
-            let f = fold(name);
-            if !f.is_empty() {
-                folded.insert(f.into_bytes(), i);
-            }
+            fold_in(name, i);
         }
     }
     for &i in &canonical {
-        let f = fold(&rows[i as usize].name);
-        if !f.is_empty() {
-            folded.insert(f.into_bytes(), i);
-        }
+        fold_in(&rows[i as usize].name, i);
     }
     // Renumber the rows a key still reaches, in load order.
     let mut used: Vec<u32> = keys.values().chain(folded.values()).copied().collect();
@@ -252,6 +272,13 @@ fn write_fst<'a>(
     w.flush().map_err(|e| PubchemError::io(path, e))
 }
 
+/// Whether a name or identifier writes a charge: a `+` (or `⁺`, `−`, `⁻`) anywhere, a `-` at its end or before a
+/// closing parenthesis (`chloride(1-)`).
+pub fn charged(text: &str) -> bool {
+    let t = text.trim_end();
+    t.contains(['+', '⁺', '−', '⁻']) || t.ends_with('-') || t.contains("-)")
+}
+
 /// A name folded for loose matching: lower case, letters and digits only (`Acetylsalicylic-Acid` and
 /// `acetylsalicylic acid` fold alike).
 pub fn fold(name: &str) -> String {
@@ -288,8 +315,14 @@ impl Props {
             tables.push(per);
         }
         let ontario_text = tables::read(&src.join(tables::ONTARIO_FILE))?;
-        let ontario: Map<String, Value> = serde_json::from_str(&ontario_text)
+        let raw: Map<String, Value> = serde_json::from_str(&ontario_text)
             .map_err(|e| PubchemError::Data(format!("{}: {e}", tables::ONTARIO_FILE)))?;
+        // 54 of its keys carry a stray leading space (` 590-18-1`); chemicals looks them up as written and
+        // misses them.
+        let mut ontario = Map::new();
+        for (k, v) in raw {
+            ontario.entry(k.trim().to_string()).or_insert(v);
+        }
         Ok(Props {
             tables,
             iarc: Table::read(&src.join(tables::IARC_FILE), &["group"])?,

@@ -3,7 +3,7 @@
 //! the identity of a compound (CID, formula, weight, SMILES, InChI, InChIKey, IUPAC name, title) and its
 //! synonyms; the tables' physical and safety data stay offline-only (PUG REST's property table has none).
 
-use crate::search::Namespace;
+use crate::search::{Identifier, Namespace};
 use crate::PubchemError;
 use beaker_core::{CallContext, ErrorKind, ToolError};
 use serde::Deserialize;
@@ -94,22 +94,39 @@ impl Provider {
         Ok(Some(body))
     }
 
-    /// The compound `identifier` names (in `ns`, default by name), or `None` when PubChem has none.
+    /// The compound `identifier` names (in `ns`; without one, a CID by its digits, an InChIKey by its form, else
+    /// by name), or `None` when PubChem has none.
     pub fn lookup(
         &self,
-        identifier: &str,
+        identifier: &Identifier,
         ns: Option<Namespace>,
         ctx: &CallContext,
     ) -> Result<Option<LiveCompound>, ToolError> {
+        let text = match identifier {
+            Identifier::Cid(n) => n.to_string(),
+            Identifier::Text(t) => t.trim().to_string(),
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let inchikey = |t: &str| {
+            let b = t.as_bytes();
+            b.len() == 27 && b[14] == b'-' && b[25] == b'-'
+        };
+        let ns = ns.unwrap_or(match identifier {
+            Identifier::Cid(_) => Namespace::Cid,
+            Identifier::Text(t) if digits(t.trim()) => Namespace::Cid,
+            Identifier::Text(t) if inchikey(t.trim()) => Namespace::Inchikey,
+            Identifier::Text(_) => Namespace::Name,
+        });
         let (space, id) = match ns {
-            None | Some(Namespace::Name) => ("name", identifier.trim().to_string()),
-            Some(Namespace::Cid) => ("cid", identifier.trim().to_string()),
-            Some(Namespace::Smiles) => ("smiles", identifier.trim().to_string()),
-            Some(Namespace::Inchikey) => ("inchikey", identifier.trim().to_string()),
-            Some(Namespace::Formula) => ("fastformula", identifier.trim().to_string()),
-            // PUG REST takes InChI by POST and has no CAS namespace (a CAS number is a synonym: by name).
-            Some(Namespace::Cas) => ("name", identifier.trim().to_string()),
-            Some(Namespace::Inchi) => return Ok(None),
+            Namespace::Name => ("name", text),
+            Namespace::Cid => ("cid", text),
+            Namespace::Smiles => ("smiles", text),
+            Namespace::Inchikey => ("inchikey", text.to_ascii_uppercase()),
+            Namespace::Formula => ("fastformula", text),
+            // PUG REST has no CAS namespace: a CAS number is one of a compound's names.
+            Namespace::Cas => ("name", text),
+            // PUG REST takes an InChI only by POST.
+            Namespace::Inchi => return Ok(None),
         };
         ctx.checkpoint()?;
         let Some(body) = self.get(&format!(
@@ -119,7 +136,25 @@ impl Provider {
         else {
             return Ok(None);
         };
-        let Some(first) = body["PropertyTable"]["Properties"][0].as_object() else {
+        let all = body["PropertyTable"]["Properties"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if all.len() > 1 {
+            // A formula (or a name) several compounds answer to is not answered with one of them.
+            let names: Vec<String> = all
+                .iter()
+                .take(8)
+                .map(|c| format!("{} (CID {})", c["Title"].as_str().unwrap_or("?"), c["CID"]))
+                .collect();
+            return Err(ToolError::invalid_params(format!(
+                "{LIVE_SOURCE}: `{id}` names {} compounds ({}{}); name one, or give its CID",
+                all.len(),
+                names.join(", "),
+                if all.len() > names.len() { ", ..." } else { "" }
+            )));
+        }
+        let Some(first) = all.first().and_then(Value::as_object) else {
             return Ok(None);
         };
         let mut found = LiveCompound {

@@ -1,7 +1,8 @@
 //! From an identifier to a compound, as chemicals' `search_chemical` reads one (with its whole database loaded),
 //! plus what a model writes that chemicals does not read: a CID as a number or digits (`2244`, `CID 2244`), a bare
-//! InChIKey, a name in any case and punctuation, and a formula with several compounds, which is reported as such
-//! rather than answered with one of them.
+//! InChIKey (in either case), a name in any case and punctuation (four letters or digits at least, and no charge
+//! written), `name (formula)` where the formula is shared and the name picks one of its compounds, and a formula
+//! with several compounds, which is reported as such rather than answered with one of them.
 //!
 //! chemicals' order: an element's symbol, name or atomic CAS number; a CAS number; `InChI=`, `InChIKey=`,
 //! `PubChem=`, `SMILES=` prefixes; the formulas `CO`, `CS`, `NO`, `CNO` (which are also SMILES); a SMILES; a
@@ -80,11 +81,20 @@ fn miss(message: String) -> Miss {
     }
 }
 
+/// Folded text shorter than this is never matched loosely: `co`, `CA`, `a` fold onto cobalt's ion, calcium's
+/// ion and a vitamin's one-letter synonym.
+const MIN_LOOSE_CHARS: usize = 4;
+
 /// Resolves an identifier.
 pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<Found, Miss> {
-    let text = match id {
-        Identifier::Cid(cid) => return by_cid(db, *cid),
-        Identifier::Text(t) => t.trim(),
+    let owned;
+    let text = match (id, ns) {
+        (Identifier::Cid(cid), None) => return by_cid(db, *cid),
+        (Identifier::Cid(n), Some(_)) => {
+            owned = n.to_string();
+            owned.as_str()
+        }
+        (Identifier::Text(t), _) => t.trim(),
     };
     if text.is_empty() {
         return Err(miss("the identifier is empty".into()));
@@ -92,9 +102,32 @@ pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<
     if let Some(ns) = ns {
         return in_namespace(db, text, ns);
     }
-    if let Some(cid) = cid_form(text) {
-        return by_cid(db, cid);
+    resolve_text(db, text, true)
+}
+
+/// What follows the first `prefix.len()` characters of `text` when they lower-case to the ASCII `prefix` (as
+/// Python's `lower()` compares them, so a Kelvin sign reads as `k`).
+pub(crate) fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let mut chars = text.char_indices();
+    for want in prefix.chars() {
+        let (_, c) = chars.next()?;
+        let mut lower = c.to_lowercase();
+        if lower.next() != Some(want) || lower.next().is_some() {
+            return None;
+        }
     }
+    Some(chars.next().map_or("", |(i, _)| &text[i..]))
+}
+
+fn resolve_text(db: &Database, text: &str, split: bool) -> Result<Found, Miss> {
+    // Digits are a CID; a CID the tables lack may still be a name (`33379` is a synonym).
+    let cid_miss = match cid_form(text) {
+        Some(cid) => match by_cid(db, cid) {
+            Ok(found) => return Ok(found),
+            Err(m) => Some(m),
+        },
+        None => None,
+    };
     if let Some(found) = element(db, text) {
         return found;
     }
@@ -109,13 +142,7 @@ pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<
             "`{text}` is a valid CAS number, but not one in the offline tables"
         )));
     }
-    let lower = text.to_lowercase();
-    let after = |prefix: &str| -> Option<&str> {
-        lower
-            .starts_with(prefix)
-            .then(|| text.get(prefix.len()..))
-            .flatten()
-    };
+    let after = |prefix: &str| strip_prefix_ci(text, prefix);
     let chars = text.chars().count();
     if chars > 9 {
         if let Some(inchi) = after("inchi=1s/").or_else(|| after("inchi=1/")) {
@@ -149,8 +176,9 @@ pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<
                 .ok_or_else(|| miss(format!("the SMILES `{s}` is not in the offline tables")));
         }
     }
-    if is_inchikey(text) {
-        if let Some(i) = db.get(kind::INCHIKEY, text) {
+    let upper = text.to_ascii_uppercase();
+    if is_inchikey(&upper) {
+        if let Some(i) = db.get(kind::INCHIKEY, &upper) {
             return Ok(Found::One(i, "InChIKey"));
         }
     }
@@ -169,27 +197,43 @@ pub fn resolve(db: &Database, id: &Identifier, ns: Option<Namespace>) -> Result<
     if let Some(found) = by_name(db, text) {
         return Ok(found);
     }
-    if let (Some(open), true) = (text.rfind('('), text.ends_with(')')) {
+    // `name (formula)`, one level deep (a text of many groups would otherwise be read again for each).
+    if let (true, Some(open), true) = (split, text.rfind('('), text.ends_with(')')) {
         let first = text[..open].trim();
         let second = text[open + 1..].trim_end_matches(')');
         if !first.is_empty() && !second.is_empty() {
-            let a = resolve(db, &Identifier::Text(first.into()), None);
-            let b = resolve(db, &Identifier::Text(second.into()), None);
-            if let (Ok(Found::One(x, _)), Ok(Found::One(y, _))) = (a, b) {
-                if x == y {
+            if let Ok(Found::One(x, _)) = resolve_text(db, first, false) {
+                let same = match resolve_text(db, second, false) {
+                    Ok(Found::One(y, _)) => x == y,
+                    // `dimethyl ether (C2H6O)`: the formula is shared, the name picks one of its compounds.
+                    Ok(Found::Ambiguous(_, all)) => all.contains(&x),
+                    Err(_) => false,
+                };
+                if same {
                     return Ok(Found::One(x, "name (formula)"));
                 }
             }
         }
     }
     let folded = fold(text);
-    if let Some(i) = db.get_folded(&folded) {
-        return Ok(Found::One(i, "name (case and punctuation ignored)"));
+    if loose(text, &folded) {
+        if let Some(i) = db.get_folded(&folded) {
+            return Ok(Found::One(i, "name (case and punctuation ignored)"));
+        }
+    }
+    if let Some(m) = cid_miss {
+        return Err(m);
     }
     Err(Miss {
         message: format!("no compound `{text}` in the offline tables"),
         folded: Some(folded),
     })
+}
+
+/// Whether `text` may be matched with case and punctuation ignored: long enough, and with no charge written
+/// (`Na-`, `Cl+` must not fold onto the other ion).
+fn loose(text: &str, folded: &str) -> bool {
+    folded.chars().count() >= MIN_LOOSE_CHARS && !crate::lookup::charged(text)
 }
 
 fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss> {
@@ -211,9 +255,8 @@ fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss>
             .map(|i| Found::One(i, "SMILES"))
             .ok_or_else(|| not("SMILES")),
         Namespace::Inchi => {
-            let body = text
-                .strip_prefix("InChI=1S/")
-                .or_else(|| text.strip_prefix("InChI=1/"))
+            let body = strip_prefix_ci(text, "inchi=1s/")
+                .or_else(|| strip_prefix_ci(text, "inchi=1/"))
                 .unwrap_or(text);
             db.get(kind::INCHI, body)
                 .map(|i| Found::One(i, "InChI"))
@@ -222,7 +265,9 @@ fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss>
         Namespace::Inchikey => db
             .get(
                 kind::INCHIKEY,
-                text.strip_prefix("InChIKey=").unwrap_or(text),
+                &strip_prefix_ci(text, "inchikey=")
+                    .unwrap_or(text)
+                    .to_ascii_uppercase(),
             )
             .map(|i| Found::One(i, "InChIKey"))
             .ok_or_else(|| not("InChIKey")),
@@ -233,7 +278,10 @@ fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss>
         }
         Namespace::Name => by_name(db, text)
             .or_else(|| {
-                db.get_folded(&fold(text))
+                let folded = fold(text);
+                loose(text, &folded)
+                    .then(|| db.get_folded(&folded))
+                    .flatten()
                     .map(|i| Found::One(i, "name (case and punctuation ignored)"))
             })
             .ok_or_else(|| Miss {

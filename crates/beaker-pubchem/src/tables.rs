@@ -330,8 +330,9 @@ pub struct Property {
     pub safety: bool,
 }
 
-/// The properties held in tables, with their sources in chemicals' order (`Tm_all_methods`, `Tb_all_methods`,
-/// `RI_all_methods`, `T_flash_all_methods`, ... without `JOBACK`).
+/// The properties held in tables, with their sources in the order chemicals' functions try them (the key order
+/// of its `Tm_sources`, `Tb_sources`, `RI_sources`, `Tflash_sources`, ... dicts, which for `Tb` differs from
+/// `Tb_all_methods`'s), without `JOBACK`.
 pub const PROPERTIES: &[Property] = &[
     Property {
         name: "MeltingPoint",
@@ -355,8 +356,8 @@ pub const PROPERTIES: &[Property] = &[
         extra: None,
         sources: &[
             HEOS,
-            CRC_INORG,
             CRC_ORG,
+            CRC_INORG,
             COMMON_CHEMISTRY,
             WEBBOOK,
             YAWS,

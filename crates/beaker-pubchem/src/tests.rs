@@ -326,3 +326,45 @@ fn cas_numbers_are_checked_and_written_as_chemicals_does() {
     assert_eq!(tables::int_to_cas(7732185), "7732-18-5");
     assert_eq!(tables::cas_to_int("50-00-0"), Some(50000));
 }
+
+#[test]
+fn prefixes_compare_as_python_lower_cases_them() {
+    use crate::search::strip_prefix_ci;
+    assert_eq!(strip_prefix_ci("InChIKey=ABC", "inchikey="), Some("ABC"));
+    // A Kelvin sign lower-cases to `k`, as in Python.
+    assert_eq!(
+        strip_prefix_ci("InChI\u{212A}ey=ABC", "inchikey="),
+        Some("ABC")
+    );
+    assert_eq!(strip_prefix_ci("InChI", "inchikey="), None);
+    assert_eq!(strip_prefix_ci("ŞMILES=C", "smiles="), None);
+}
+
+#[test]
+fn written_charges_are_never_matched_loosely() {
+    use crate::lookup::charged;
+    for t in ["Na+", "Na-", "Cl−", "chloride(1-)", "Fe⁺³", "SO4 2-"] {
+        assert!(charged(t), "{t}");
+    }
+    for t in [
+        "acetyl-salicylic acid",
+        "2-propanol",
+        "N,N-dimethylformamide",
+    ] {
+        assert!(!charged(t), "{t}");
+    }
+    let (_d, db) = db();
+    // Short or charged texts are not folded onto a name.
+    assert!(resolve(&db, &Identifier::Text("ETH".into()), None).is_err());
+    assert!(resolve(&db, &Identifier::Text("Aspirin+".into()), None).is_err());
+    // Digits that are no CID are still tried as a name; the miss names the CID.
+    let miss = resolve(&db, &Identifier::Text("99".into()), None)
+        .err()
+        .map(|m| m.message);
+    assert_eq!(miss.as_deref(), Some("CID 99 is not in the offline tables"));
+    // A shared formula after a name that picks one of its compounds.
+    assert_eq!(
+        one(&db, "dimethyl ether (C2H6O)"),
+        ("dimethyl ether".into(), "name (formula)")
+    );
+}

@@ -80,6 +80,18 @@ def density(cas):
     return None
 
 
+def _spaced(keys):
+    """Keys written with stray spaces (` 590-18-1`), by their stripped form: chemicals looks CAS numbers up as
+    written and misses these; the tool strips them, so the reference asks chemicals with the key as written."""
+    return {k.strip(): k for k in keys if isinstance(k, str) and k != k.strip()}
+
+
+safety.Carcinogen("50-00-0")  # loads the tables
+SPACED_ONTARIO = _spaced(safety.Ontario_exposure_limits_dict)
+SPACED_IARC = _spaced(safety.IARC_data.index)
+SPACED_NTP = _spaced(safety.NTP_data.index)
+
+
 def properties(obj):
     cas = cas_text(obj)
     out = {}
@@ -109,12 +121,16 @@ def properties(obj):
         out["Density"] = {"method": d[0], "value": d[1]}
     carcinogen = safety.Carcinogen(cas)
     listed = {k: v for k, v in carcinogen.items() if v != safety.UNLISTED}
+    for method, spaced in ((safety.IARC, SPACED_IARC), (safety.NTP, SPACED_NTP)):
+        if method not in listed and cas in spaced:
+            listed[method] = safety.Carcinogen(spaced[cas], method=method)
     exposure = {}
+    key = cas if cas in safety.Ontario_exposure_limits_dict else SPACED_ONTARIO.get(cas, cas)
     for label, fn in (("TWA", safety.TWA), ("STEL", safety.STEL), ("ceiling", safety.Ceiling)):
-        got = fn(cas)
+        got = fn(key)
         if got:
             exposure[label] = {"value": float(got[0]), "unit": got[1]}
-    skin = safety.Skin(cas)
+    skin = safety.Skin(key)
     return out, listed, exposure, skin
 
 
@@ -174,7 +190,11 @@ def main():
                 "carbon dioxide", "ibuprofen", "paracetamol", "nicotine", "formaldehyde", "chloroform", "Na", "Fe",
                 "sodium", "iron", "hydrogen", "Hydrogen", "oxygen", "O", "C", "helium", "mercury", "gold", "Cl",
                 "chlorine", "water (H2O)", "ETHANOL", "Acetic Acid", "iso-propanol", "64-17-5", "50-78-2",
-                "CCO", "c1ccccc1", "CO", "NO", "InChIKey=BSYNRYMUTXBXSQ-UHFFFAOYSA-N", "PubChem=2244"]
+                "CCO", "c1ccccc1", "CO", "NO", "InChIKey=BSYNRYMUTXBXSQ-UHFFFAOYSA-N", "PubChem=2244",
+                # the review's (2026-11-29): a Boiling point CRC organic lists before CRC inorganic, Ontario and
+                # IARC keys with stray spaces, a name with a shared formula, a Kelvin sign in a prefix
+                "557-20-0", "75-15-0", "74-90-8", "590-18-1", "7440-02-0", "dimethyl ether (C2H6O)",
+                "InChI\u212aey=XLYOFNOQVPJJNP-UHFFFAOYSA-N"]
     for identifier in everyday:
         hit = ask(identifier)
         if hit is None:
