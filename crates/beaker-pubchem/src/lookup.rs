@@ -125,11 +125,14 @@ fn remove_stale_builds(src: &Path) {
 }
 
 fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
+    let started = std::time::Instant::now();
+    let phase = |what: &str| tracing::debug!("pubchem lookup: {what} at {:?}", started.elapsed());
     let mut rows: Vec<IdRow> = Vec::new();
     for file in tables::ID_FILES {
         rows.extend(tables::read_ids(&src.join(file))?);
     }
     let elements = tables::read_elements(&src.join("elements.tsv"))?;
+    phase("tables read");
     let mut keys: HashMap<Vec<u8>, u32> = HashMap::with_capacity(rows.len() * 24);
     let key = |k: u8, v: &str| -> Vec<u8> {
         let mut b = Vec::with_capacity(v.len() + 1);
@@ -216,6 +219,7 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
     for &i in &canonical {
         fold_in(&rows[i as usize].name, i);
     }
+    phase("keys");
     // Renumber the rows a key still reaches, in load order.
     let mut used: Vec<u32> = keys.values().chain(folded.values()).copied().collect();
     used.sort_unstable();
@@ -242,16 +246,20 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
     offsets.extend_from_slice(&at.to_le_bytes());
     records.flush().map_err(|e| PubchemError::io(out, e))?;
     std::fs::write(out.join("offsets.bin"), &offsets).map_err(|e| PubchemError::io(out, e))?;
+    phase("records");
     let mut sorted: Vec<(Vec<u8>, u32)> = keys.into_iter().collect();
     sorted.sort_unstable();
+    phase("sorted");
     write_fst(
         &out.join("keys.fst"),
         sorted.iter().map(|(k, v)| (k.as_slice(), renumber[v])),
     )?;
+    phase("keys.fst");
     write_fst(
         &out.join("names.fst"),
         folded.iter().map(|(k, v)| (k.as_slice(), renumber[v])),
     )?;
+    phase("names.fst");
     Ok(())
 }
 
