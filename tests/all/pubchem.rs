@@ -4,12 +4,11 @@
 //! answers when the tables are missing; and PubChem PUG REST as the live provider, against a local server
 //! speaking its format.
 
-use crate::support::{beaker, ensure, jsonl, root, Outcome};
+use crate::support::{beaker, ensure, json_server, jsonl, root, Outcome};
 use beaker::{Catalog, Engine, ToolCall};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::Write;
 
 pub fn trials() -> Vec<Trial> {
     vec![
@@ -155,18 +154,7 @@ fn properties_as_chemicals() -> Outcome {
             checked += 1;
         }
         for name in props.keys() {
-            let table = ![
-                "MolecularWeight",
-                "MolecularFormula",
-                "SMILES",
-                "ConnectivitySMILES",
-                "InChI",
-                "InChIKey",
-                "IUPACName",
-                "Title",
-                "CAS",
-            ]
-            .contains(&name.as_str());
+            let table = !beaker::pubchem::IDENTITY_PROPERTIES.contains(&name.as_str());
             ensure(!table || want.contains_key(name), || {
                 format!(
                     "{id}: the tool has {name} = {}, chemicals has none",
@@ -334,48 +322,29 @@ fn missing_tables() -> Outcome {
 
 /// A local server speaking PUG REST's JSON: one compound (CID 999999001) the tables do not have.
 fn fake_pug_rest() -> Result<String, String> {
-    use std::io::{BufRead, BufReader};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
-            let path = first.split(' ').nth(1).unwrap_or_default().to_string();
-            let (status, body) = if path
-                .starts_with("/rest/pug/compound/name/beakerol%20extra/property/")
-            {
-                (
-                    200,
-                    r#"{"PropertyTable":{"Properties":[{"CID":999999001,"MolecularFormula":"C3H8O","MolecularWeight":"60.10","SMILES":"CCCO","InChI":"InChI=1S/C3H8O/c1-2-3-4/h4H,2-3H2,1H3","InChIKey":"BDERNNFJNOPAEC-UHFFFAOYSA-N","IUPACName":"propan-1-ol","Title":"Beakerol Extra"}]}}"#,
-                )
-            } else if path == "/rest/pug/compound/cid/999999001/synonyms/JSON" {
-                (
-                    200,
-                    r#"{"InformationList":{"Information":[{"CID":999999001,"Synonym":["Beakerol Extra","beakerol-x"]}]}}"#,
-                )
-            } else {
-                (
-                    404,
-                    r#"{"Fault":{"Code":"PUGREST.NotFound","Message":"No CID found"}}"#,
-                )
-            };
-            let mut w = &stream;
-            let _ = write!(
-                w,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    Ok(format!("http://127.0.0.1:{port}/rest/pug"))
+    let url = json_server(|first| {
+        let path = first.split(' ').nth(1).unwrap_or_default().to_string();
+        let (status, body) = if path
+            .starts_with("/rest/pug/compound/name/beakerol%20extra/property/")
+        {
+            (
+                200,
+                r#"{"PropertyTable":{"Properties":[{"CID":999999001,"MolecularFormula":"C3H8O","MolecularWeight":"60.10","SMILES":"CCCO","InChI":"InChI=1S/C3H8O/c1-2-3-4/h4H,2-3H2,1H3","InChIKey":"BDERNNFJNOPAEC-UHFFFAOYSA-N","IUPACName":"propan-1-ol","Title":"Beakerol Extra"}]}}"#,
+            )
+        } else if path == "/rest/pug/compound/cid/999999001/synonyms/JSON" {
+            (
+                200,
+                r#"{"InformationList":{"Information":[{"CID":999999001,"Synonym":["Beakerol Extra","beakerol-x"]}]}}"#,
+            )
+        } else {
+            (
+                404,
+                r#"{"Fault":{"Code":"PUGREST.NotFound","Message":"No CID found"}}"#,
+            )
+        };
+        (status, body.to_string())
+    })?;
+    Ok(format!("{url}/rest/pug"))
 }
 
 fn pug_rest_provider() -> Outcome {

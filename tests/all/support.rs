@@ -21,6 +21,33 @@ pub fn beaker() -> Command {
     c
 }
 
+/// A local HTTP server answering each request with `respond(request line)`'s status and JSON body, for tests of
+/// live providers (web_search's SearXNG, pubchem's PUG REST); its base url (`http://127.0.0.1:PORT`).
+pub fn json_server(respond: fn(&str) -> (u16, String)) -> Result<String, String> {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut first = String::new();
+            let _ = reader.read_line(&mut first);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let (status, body) = respond(&first);
+            let mut w = &stream;
+            let _ = write!(
+                w,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Ok(format!("http://127.0.0.1:{port}"))
+}
+
 /// Every JSON line of a data file (blank lines and `//` comments skipped).
 pub fn jsonl(rel: &str) -> Vec<Value> {
     let path = root().join(rel);

@@ -3,7 +3,7 @@
 //! Search-R1's retrieval route as its clients post to it.
 
 use crate::http::Http;
-use crate::support::{beaker, ensure, jsonl, peers_python, root, Outcome, Server};
+use crate::support::{beaker, ensure, json_server, jsonl, peers_python, root, Outcome, Server};
 use beaker::search::Indexes;
 use beaker::{Catalog, Engine, ToolCall};
 use libtest_mimic::Trial;
@@ -514,30 +514,21 @@ fn bench_against_bm25s_peer() -> Outcome {
 /// A local server speaking SearXNG's JSON API, configured as `[web_search.provider]`: `index: "web"` reaches it
 /// through the binary; a Brave provider without its key stops the server at start.
 fn live_provider() -> Outcome {
-    use std::io::{BufRead, BufReader};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 2 {
-                line.clear();
-            }
-            let body = if first.contains("format=json") {
-                r#"{"query": "q", "results": [{"url": "https://en.wikipedia.org/wiki/JWST", "title": "James Webb Space Telescope", "content": "The largest telescope in space", "score": 3.5}]}"#
-            } else {
-                "{}"
-            };
-            let mut w = &stream;
-            let _ = write!(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-        }
-    });
+    let url = json_server(|first| {
+        let body = if first.contains("format=json") {
+            r#"{"query": "q", "results": [{"url": "https://en.wikipedia.org/wiki/JWST", "title": "James Webb Space Telescope", "content": "The largest telescope in space", "score": 3.5}]}"#
+        } else {
+            "{}"
+        };
+        (200, body.to_string())
+    })?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let config = dir.path().join("beaker.toml");
-    std::fs::write(&config, format!("[web_search.provider]\nkind = \"searxng\"\nurl = \"http://127.0.0.1:{port}\"\ntimeout_ms = 3000\n")).map_err(|e| e.to_string())?;
+    std::fs::write(
+        &config,
+        format!("[web_search.provider]\nkind = \"searxng\"\nurl = \"{url}\"\ntimeout_ms = 3000\n"),
+    )
+    .map_err(|e| e.to_string())?;
     let config = config.to_string_lossy().to_string();
     let mut server = Server::start(&["--no-python", "--config", &config]);
     server.send(&json!({"id": 1, "tool": "web_search", "params": {"query": "latest JWST discoveries 2025", "index": "web"}}));

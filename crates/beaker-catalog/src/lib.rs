@@ -46,7 +46,9 @@ pub mod search {
 
 /// `pubchem`'s tables and live provider, for the front ends that configure them (`[pubchem]`).
 pub mod pubchem {
-    pub use beaker_pubchem::{default_dir, open, Provider, ProviderConfig, CHEMICALS_VERSION};
+    pub use beaker_pubchem::{
+        default_dir, open, Provider, ProviderConfig, CHEMICALS_VERSION, IDENTITY_PROPERTIES,
+    };
 }
 
 /// One family of tools and how to build it.

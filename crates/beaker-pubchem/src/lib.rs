@@ -154,6 +154,9 @@ fn default_max_synonyms() -> u64 {
     20
 }
 
+/// The properties of a compound's identity (the rest of [`PROPERTY_NAMES`] come from the property tables).
+pub const IDENTITY_PROPERTIES: &[&str] = PROPERTY_NAMES.split_at(9).0;
+
 /// The properties `properties` answers, by PubChem's names.
 pub const PROPERTY_NAMES: &[&str] = &[
     "MolecularWeight",

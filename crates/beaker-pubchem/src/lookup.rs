@@ -7,7 +7,7 @@
 //! - `names.fst`: every name folded (lower case, letters and digits only) to its record, for case- and
 //!   punctuation-insensitive matching and the Levenshtein automaton's suggestions.
 //! - `records.jsonl` and `offsets.bin`: one JSON record per compound with its properties resolved, read with one
-//!   positioned read when a call needs it (so opening reads about 30 MB, not the 60 MB of records).
+//!   positioned read when a call needs it (so opening reads 44 MB, not the 70 MB of records).
 //!
 //! Keys point where chemicals' own indexes point with its whole database loaded: rows are applied in its load
 //! order and a later row takes every key it shares with an earlier one.

@@ -3,7 +3,7 @@
 
 use crate::{MAX_IDENTIFIER_CHARS, MAX_SYNONYMS, PROPERTY_NAMES};
 use beaker_core::{Example, ToolSpec};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The tool's spec.
 pub(super) fn spec() -> ToolSpec {
@@ -83,12 +83,6 @@ pub(super) fn spec() -> ToolSpec {
 }
 
 fn examples() -> Vec<Example> {
-    let all: Vec<Value> = serde_json::from_str(include_str!("examples.json")).unwrap_or_default();
-    all.into_iter()
-        .map(|e| Example {
-            params: e["params"].clone(),
-            result: e["result"].clone(),
-            elided: Vec::new(),
-        })
-        .collect()
+    // An example's `elided` keys default to none (`Example`'s serde default).
+    serde_json::from_str(include_str!("examples.json")).unwrap_or_default()
 }

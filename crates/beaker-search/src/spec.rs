@@ -3,7 +3,7 @@
 
 use crate::{Indexes, MAX_OFFSET, MAX_QUERY_CHARS, MAX_RESULTS};
 use beaker_core::{Example, ToolSpec};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The tool's spec; the `index` param lists the indexes this server has.
 pub(super) fn spec(indexes: &Indexes) -> ToolSpec {
@@ -58,12 +58,6 @@ pub(super) fn spec(indexes: &Indexes) -> ToolSpec {
 }
 
 fn examples() -> Vec<Example> {
-    let all: Vec<Value> = serde_json::from_str(include_str!("examples.json")).unwrap_or_default();
-    all.into_iter()
-        .map(|e| Example {
-            params: e["params"].clone(),
-            result: e["result"].clone(),
-            elided: Vec::new(),
-        })
-        .collect()
+    // An example's `elided` keys default to none (`Example`'s serde default).
+    serde_json::from_str(include_str!("examples.json")).unwrap_or_default()
 }
