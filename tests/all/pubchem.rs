@@ -29,6 +29,10 @@ pub fn trials() -> Vec<Trial> {
             missing_tables,
         ),
         Trial::test(
+            "pubchem::a_first_call_compiles_the_lookup_outside_its_deadline",
+            first_call_builds_the_lookup,
+        ),
+        Trial::test(
             "pubchem::pug_rest_answers_what_the_tables_lack",
             pug_rest_provider,
         ),
@@ -318,6 +322,41 @@ fn missing_tables() -> Outcome {
         msg.contains("install-python-runtime.py") && msg.contains("BEAKER_CHEMICALS_DIR"),
         || msg.to_string(),
     )
+}
+
+/// On a machine where the lookup was never compiled, `beaker call` compiles it before the call, so a call with
+/// a short deadline still succeeds (the tables linked into a fresh folder, over the binary).
+fn first_call_builds_the_lookup() -> Outcome {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let tables = beaker::pubchem::default_dir();
+    for entry in std::fs::read_dir(&tables).map_err(|e| format!("{}: {e}", tables.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with("lookup-") {
+            continue;
+        }
+        std::os::unix::fs::symlink(entry.path(), dir.path().join(&name))
+            .map_err(|e| e.to_string())?;
+    }
+    let out = beaker()
+        .env("BEAKER_CHEMICALS_DIR", dir.path())
+        .args([
+            "call",
+            "--timeout-ms",
+            "1000",
+            "pubchem",
+            r#"{"operation": "compound", "identifier": "caffeine"}"#,
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let line: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}: {out:?}"))?;
+    ensure(
+        line["success"] == true && line["result"]["cid"] == 2519,
+        || format!("{line}"),
+    )?;
+    ensure(dir.path().join("lookup-v1/keys.fst").is_file(), || {
+        "no lookup was written".into()
+    })
 }
 
 /// A local server speaking PUG REST's JSON: one compound (CID 999999001) the tables do not have.

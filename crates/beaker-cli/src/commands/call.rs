@@ -50,6 +50,11 @@ pub(crate) fn run(args: CallArgs) -> anyhow::Result<ExitCode> {
     let env = match parsed {
         Ok(l) => {
             call.limits = l;
+            if tool == "pubchem" {
+                // On a machine's first use its lookup is compiled (seconds): before the call, not within its
+                // deadline. A failure is the call's to report.
+                let _ = beaker_catalog::pubchem::open(&settings.pubchem.0);
+            }
             settings.engine_for(&tool)?.call(call)
         }
         Err(msg) => {
