@@ -311,7 +311,15 @@ fn identity(r: &Record, name: &str) -> Option<Value> {
 }
 
 impl Pubchem {
-    fn answer(&self, p: &Params, db: &Database, i: u32, read_as: &str) -> Result<Value, ToolError> {
+    /// The answer for record `i`; `asked` is the `properties` param read to PubChem's names.
+    fn answer(
+        &self,
+        p: &Params,
+        asked: Option<&[&'static str]>,
+        db: &Database,
+        i: u32,
+        read_as: &str,
+    ) -> Result<Value, ToolError> {
         let r = db.record(i)?;
         let mut out = head(&r, read_as);
         match p.operation.as_str() {
@@ -335,19 +343,15 @@ impl Pubchem {
                 out.insert("source".into(), json!(IDENTITY_SOURCE));
             }
             "properties" => {
-                let asked: Vec<&'static str> = match &p.properties {
-                    Some(list) => list.iter().map(|a| property_name(a)).collect::<Result<_, _>>()?,
-                    None => PROPERTY_NAMES.to_vec(),
-                };
                 let mut props = Map::new();
                 let mut missing = Vec::new();
-                for name in asked {
+                for &name in asked.unwrap_or(PROPERTY_NAMES) {
                     let v = identity(&r, name).or_else(|| r.props.get(name).cloned().map(with_celsius));
                     match v {
                         Some(v) => {
                             props.insert(name.into(), v);
                         }
-                        None if p.properties.is_some() => missing.push(name),
+                        None if asked.is_some() => missing.push(name),
                         None => {}
                     }
                 }
@@ -451,15 +455,16 @@ impl Tool for Pubchem {
                 )))
             }
         };
-        if let Some(props) = &p.properties {
-            for a in props {
-                property_name(a)?;
-            }
-        }
+        // Read once, before any work: an unknown name is refused whatever the compound.
+        let asked: Option<Vec<&'static str>> = p
+            .properties
+            .as_deref()
+            .map(|list| list.iter().map(|a| property_name(a)).collect())
+            .transpose()?;
         let db = self.db()?;
         ctx.checkpoint()?;
         match search::resolve(&db, &id, ns) {
-            Ok(Found::One(i, read_as)) => self.answer(&p, &db, i, read_as),
+            Ok(Found::One(i, read_as)) => self.answer(&p, asked.as_deref(), &db, i, read_as),
             Ok(Found::Ambiguous(formula, all)) => {
                 let mut candidates: Vec<Record> = Vec::new();
                 for &i in &all {
@@ -498,12 +503,12 @@ impl Tool for Pubchem {
             Err(m) => {
                 if let Some(provider) = &self.provider {
                     if let Some(found) = provider.lookup(&id, ns, ctx)? {
-                        return provider::answer(
+                        return Ok(provider::answer(
                             &p.operation,
-                            p.properties.as_deref(),
+                            asked.as_deref(),
                             p.max_synonyms,
                             found,
-                        );
+                        ));
                     }
                 }
                 let mut message = m.message;

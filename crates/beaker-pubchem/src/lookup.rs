@@ -162,7 +162,7 @@ fn write_lookup(src: &Path, out: &Path) -> Result<(), PubchemError> {
         let Some(cas) = tables::cas_to_int(&e.cas) else {
             continue;
         };
-        let lower = e.name.to_lowercase();
+        let lower = e.name_lower.clone();
         let synonyms = match by_cas.get(&cas) {
             Some(&old) => rows[old as usize].synonyms.clone(),
             None => vec![lower.clone()],
@@ -296,31 +296,29 @@ pub fn fold(name: &str) -> String {
         .collect()
 }
 
-/// The property and safety tables, read once for a build.
+/// The property and safety tables, each read once for a build (one table serves several properties).
 struct Props {
-    /// Per property, per source: the table (value column, then the extra column).
-    tables: Vec<Vec<Table>>,
-    iarc: Table,
-    ntp: Table,
+    /// By file, relative to the data folder.
+    tables: HashMap<&'static str, Table>,
     ontario: Map<String, Value>,
 }
 
 impl Props {
     fn read(src: &Path) -> Result<Props, PubchemError> {
-        let mut tables = Vec::new();
-        for p in PROPERTIES {
-            let mut columns = vec![p.column];
-            if let Some((c, _)) = p.extra {
-                columns.push(c);
+        let needs = PROPERTIES
+            .iter()
+            .flat_map(|p| p.sources.iter().map(move |s| (s.file, p.column)))
+            .chain([(tables::IARC_FILE, "group"), (tables::NTP_FILE, "Listing")]);
+        let mut tables: HashMap<&'static str, Table> = HashMap::new();
+        for (file, column) in needs {
+            if !tables.contains_key(file) {
+                tables.insert(file, Table::read(&src.join(file))?);
             }
-            let mut per = Vec::new();
-            for s in p.sources {
-                // The extra column may be absent from a source (WIKIDATA has RIT; others may not).
-                let t = Table::read(&src.join(s.file), &columns)
-                    .or_else(|_| Table::read(&src.join(s.file), &columns[..1]))?;
-                per.push(t);
+            // A value column missing is a layout the installer did not write (an extra column such as RIT may
+            // be absent from a source).
+            if !tables[file].has(column) {
+                return Err(PubchemError::Data(format!("{file}: no column `{column}`")));
             }
-            tables.push(per);
         }
         let ontario_text = tables::read(&src.join(tables::ONTARIO_FILE))?;
         let raw: Map<String, Value> = serde_json::from_str(&ontario_text)
@@ -331,28 +329,25 @@ impl Props {
         for (k, v) in raw {
             ontario.entry(k.trim().to_string()).or_insert(v);
         }
-        Ok(Props {
-            tables,
-            iarc: Table::read(&src.join(tables::IARC_FILE), &["group"])?,
-            ntp: Table::read(&src.join(tables::NTP_FILE), &["Listing"])?,
-            ontario,
-        })
+        Ok(Props { tables, ontario })
     }
 
     fn record(&self, r: &IdRow) -> Record {
         let mut props = Map::new();
-        for (p, per) in PROPERTIES.iter().zip(&self.tables) {
-            for (s, t) in p.sources.iter().zip(per) {
-                let Some(row) = t.get(r.cas) else { continue };
-                let Some(value) = row[0] else { continue };
+        for p in PROPERTIES {
+            for s in p.sources {
+                let t = &self.tables[s.file];
+                let Some(value) = t.value(r.cas, p.column) else {
+                    continue;
+                };
                 let mut v = Map::new();
                 v.insert("value".into(), Value::from(value));
                 if !p.unit.is_empty() {
                     v.insert("unit".into(), p.unit.into());
                 }
-                if let Some((_, label)) = p.extra {
-                    if let Some(Some(x)) = row.get(1) {
-                        v.insert(label.into(), Value::from(*x));
+                if let Some((column, label)) = p.extra {
+                    if let Some(x) = t.value(r.cas, column) {
+                        v.insert(label.into(), Value::from(x));
                     }
                 }
                 v.insert("source".into(), s.citation.into());
@@ -362,18 +357,14 @@ impl Props {
             }
         }
         let mut carcinogen = Map::new();
-        if let Some(g) = self
-            .iarc
-            .get(r.cas)
-            .and_then(|row| row[0])
+        if let Some(g) = self.tables[tables::IARC_FILE]
+            .value(r.cas, "group")
             .and_then(tables::iarc_group)
         {
             carcinogen.insert("IARC".into(), g.into());
         }
-        if let Some(g) = self
-            .ntp
-            .get(r.cas)
-            .and_then(|row| row[0])
+        if let Some(g) = self.tables[tables::NTP_FILE]
+            .value(r.cas, "Listing")
             .and_then(tables::ntp_listing)
         {
             carcinogen.insert("NTP".into(), g.into());

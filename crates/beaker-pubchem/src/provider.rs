@@ -3,7 +3,7 @@
 //! the identity of a compound (CID, formula, weight, SMILES, InChI, InChIKey, IUPAC name, title) and its
 //! synonyms; the tables' physical and safety data stay offline-only (PUG REST's property table has none).
 
-use crate::search::{Identifier, Namespace};
+use crate::search::{self, Identifier, Namespace};
 use crate::PubchemError;
 use beaker_core::{CallContext, ErrorKind, ToolError};
 use serde::Deserialize;
@@ -106,20 +106,19 @@ impl Provider {
             Identifier::Cid(n) => n.to_string(),
             Identifier::Text(t) => t.trim().to_string(),
         };
-        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-        let inchikey = |t: &str| {
-            let b = t.as_bytes();
-            b.len() == 27 && b[14] == b'-' && b[25] == b'-'
-        };
+        // The offline reading's own rules for a CID (`2244`, `CID 2244`) and an InChIKey.
+        let cid = search::cid_form(&text);
         let ns = ns.unwrap_or(match identifier {
             Identifier::Cid(_) => Namespace::Cid,
-            Identifier::Text(t) if digits(t.trim()) => Namespace::Cid,
-            Identifier::Text(t) if inchikey(t.trim()) => Namespace::Inchikey,
+            Identifier::Text(_) if cid.is_some() => Namespace::Cid,
+            Identifier::Text(_) if search::is_inchikey(&text.to_ascii_uppercase()) => {
+                Namespace::Inchikey
+            }
             Identifier::Text(_) => Namespace::Name,
         });
         let (space, id) = match ns {
             Namespace::Name => ("name", text),
-            Namespace::Cid => ("cid", text),
+            Namespace::Cid => ("cid", cid.map_or(text, |n| n.to_string())),
             Namespace::Smiles => ("smiles", text),
             Namespace::Inchikey => ("inchikey", text.to_ascii_uppercase()),
             Namespace::Formula => ("fastformula", text),
@@ -190,13 +189,13 @@ fn encode(s: &str) -> String {
     out
 }
 
-/// The answer for a compound PUG REST found, in the offline answers' shape.
+/// The answer for a compound PUG REST found, in the offline answers' shape; `properties` are PubChem's names.
 pub fn answer(
     operation: &str,
-    properties: Option<&[String]>,
+    properties: Option<&[&'static str]>,
     max_synonyms: u64,
     c: LiveCompound,
-) -> Result<Value, ToolError> {
+) -> Value {
     let p = &c.props;
     let text = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
     // PUG REST writes the weight as a string ("180.16").
@@ -237,10 +236,7 @@ pub fn answer(
                 ("Title", text("Title")),
             ];
             let asked: Vec<&str> = match properties {
-                Some(list) => list
-                    .iter()
-                    .map(|a| crate::property_name(a))
-                    .collect::<Result<_, _>>()?,
+                Some(list) => list.to_vec(),
                 None => live.iter().map(|(k, _)| *k).collect(),
             };
             let mut props = Map::new();
@@ -271,5 +267,5 @@ pub fn answer(
         _ => {}
     }
     out.insert("source".into(), json!(LIVE_SOURCE));
-    Ok(Value::Object(out))
+    Value::Object(out)
 }

@@ -276,23 +276,25 @@ fn in_namespace(db: &Database, text: &str, ns: Namespace) -> Result<Found, Miss>
                 .ok_or_else(|| miss(format!("`{text}` is not a formula")))?;
             by_formula(db, &f).ok_or_else(|| not("formula"))
         }
-        Namespace::Name => by_name(db, text)
-            .or_else(|| {
-                let folded = fold(text);
-                loose(text, &folded)
-                    .then(|| db.get_folded(&folded))
-                    .flatten()
-                    .map(|i| Found::One(i, "name (case and punctuation ignored)"))
-            })
-            .ok_or_else(|| Miss {
-                message: format!("no compound named `{text}` in the offline tables"),
-                folded: Some(fold(text)),
-            }),
+        Namespace::Name => {
+            let folded = fold(text);
+            by_name(db, text)
+                .or_else(|| {
+                    loose(text, &folded)
+                        .then(|| db.get_folded(&folded))
+                        .flatten()
+                        .map(|i| Found::One(i, "name (case and punctuation ignored)"))
+                })
+                .ok_or_else(|| Miss {
+                    message: format!("no compound named `{text}` in the offline tables"),
+                    folded: Some(folded),
+                })
+        }
     }
 }
 
 /// `2244`, `CID 2244`, `cid:2244`, `CID2244`.
-fn cid_form(text: &str) -> Option<i64> {
+pub(crate) fn cid_form(text: &str) -> Option<i64> {
     let digits = |s: &str| {
         (!s.is_empty() && s.len() <= 12 && s.bytes().all(|b| b.is_ascii_digit()))
             .then(|| s.parse().ok())
@@ -308,7 +310,8 @@ fn cid_form(text: &str) -> Option<i64> {
     digits(rest.trim_start_matches([' ', ':', '=', '#']))
 }
 
-fn is_inchikey(text: &str) -> bool {
+/// Whether `text` has an InChIKey's form (14 capitals, dash, 10 capitals, dash, one capital).
+pub(crate) fn is_inchikey(text: &str) -> bool {
     let b = text.as_bytes();
     b.len() == 27
         && b[14] == b'-'
@@ -367,10 +370,12 @@ fn by_name(db: &Database, text: &str) -> Option<Found> {
 /// chemicals' element rule: a symbol or atomic CAS number names the atom; a name names the element as found
 /// (`hydrogen` is H2).
 fn element(db: &Database, text: &str) -> Option<Result<Found, Miss>> {
-    let e = db.elements.iter().find(|e| {
-        e.symbol == text || e.cas == text || e.name == text || e.name.to_lowercase() == text
-    })?;
-    let by_name = e.name == text || e.name.to_lowercase() == text;
+    let named = |e: &crate::tables::Element| e.name == text || e.name_lower == text;
+    let e = db
+        .elements
+        .iter()
+        .find(|e| e.symbol == text || e.cas == text || named(e))?;
+    let by_name = named(e);
     let which = if by_name && e.symbol != text && e.cas != text {
         &e.cas_standard
     } else {

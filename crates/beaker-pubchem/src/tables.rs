@@ -90,6 +90,8 @@ pub struct Element {
     pub symbol: String,
     /// Name, capitalised (`Hydrogen`).
     pub name: String,
+    /// Name in lower case (`hydrogen`), which chemicals also reads as the element's.
+    pub name_lower: String,
     /// CAS number of the atom (for hydrogen, nitrogen, oxygen and the halogens: of the single atom).
     pub cas: String,
     /// CAS number of the element as it is found (H2, N2, O2, ...).
@@ -126,6 +128,7 @@ pub fn read_elements(path: &Path) -> Result<Vec<Element>, PubchemError> {
             number: f[0].parse().map_err(|_| bad())?,
             symbol: f[1].into(),
             name: f[2].into(),
+            name_lower: f[2].to_lowercase(),
             cas: f[3].into(),
             cas_standard: f[4].into(),
             cid: if f[5].is_empty() {
@@ -190,53 +193,49 @@ pub fn check_cas(text: &str) -> bool {
     sum % 10 == *check
 }
 
-/// A table keyed by CAS number: the columns asked for, as numbers (empty and NaN cells are absent).
+/// A table keyed by CAS number: its cells as numbers (text, empty and NaN cells are absent).
 pub struct Table {
+    columns: Vec<String>,
     rows: HashMap<u64, Vec<Option<f64>>>,
 }
 
 impl Table {
-    /// Reads `columns` of a tab-separated table whose first column is the CAS number. A CAS number listed twice
-    /// keeps its first row.
-    pub fn read(path: &Path, columns: &[&str]) -> Result<Table, PubchemError> {
+    /// Reads a tab-separated table whose first column is the CAS number, every column at once (several
+    /// properties come from one table). A CAS number listed twice keeps its first row.
+    pub fn read(path: &Path) -> Result<Table, PubchemError> {
         let text = read(path)?;
         let mut lines = text.lines();
-        let header: Vec<&str> = lines
+        let columns = lines
             .next()
             .unwrap_or_default()
             .trim_end_matches('\r')
             .split('\t')
+            .map(String::from)
             .collect();
-        let at: Vec<usize> = columns
-            .iter()
-            .map(|c| {
-                header.iter().position(|h| h == c).ok_or_else(|| {
-                    PubchemError::Data(format!("{}: no column `{c}`", path.display()))
-                })
-            })
-            .collect::<Result<_, _>>()?;
         let mut rows = HashMap::new();
         for line in lines {
-            let f: Vec<&str> = line.trim_end_matches('\r').split('\t').collect();
-            let Some(cas) = f.first().and_then(|c| cas_to_int(c.trim())) else {
+            let mut f = line.trim_end_matches('\r').split('\t');
+            let Some(cas) = f.next().and_then(|c| cas_to_int(c.trim())) else {
                 continue;
             };
-            let values = at
-                .iter()
-                .map(|&i| {
-                    f.get(i)
-                        .and_then(|v| v.trim().parse::<f64>().ok())
-                        .filter(|v| v.is_finite())
-                })
+            // Cells keep their column's place (the CAS number's is `None`).
+            let values = std::iter::once(None)
+                .chain(f.map(|v| v.trim().parse::<f64>().ok().filter(|v| v.is_finite())))
                 .collect();
             rows.entry(cas).or_insert(values);
         }
-        Ok(Table { rows })
+        Ok(Table { columns, rows })
     }
 
-    /// The row of `cas`, if the table lists it.
-    pub fn get(&self, cas: u64) -> Option<&[Option<f64>]> {
-        self.rows.get(&cas).map(Vec::as_slice)
+    /// Whether the table has `column`.
+    pub fn has(&self, column: &str) -> bool {
+        self.columns.iter().any(|c| c == column)
+    }
+
+    /// The number in `column` for `cas`, if the table lists one.
+    pub fn value(&self, cas: u64, column: &str) -> Option<f64> {
+        let at = self.columns.iter().position(|c| c == column)?;
+        self.rows.get(&cas)?.get(at).copied().flatten()
     }
 }
 

@@ -92,7 +92,8 @@ SPACED_IARC = _spaced(safety.IARC_data.index)
 SPACED_NTP = _spaced(safety.NTP_data.index)
 
 
-def properties(obj):
+def facts(obj):
+    """What a reference line says of a compound's properties and safety, as chemicals' functions give them."""
     cas = cas_text(obj)
     out = {}
     for name, methods_fn, value_fn in (
@@ -131,7 +132,10 @@ def properties(obj):
         if got:
             exposure[label] = {"value": float(got[0]), "unit": got[1]}
     skin = safety.Skin(key)
-    return out, listed, exposure, skin
+    line = {"properties": out, "carcinogen": listed}
+    if exposure or skin:
+        line["exposure"] = {"limits": exposure, "skin": bool(skin)}
+    return line
 
 
 def ask(identifier):
@@ -139,10 +143,6 @@ def ask(identifier):
         return search_chemical(identifier, cache=False)
     except Exception:
         return None
-
-
-def formula_count(formula):
-    return sum(1 for o in db.CAS_index.values() if o.formula == formula)
 
 
 def main():
@@ -169,11 +169,7 @@ def main():
                 continue
             line = {"identifier": identifier, "found": True, "expect": identity(hit)}
             if identifier == obj.common_name or identifier == cas_text(obj):
-                props, carcinogen, exposure, skin = properties(hit)
-                line["properties"] = props
-                line["carcinogen"] = carcinogen
-                if exposure or skin:
-                    line["exposure"] = {"limits": exposure, "skin": bool(skin)}
+                line.update(facts(hit))
             lines.append(line)
         # The formula: one compound, or the candidates must include chemicals' pick.
         hit = ask(obj.formula)
@@ -208,11 +204,7 @@ def main():
             line["includes_cas"] = cas_text(hit)
         else:
             line["expect"] = identity(hit)
-            props, carcinogen, exposure, skin = properties(hit)
-            line["properties"] = props
-            line["carcinogen"] = carcinogen
-            if exposure or skin:
-                line["exposure"] = {"limits": exposure, "skin": bool(skin)}
+            line.update(facts(hit))
         lines.append(line)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
