@@ -363,8 +363,10 @@ fn first_call_builds_the_lookup() -> Outcome {
 fn fake_pug_rest() -> Result<String, String> {
     let url = json_server(|first| {
         let path = first.split(' ').nth(1).unwrap_or_default().to_string();
+        // The same compound by name and, as `CID 999999001` is read, by CID.
         let (status, body) = if path
             .starts_with("/rest/pug/compound/name/beakerol%20extra/property/")
+            || path.starts_with("/rest/pug/compound/cid/999999001/property/")
         {
             (
                 200,
@@ -417,6 +419,10 @@ fn pug_rest_provider() -> Outcome {
             && r["source"] == "PubChem PUG REST (live)",
         || format!("{r}"),
     )?;
+    let by_cid = run(r#"{"operation": "compound", "identifier": "CID 999999001"}"#)?;
+    ensure(by_cid["result"]["name"] == "Beakerol Extra", || {
+        format!("a CID the tables lack, asked live by CID: {by_cid}")
+    })?;
     let syn = run(r#"{"operation": "synonyms", "identifier": "beakerol extra"}"#)?;
     ensure(
         syn["result"]["synonyms"] == json!(["Beakerol Extra", "beakerol-x"]),

@@ -69,7 +69,7 @@ pub struct Options {
     /// The indexes `web_search` searches (the built-in `docs`, and folders named by `--index NAME=DIR`).
     pub indexes: Arc<beaker_search::Indexes>,
     /// `pubchem`'s tables (default: the installer's folder) and live PUG REST provider (default: none).
-    pub pubchem: Option<(PathBuf, Option<beaker_pubchem::ProviderConfig>)>,
+    pub pubchem: Option<(PathBuf, Option<Arc<beaker_pubchem::Provider>>)>,
 }
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
@@ -162,9 +162,6 @@ pub const BUILTIN: &[Entry] = &[
             .pubchem
             .clone()
             .unwrap_or_else(|| (beaker_pubchem::default_dir(), None));
-        // A provider whose url is not http(s) is refused when the front end reads its config (`Provider::new`
-        // is checked there); here it cannot fail.
-        let provider = provider.and_then(|c| beaker_pubchem::Provider::new(&c).ok());
         vec![Arc::new(beaker_pubchem::Pubchem::new(dir, provider))]
     }),
 ];
@@ -302,7 +299,7 @@ impl Catalog {
     pub fn pubchem(
         mut self,
         dir: PathBuf,
-        provider: Option<beaker_pubchem::ProviderConfig>,
+        provider: Option<Arc<beaker_pubchem::Provider>>,
     ) -> Catalog {
         self.options.pubchem = Some((dir, provider));
         self

@@ -174,8 +174,8 @@ pub struct Settings {
     pub http_waiting: (Option<usize>, Option<u64>),
     /// `web_search`'s indexes (each configured folder already opened) and live provider.
     pub indexes: Arc<Indexes>,
-    /// `pubchem`'s tables and live provider.
-    pub pubchem: (PathBuf, Option<beaker_catalog::pubchem::ProviderConfig>),
+    /// `pubchem`'s tables and live provider (built once, here).
+    pub pubchem: (PathBuf, Option<Arc<beaker_catalog::pubchem::Provider>>),
 }
 
 impl Settings {
@@ -265,15 +265,19 @@ impl Settings {
                 .get(Some(name))
                 .map_err(|e| anyhow::anyhow!("{}", e.message))?;
         }
-        if let Some(p) = &file.pubchem.provider {
-            beaker_catalog::pubchem::Provider::new(p).map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
+        // A provider whose url is wrong stops the server at start.
+        let provider = match &file.pubchem.provider {
+            Some(p) => Some(Arc::new(
+                beaker_catalog::pubchem::Provider::new(p).map_err(|e| anyhow::anyhow!("{e}"))?,
+            )),
+            None => None,
+        };
         let pubchem = (
             file.pubchem
                 .dir
                 .clone()
                 .unwrap_or_else(beaker_catalog::pubchem::default_dir),
-            file.pubchem.provider.clone(),
+            provider,
         );
         Ok(Settings {
             config,

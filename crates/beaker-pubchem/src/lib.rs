@@ -113,7 +113,7 @@ pub fn open(dir: &Path) -> Result<Arc<Database>, String> {
 pub struct Pubchem {
     spec: ToolSpec,
     dir: PathBuf,
-    provider: Option<Provider>,
+    provider: Option<Arc<Provider>>,
 }
 
 impl Default for Pubchem {
@@ -124,7 +124,7 @@ impl Default for Pubchem {
 
 impl Pubchem {
     /// The tool over the tables in `dir`, asking `provider` (PubChem PUG REST) for what they lack.
-    pub fn new(dir: PathBuf, provider: Option<Provider>) -> Pubchem {
+    pub fn new(dir: PathBuf, provider: Option<Arc<Provider>>) -> Pubchem {
         Pubchem {
             spec: spec::spec(),
             dir,
