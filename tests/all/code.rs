@@ -184,7 +184,12 @@ fn matrix_case(case: Value) -> Outcome {
     let r = env.result.unwrap_or(Value::Null);
     let verdict_ok = (case["status"].as_array().into_iter().flatten()).any(|s| *s == r["status"]);
     let stdout_ok = case["stdout"].is_null() || case["stdout"] == r["stdout"];
-    ensure(verdict_ok && stdout_ok, || {
+    // Whole output written just before an exit or a spin (Node queues what a full pipe does not take).
+    let bytes_ok = ["stdout", "stderr"].iter().all(|k| {
+        let want = &case[format!("{k}_bytes")];
+        want.is_null() || r[*k].as_str().map(str::len) == want.as_u64().map(|n| n as usize)
+    });
+    ensure(verdict_ok && stdout_ok && bytes_ok, || {
         format!("{}: {r} {:?}", case["name"], env.error)
     })
 }

@@ -20,10 +20,18 @@ pub(crate) struct LanguageDef {
     pub run: &'static [&'static str],
     /// Environment for both steps.
     pub env: &'static [(&'static str, &'static str)],
+    /// Files Beaker writes into the run's `/tmp` beside the program, for its runtime (Node.js's stdio preload).
+    pub support: &'static [(&'static str, &'static str)],
     /// Whether its runtime reserves far more address space than it uses (the JVM, V8, Go): bounded by its own
     /// heap flag and the process limit instead of `RLIMIT_AS`.
     pub reserves_address_space: bool,
 }
+
+/// Where Node.js runs find the preload that makes their stdout and stderr block (`node_stdio.js` says why).
+const NODE_STDIO_PATH: &str = "/tmp/.beaker-node-stdio.js";
+
+/// The preload itself, by the name it is written under in the run's `/tmp`.
+const NODE_SUPPORT: &[(&str, &str)] = &[(".beaker-node-stdio.js", include_str!("node_stdio.js"))];
 
 /// Every language, in the order docs list them.
 pub(crate) const LANGUAGES: &[LanguageDef] = &[
@@ -35,6 +43,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         compile: None,
         run: &["{tool}", "/tmp/main.py"],
         env: &[("PYTHONDONTWRITEBYTECODE", "1"), ("PYTHONHASHSEED", "0")],
+        support: &[],
         reserves_address_space: false,
     },
     LanguageDef {
@@ -54,6 +63,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         ]),
         run: &["/build/main"],
         env: &[],
+        support: &[],
         reserves_address_space: false,
     },
     LanguageDef {
@@ -72,6 +82,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         ]),
         run: &["/build/main"],
         env: &[],
+        support: &[],
         reserves_address_space: false,
     },
     LanguageDef {
@@ -82,6 +93,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         compile: Some(&["{tool}", "-O", "--edition", "2021", "-o", "main", "main.rs"]),
         run: &["/build/main"],
         env: &[],
+        support: &[],
         reserves_address_space: false,
     },
     LanguageDef {
@@ -97,6 +109,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
             ("GO111MODULE", "off"),
             ("CGO_ENABLED", "0"),
         ],
+        support: &[],
         reserves_address_space: true,
     },
     LanguageDef {
@@ -116,6 +129,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
             "{class}",
         ],
         env: &[],
+        support: &[],
         reserves_address_space: true,
     },
     LanguageDef {
@@ -124,8 +138,15 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         install: "Debian's nodejs",
         source: "main.js",
         compile: None,
-        run: &["{tool}", "--max-old-space-size={heap_mib}", "/tmp/main.js"],
+        run: &[
+            "{tool}",
+            "--max-old-space-size={heap_mib}",
+            "-r",
+            NODE_STDIO_PATH,
+            "/tmp/main.js",
+        ],
         env: &[],
+        support: NODE_SUPPORT,
         reserves_address_space: true,
     },
     LanguageDef {
@@ -147,9 +168,12 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         run: &[
             "{node}",
             "--max-old-space-size={heap_mib}",
+            "-r",
+            NODE_STDIO_PATH,
             "/build/main.js",
         ],
         env: &[],
+        support: NODE_SUPPORT,
         reserves_address_space: true,
     },
     LanguageDef {
@@ -160,6 +184,7 @@ pub(crate) const LANGUAGES: &[LanguageDef] = &[
         compile: None,
         run: &["{tool}", "/tmp/main.sh"],
         env: &[],
+        support: &[],
         reserves_address_space: false,
     },
 ];

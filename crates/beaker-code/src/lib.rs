@@ -457,7 +457,16 @@ impl Run<'_> {
                     "`files`: `{name}` is not a file name the program's folder can hold (no `/`, not `..`, not the source's `{source}`)"
                 )));
             }
+            if self.def.support.iter().any(|(support, _)| support == name) {
+                return Err(ToolError::invalid_params(format!(
+                    "`files`: `{name}` is the name of a file Beaker writes for {}'s runtime; choose another",
+                    self.def.name
+                )));
+            }
             files.push((name.clone(), content.bytes(name)?, false));
+        }
+        for (name, content) in self.def.support {
+            files.push((name.to_string(), content.as_bytes().to_vec(), false));
         }
         let mut result = json!({"language": self.def.name});
         let mounts = self.toolchain.mounts.clone();
