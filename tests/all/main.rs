@@ -34,6 +34,7 @@ mod traces;
 mod trajectories;
 mod units;
 mod web_search;
+mod wolfram;
 
 fn main() {
     // Engines built in this process run Z3 in worker processes of the binary under test, as `beaker serve` does
@@ -57,6 +58,7 @@ fn main() {
     trials.extend(units::trials());
     trials.extend(web_search::trials());
     trials.extend(pubchem::trials());
+    trials.extend(wolfram::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

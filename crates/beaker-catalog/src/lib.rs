@@ -9,7 +9,7 @@
 //! ```
 //! use beaker_catalog::Catalog;
 //! use beaker_core::{Pool, ToolCall};
-//! let loaded = Catalog::builtin().without("python").without("code").load().unwrap();
+//! let loaded = Catalog::builtin().without("python").without("code").without("wolfram").load().unwrap();
 //! assert!(loaded.tools.iter().any(|t| t.spec().name == "calculator"));
 //! assert!(loaded.tools.iter().all(|t| t.pool() == Pool::Native));
 //! // Every built-in tool with the default configuration:
@@ -51,11 +51,17 @@ pub mod pubchem {
     };
 }
 
+/// `wolfram`'s live provider, for the front ends that configure it (`[wolfram.provider]`).
+pub mod wolfram {
+    pub use beaker_wolfram::{Provider, ProviderConfig};
+}
+
 /// One family of tools and how to build it.
 pub struct Entry {
     /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.
     pub name: &'static str,
-    /// Whether its tools run in the WebAssembly sandbox (built once per process, then cached).
+    /// Whether its tools run in the WebAssembly sandbox (built once per process, then cached), or route to
+    /// tools that do.
     pub sandboxed: bool,
     build: Build,
 }
@@ -70,6 +76,8 @@ pub struct Options {
     pub indexes: Arc<beaker_search::Indexes>,
     /// `pubchem`'s tables (default: the installer's folder) and live PUG REST provider (default: none).
     pub pubchem: Option<(PathBuf, Option<Arc<beaker_pubchem::Provider>>)>,
+    /// `wolfram`'s live provider (the WolframAlpha LLM API; default: none).
+    pub wolfram: Option<Arc<beaker_wolfram::Provider>>,
 }
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
@@ -86,6 +94,16 @@ impl Entry {
         Entry {
             name,
             sandboxed: false,
+            build: Build::Native(build),
+        }
+    }
+
+    /// A family of native tools that answer through the catalog's other tools ([`Tool::bind`]), some of them
+    /// sandboxed: left out with the sandboxed families.
+    pub const fn router(name: &'static str, build: BuildNative) -> Entry {
+        Entry {
+            name,
+            sandboxed: true,
             build: Build::Native(build),
         }
     }
@@ -163,6 +181,10 @@ pub const BUILTIN: &[Entry] = &[
             .clone()
             .unwrap_or_else(|| (beaker_pubchem::default_dir(), None));
         vec![Arc::new(beaker_pubchem::Pubchem::new(dir, provider))]
+    }),
+    // Routes questions to the tools above (symbolic_math among them, so it is a sandboxed family).
+    Entry::router("wolfram", |o| {
+        vec![Arc::new(beaker_wolfram::Wolfram::new(o.wolfram.clone()))]
     }),
 ];
 
@@ -305,6 +327,12 @@ impl Catalog {
         self
     }
 
+    /// Asks `provider` (the WolframAlpha LLM API) the `wolfram` questions no offline route reads.
+    pub fn wolfram(mut self, provider: Option<Arc<beaker_wolfram::Provider>>) -> Catalog {
+        self.options.wolfram = provider;
+        self
+    }
+
     /// Runs sandboxed tools in this sandbox instead of the process-wide [`Sandbox::shared`] one.
     pub fn sandbox(mut self, sandbox: Sandbox) -> Catalog {
         self.sandbox = Some(sandbox);
@@ -350,6 +378,10 @@ impl Catalog {
             loaded
                 .tools
                 .extend(tools.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+        }
+        // Routers (`wolfram`) answer through the tools of this catalog, and only those.
+        for tool in &loaded.tools {
+            tool.bind(&loaded.tools);
         }
         Ok(loaded)
     }

@@ -126,6 +126,16 @@ struct File {
     web_search: WebSearchFile,
     #[serde(default)]
     pubchem: PubchemFile,
+    #[serde(default)]
+    wolfram: WolframFile,
+}
+
+/// The `[wolfram]` section.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct WolframFile {
+    /// The WolframAlpha LLM API, asked the questions no offline route reads (off without it).
+    provider: Option<beaker_catalog::wolfram::ProviderConfig>,
 }
 
 /// The `[pubchem]` section.
@@ -176,6 +186,8 @@ pub struct Settings {
     pub indexes: Arc<Indexes>,
     /// `pubchem`'s tables and live provider (built once, here).
     pub pubchem: (PathBuf, Option<Arc<beaker_catalog::pubchem::Provider>>),
+    /// `wolfram`'s live provider (built once, here).
+    pub wolfram: Option<Arc<beaker_catalog::wolfram::Provider>>,
 }
 
 impl Settings {
@@ -279,6 +291,12 @@ impl Settings {
                 .unwrap_or_else(beaker_catalog::pubchem::default_dir),
             provider,
         );
+        let wolfram = match &file.wolfram.provider {
+            Some(p) => Some(Arc::new(
+                beaker_catalog::wolfram::Provider::new(p).map_err(|e| anyhow::anyhow!("{e}"))?,
+            )),
+            None => None,
+        };
         Ok(Settings {
             config,
             guest_dirs,
@@ -293,6 +311,7 @@ impl Settings {
             http_waiting: (file.http_max_waiting, file.http_max_wait_ms),
             indexes: Arc::new(served),
             pubchem,
+            wolfram,
         })
     }
 
@@ -323,7 +342,8 @@ impl Settings {
     fn catalog(&self) -> anyhow::Result<Catalog> {
         let mut catalog = Catalog::builtin()
             .indexes(self.indexes.clone())
-            .pubchem(self.pubchem.0.clone(), self.pubchem.1.clone());
+            .pubchem(self.pubchem.0.clone(), self.pubchem.1.clone())
+            .wolfram(self.wolfram.clone());
         if !self.python {
             catalog = catalog.without("python");
         }

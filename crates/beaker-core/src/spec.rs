@@ -56,6 +56,10 @@ pub trait Tool: Send + Sync {
         Pool::Native
     }
 
+    /// Hands a tool that answers through other tools (`wolfram`) the engine's whole list, once, after the catalog
+    /// has built every tool: it keeps the ones it routes to. Other tools ignore it.
+    fn bind(&self, _tools: &[std::sync::Arc<dyn Tool>]) {}
+
     /// Gets ready for the calls to come (starts what a first call would otherwise wait for) without waiting for
     /// it; a server calls it once, on a thread of its own, when it starts serving.
     fn warm_up(&self) {}

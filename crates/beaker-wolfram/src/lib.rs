@@ -1,0 +1,549 @@
+//! The `wolfram` tool: one natural-language question, answered offline by routing it to what Beaker already
+//! computes (seed 003's "wolfram" tool). Arithmetic goes to `calculator`, calculus and algebra to
+//! `symbolic_math`, conversions to `unit_converter`, elements and formulas to `chemistry`, compounds to
+//! `pubchem`, and facts to reference tables compiled in ([`facts`]: CODATA 2022, IAU nominal values, DE421
+//! distances). The result names the route it took, the call it made and the source of every fact; a question
+//! no route reads is refused with what it can answer, never guessed at. With an AppID configured, the
+//! WolframAlpha LLM API ([`provider`]) answers the questions no route reads.
+//!
+//! The tools it routes to are the engine's own, handed over by the catalog ([`Tool::bind`]), so a call is
+//! answered under the same limits, deadline and cancellation as the `wolfram` call itself.
+#![deny(missing_docs)]
+
+pub mod facts;
+pub mod provider;
+mod read;
+mod spec;
+#[cfg(test)]
+mod tests;
+
+use beaker_core::{CallContext, ErrorKind, Pool, Tool, ToolError, ToolSpec};
+use facts::Fact;
+pub use provider::{Provider, ProviderConfig};
+use read::{Route, Stat};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, OnceLock};
+
+/// The longest question read, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// The tools `wolfram` routes to, by name.
+pub const ROUTES: &[&str] = &[
+    "calculator",
+    "symbolic_math",
+    "unit_converter",
+    "chemistry",
+    "pubchem",
+];
+
+/// What `wolfram` answers, for its error when it cannot read a question.
+const CAN_ANSWER: &str = "arithmetic (\"2^64 - 1\", \"15% of 80\", \"square root of 2\"), calculus and algebra \
+    (\"integral of x^2 from 0 to 1\", \"derivative of sin(x)*x\", \"limit of sin(x)/x as x -> 0\", \"solve x^2 = 4\", \
+    \"simplify ...\", \"taylor series of e^x\"), unit conversions (\"60 mph to km/h\", \"how many seconds in a day\"), \
+    physical constants (CODATA 2022: \"speed of light\", \"Planck constant in eV s\"), astronomy (\"distance from \
+    Earth to Mars\", \"mass of the Sun\", \"light year in km\"), elements (\"atomic weight of iron\") and compounds \
+    (\"boiling point of ethanol\", \"molar mass of H2SO4\")";
+
+/// The `wolfram` tool.
+pub struct Wolfram {
+    spec: ToolSpec,
+    routes: OnceLock<Vec<Arc<dyn Tool>>>,
+    provider: Option<Arc<Provider>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    query: String,
+    #[serde(default = "short")]
+    format: String,
+}
+
+fn short() -> String {
+    "short".into()
+}
+
+impl Wolfram {
+    /// The tool, asking `provider` (the WolframAlpha LLM API) the questions it cannot route, when there is one.
+    pub fn new(provider: Option<Arc<Provider>>) -> Wolfram {
+        Wolfram {
+            spec: spec::spec(),
+            routes: OnceLock::new(),
+            provider,
+        }
+    }
+
+    /// The routed tool of this name, or why there is none.
+    fn tool(&self, name: &str) -> Result<&Arc<dyn Tool>, ToolError> {
+        self.routes
+            .get()
+            .and_then(|r| r.iter().find(|t| t.spec().name == name))
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorKind::ToolError,
+                    format!("this question goes to `{name}`, which this server does not run"),
+                )
+            })
+    }
+
+    /// Calls a routed tool; its error is the call's, named.
+    fn route(&self, name: &str, params: Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let tool = self.tool(name)?;
+        tool.call(&params, ctx).map_err(|e| ToolError {
+            message: format!("{name}: {}", e.message),
+            ..e
+        })
+    }
+
+    fn answer(
+        &self,
+        query: &str,
+        route: Route,
+        format: &str,
+        ctx: &CallContext,
+    ) -> Result<Value, ToolError> {
+        let mut out = Map::new();
+        out.insert("query".into(), json!(query));
+        out.insert("interpretation".into(), json!(read::interpretation(&route)));
+        let mut calls: Vec<Value> = Vec::new();
+        // Each route fills `value` (the short answer), and where it is a number `number` and `unit`.
+        match route {
+            Route::Calculator { expression } => {
+                let params = json!({"expression": expression, "precision": 15});
+                let r = self.route("calculator", params.clone(), ctx)?;
+                let value = r["value"].as_str().unwrap_or_default().to_string();
+                out.insert("kind".into(), json!("compute"));
+                out.insert("route".into(), json!("calculator"));
+                number(&mut out, &value, None);
+                out.insert("value".into(), json!(value));
+                out.insert(
+                    "source".into(),
+                    json!(
+                        "Beaker calculator: exact rational arithmetic, correctly rounded functions"
+                    ),
+                );
+                calls.push(json!({"tool": "calculator", "params": params, "result": r}));
+            }
+            Route::Symbolic { params } => {
+                let definite = params.get("lower").is_some();
+                if definite && format == "steps" {
+                    // The antiderivative first, so the steps show F and then F(b) - F(a).
+                    let mut indefinite = params.clone();
+                    if let Some(o) = indefinite.as_object_mut() {
+                        o.remove("lower");
+                        o.remove("upper");
+                    }
+                    let r = self.route("symbolic_math", indefinite.clone(), ctx)?;
+                    calls.push(json!({"tool": "symbolic_math", "params": indefinite, "result": r}));
+                }
+                let r = self.route("symbolic_math", params.clone(), ctx)?;
+                let value = match (r["solutions"].as_array(), r["result"].as_str()) {
+                    (Some(s), _) => s
+                        .iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    (None, Some(t)) => t.to_string(),
+                    (None, None) => r.to_string(),
+                };
+                out.insert("kind".into(), json!("compute"));
+                out.insert("route".into(), json!("symbolic_math"));
+                if let Some(d) = r["decimal"].as_str() {
+                    number(&mut out, d, None);
+                }
+                out.insert("value".into(), json!(value));
+                if let Some(l) = r["latex"].as_str() {
+                    out.insert("latex".into(), json!(l));
+                }
+                out.insert(
+                    "source".into(),
+                    json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),
+                );
+                calls.push(json!({"tool": "symbolic_math", "params": params, "result": r}));
+            }
+            Route::Convert { value, from, to } => {
+                let params = json!({"value": value, "from_unit": from, "to_unit": to});
+                let r = self.route("unit_converter", params.clone(), ctx)?;
+                let v = r["value"].as_str().unwrap_or_default().to_string();
+                out.insert("kind".into(), json!("convert"));
+                out.insert("route".into(), json!("unit_converter"));
+                number(&mut out, &v, Some(&to));
+                out.insert("value".into(), json!(format!("{v} {to}")));
+                if let Some(n) = r.get("notes") {
+                    out.insert("note".into(), json!(n));
+                }
+                out.insert(
+                    "source".into(),
+                    json!("Beaker unit_converter (exact rational conversion factors)"),
+                );
+                calls.push(json!({"tool": "unit_converter", "params": params, "result": r}));
+            }
+            Route::Fact { fact, to } => self.fact(&mut out, &mut calls, fact, to, ctx)?,
+            Route::Distance { a, b, stat, to } => {
+                self.distance(&mut out, &mut calls, a, b, stat, to, ctx)?
+            }
+            Route::Element { element, property } => {
+                // "Fe", "fe" and "C" are symbols; longer words are names ("iron", "sulphur").
+                let params = if element.chars().count() <= 2 {
+                    let mut c = element.chars();
+                    let symbol: String = c
+                        .next()
+                        .map(|f| f.to_ascii_uppercase())
+                        .into_iter()
+                        .chain(c.map(|l| l.to_ascii_lowercase()))
+                        .collect();
+                    json!({"operation": "element", "symbol": symbol})
+                } else {
+                    json!({"operation": "element", "name": element})
+                };
+                let r = self.route("chemistry", params.clone(), ctx)?;
+                let v = &r[property];
+                if v.is_null() {
+                    return Err(ToolError::new(
+                        ErrorKind::ToolError,
+                        format!("chemistry has no {property} for {element}"),
+                    ));
+                }
+                out.insert("kind".into(), json!("properties"));
+                out.insert("route".into(), json!("chemistry"));
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                if v.is_number() {
+                    number(
+                        &mut out,
+                        &text,
+                        (property == "atomic_weight").then_some("u"),
+                    );
+                }
+                out.insert("value".into(), json!(text));
+                out.insert(
+                    "source".into(),
+                    json!(if property == "atomic_weight" {
+                        "Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights"
+                    } else {
+                        "Beaker chemistry: periodic table"
+                    }),
+                );
+                calls.push(json!({"tool": "chemistry", "params": params, "result": r}));
+            }
+            Route::MolarMass { formula } => {
+                let params = json!({"operation": "molar_mass", "formula": formula});
+                let r = self.route("chemistry", params.clone(), ctx)?;
+                let v = r["molar_mass"].to_string();
+                out.insert("kind".into(), json!("properties"));
+                out.insert("route".into(), json!("chemistry"));
+                number(&mut out, &v, Some("g/mol"));
+                out.insert("value".into(), json!(format!("{v} g/mol")));
+                out.insert(
+                    "source".into(),
+                    json!("Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights"),
+                );
+                calls.push(json!({"tool": "chemistry", "params": params, "result": r}));
+            }
+            Route::Compound {
+                identifier,
+                property,
+            } => {
+                let params = json!({"operation": "properties", "identifier": identifier, "properties": [property]});
+                let r = self.route("pubchem", params.clone(), ctx)?;
+                let v = &r["properties"][property];
+                if v.is_null() {
+                    return Err(ToolError::new(
+                        ErrorKind::ToolError,
+                        format!(
+                            "pubchem has no {property} for `{identifier}` ({} found)",
+                            r["name"].as_str().unwrap_or("the compound")
+                        ),
+                    ));
+                }
+                out.insert("kind".into(), json!("properties"));
+                out.insert("route".into(), json!("pubchem"));
+                let (text, source) = match v {
+                    Value::Object(m) => {
+                        let value = m.get("value").map(text_of).unwrap_or_default();
+                        let unit = m.get("unit").and_then(Value::as_str).unwrap_or("");
+                        number(&mut out, &value, Some(unit));
+                        if let Some(c) = m.get("celsius") {
+                            out.insert("celsius".into(), c.clone());
+                        }
+                        let source = m
+                            .get("source")
+                            .and_then(Value::as_str)
+                            .unwrap_or("chemicals");
+                        (
+                            format!("{value} {unit}").trim().to_string(),
+                            format!("pubchem offline tables: {source}"),
+                        )
+                    }
+                    Value::Number(n) => {
+                        let t = n.to_string();
+                        number(
+                            &mut out,
+                            &t,
+                            (property == "MolecularWeight").then_some("g/mol"),
+                        );
+                        let unit = if property == "MolecularWeight" {
+                            " g/mol"
+                        } else {
+                            ""
+                        };
+                        (
+                            format!("{t}{unit}"),
+                            "pubchem offline tables (PubChem identifiers via chemicals 1.5.2)"
+                                .to_string(),
+                        )
+                    }
+                    other => (
+                        other
+                            .as_str()
+                            .map_or_else(|| other.to_string(), str::to_string),
+                        "pubchem offline tables (PubChem identifiers via chemicals 1.5.2)"
+                            .to_string(),
+                    ),
+                };
+                out.insert("value".into(), json!(text));
+                out.insert("compound".into(), json!(r["name"]));
+                out.insert("source".into(), json!(source));
+                calls.push(json!({"tool": "pubchem", "params": params, "result": r}));
+            }
+        }
+        match format {
+            "full" => {
+                out.insert("calls".into(), json!(calls));
+            }
+            "steps" => {
+                let mut steps = vec![json!(format!(
+                    "Read as: {}",
+                    out["interpretation"].as_str().unwrap_or("")
+                ))];
+                for c in &calls {
+                    steps.push(json!(step(c)));
+                }
+                out.insert("steps".into(), json!(steps));
+                out.insert("calls".into(), json!(calls));
+            }
+            _ => {}
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn fact(
+        &self,
+        out: &mut Map<String, Value>,
+        calls: &mut Vec<Value>,
+        fact: Fact,
+        to: Option<String>,
+        ctx: &CallContext,
+    ) -> Result<(), ToolError> {
+        out.insert("kind".into(), json!("data"));
+        let (text, unit, source, name) = match &fact {
+            Fact::Codata(c) => {
+                out.insert("route".into(), json!("codata"));
+                out.insert("exact".into(), json!(c.exact));
+                if !c.exact {
+                    out.insert("uncertainty".into(), json!(c.uncertainty));
+                }
+                if c.truncated {
+                    out.insert("note".into(), json!(format!("exact; CODATA prints {}... (the value here is derived from the defining constants)", c.text)));
+                }
+                let text = if c.truncated {
+                    format_f64(c.value)
+                } else {
+                    c.text.clone()
+                };
+                (
+                    text,
+                    c.unit.to_string(),
+                    facts::CODATA_SOURCE.to_string(),
+                    c.name,
+                )
+            }
+            Fact::Iau(n) => {
+                out.insert("route".into(), json!("iau"));
+                (
+                    format_f64(n.value),
+                    n.unit.to_string(),
+                    n.source.to_string(),
+                    n.name,
+                )
+            }
+        };
+        out.insert("name".into(), json!(name));
+        out.insert("source".into(), json!(source));
+        match to {
+            Some(to) => {
+                let params = json!({"value": text, "from_unit": unit_text(&unit), "to_unit": to});
+                let r = self.route("unit_converter", params.clone(), ctx)?;
+                let v = r["value"].as_str().unwrap_or_default().to_string();
+                number(out, &v, Some(&to));
+                out.insert("value".into(), json!(format!("{v} {to}")));
+                calls.push(json!({"tool": "unit_converter", "params": params, "result": r}));
+            }
+            None => {
+                number(out, &text, Some(&unit));
+                out.insert("value".into(), json!(format!("{text} {unit}").trim()));
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn distance(
+        &self,
+        out: &mut Map<String, Value>,
+        calls: &mut Vec<Value>,
+        a: &str,
+        b: &str,
+        stat: Stat,
+        to: Option<String>,
+        ctx: &CallContext,
+    ) -> Result<(), ToolError> {
+        let d = facts::distance(a, b).ok_or_else(|| {
+            ToolError::new(
+                ErrorKind::Internal,
+                format!("no distance between {a} and {b} in the table"),
+            )
+        })?;
+        out.insert("kind".into(), json!("data"));
+        out.insert("route".into(), json!("ephemeris"));
+        let unit = to.clone().unwrap_or_else(|| "km".into());
+        let [least, mean, greatest] = match &to {
+            Some(to) => {
+                let params = json!({"value": [format_f64(d.least), format_f64(d.mean), format_f64(d.greatest)], "from_unit": "km", "to_unit": to, "precision": 9});
+                let r = self.route("unit_converter", params.clone(), ctx)?;
+                calls
+                    .push(json!({"tool": "unit_converter", "params": params, "result": r.clone()}));
+                let v: Vec<String> = (0..3)
+                    .map(|i| r["value"][i].as_str().unwrap_or_default().to_string())
+                    .collect();
+                [v[0].clone(), v[1].clone(), v[2].clone()]
+            }
+            None => [
+                format_f64(d.least),
+                format_f64(d.mean),
+                format_f64(d.greatest),
+            ],
+        };
+        let (chosen, what) = match stat {
+            Stat::Mean => (&mean, "time-averaged"),
+            Stat::Least => (&least, "least"),
+            Stat::Greatest => (&greatest, "greatest"),
+        };
+        number(out, chosen, Some(&unit));
+        out.insert("value".into(), json!(format!("{chosen} {unit}")));
+        out.insert(
+            "note".into(),
+            json!(format!("{what} distance between the centres over 1900-2050; it varies from {least} {unit} to {greatest} {unit} (mean {mean} {unit})")),
+        );
+        out.insert("least".into(), json!(least.parse::<f64>().ok()));
+        out.insert("mean".into(), json!(mean.parse::<f64>().ok()));
+        out.insert("greatest".into(), json!(greatest.parse::<f64>().ok()));
+        out.insert("source".into(), json!(facts::DISTANCE_SOURCE));
+        Ok(())
+    }
+}
+
+/// Puts `number` (and `unit`) into the answer when `text` is a finite decimal number.
+fn number(out: &mut Map<String, Value>, text: &str, unit: Option<&str>) {
+    if let Some(n) = text.trim().parse::<f64>().ok().filter(|n| n.is_finite()) {
+        out.insert("number".into(), json!(n));
+        if let Some(u) = unit.filter(|u| !u.is_empty()) {
+            out.insert("unit".into(), json!(u));
+        }
+    }
+}
+
+/// A JSON value as text: strings without their quotes.
+fn text_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// A float in the shortest text that reads back as it (integers without ".0").
+fn format_f64(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e21 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A unit in CODATA's notation ("m^3 kg^-1 s^-2") as `unit_converter` reads it ("m^3*kg^-1*s^-2").
+fn unit_text(unit: &str) -> String {
+    unit.split_whitespace().collect::<Vec<_>>().join("*")
+}
+
+/// One routed call, in words, for `format: "steps"`.
+fn step(call: &Value) -> String {
+    let tool = call["tool"].as_str().unwrap_or("");
+    let p = &call["params"];
+    let r = &call["result"];
+    let answer = r["result"]
+        .as_str()
+        .or(r["value"].as_str())
+        .map_or_else(|| r["value"].to_string(), str::to_string);
+    match (tool, p["operation"].as_str()) {
+        ("symbolic_math", Some("integrate")) if p.get("lower").is_none() => {
+            format!("Antiderivative (symbolic_math integrate): {answer} (+ C)")
+        }
+        ("symbolic_math", Some("integrate")) => format!(
+            "Evaluate between {} and {} (symbolic_math integrate): {answer}",
+            p["lower"].as_str().unwrap_or(""),
+            p["upper"].as_str().unwrap_or("")
+        ),
+        ("symbolic_math", Some(op)) => format!("{op} (symbolic_math): {answer}"),
+        ("unit_converter", _) => format!(
+            "Convert {} {} to {} (unit_converter): {answer}",
+            p["value"],
+            p["from_unit"].as_str().unwrap_or(""),
+            p["to_unit"].as_str().unwrap_or("")
+        ),
+        (tool, Some(op)) => format!("{op} ({tool}): {answer}"),
+        (tool, None) => format!("{tool}: {answer}"),
+    }
+}
+
+impl Tool for Wolfram {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
+        let p: Params = beaker_core::params::parse(params)?;
+        if p.query.chars().count() > MAX_QUERY_CHARS {
+            return Err(ToolError::invalid_params(format!(
+                "`query` has at most {MAX_QUERY_CHARS} characters"
+            )));
+        }
+        if !matches!(p.format.as_str(), "short" | "full" | "steps") {
+            return Err(ToolError::invalid_params(format!(
+                "`format` is short, full or steps, got `{}`",
+                p.format
+            )));
+        }
+        match read::read(&p.query) {
+            Ok(route) => self.answer(&p.query, route, &p.format, ctx),
+            Err(unread) => match &self.provider {
+                Some(provider) => provider.ask(&p.query, &p.format, ctx),
+                None => Err(ToolError::invalid_params(format!(
+                    "wolfram answers offline and does not guess: {}. It answers {CAN_ANSWER}. Rephrase the question as one of these, or call the tool it needs directly.",
+                    unread.why
+                ))),
+            },
+        }
+    }
+
+    fn bind(&self, tools: &[Arc<dyn Tool>]) {
+        let routed = tools
+            .iter()
+            .filter(|t| ROUTES.contains(&t.spec().name.as_str()))
+            .cloned()
+            .collect();
+        // Bound once; a second catalog load builds a new `Wolfram`.
+        let _ = self.routes.set(routed);
+    }
+
+    fn pool(&self) -> Pool {
+        // It may run SymPy in the sandbox (symbolic_math), so it waits where sandboxed calls wait.
+        Pool::Sandboxed
+    }
+}

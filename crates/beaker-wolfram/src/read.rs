@@ -1,0 +1,593 @@
+//! Reading a question: which of Beaker's tools or tables answers it, and with what. One pattern per form of
+//! question, tried in a fixed order (calculus, conversions, distances, facts, elements and compounds,
+//! arithmetic); a question no pattern reads is refused, never guessed at.
+
+use crate::facts::{self, Fact};
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// What a question asks, as Beaker answers it.
+#[derive(Debug, Clone)]
+pub(crate) enum Route {
+    /// An expression for `calculator`.
+    Calculator { expression: String },
+    /// A `symbolic_math` operation with its params (`operation` included).
+    Symbolic { params: serde_json::Value },
+    /// A quantity for `unit_converter`.
+    Convert {
+        value: String,
+        from: String,
+        to: String,
+    },
+    /// A fact from a table, perhaps in another unit.
+    Fact { fact: Fact, to: Option<String> },
+    /// The distance between two bodies, perhaps one statistic of it, perhaps in another unit.
+    Distance {
+        a: &'static str,
+        b: &'static str,
+        stat: Stat,
+        to: Option<String>,
+    },
+    /// A property of an element, by `chemistry`'s `element`.
+    Element {
+        element: String,
+        property: &'static str,
+    },
+    /// A formula's molar mass, by `chemistry`'s `molar_mass`.
+    MolarMass { formula: String },
+    /// A compound's property, by `pubchem` (PubChem's property name).
+    Compound {
+        identifier: String,
+        property: &'static str,
+    },
+}
+
+/// Which of a distance's statistics a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stat {
+    /// The time average (with the extremes beside it).
+    Mean,
+    /// The least.
+    Least,
+    /// The greatest.
+    Greatest,
+}
+
+struct Patterns {
+    filler: Regex,
+    integral: Regex,
+    bounds: Regex,
+    differential: Regex,
+    derivative: Regex,
+    differentiate: Regex,
+    d_dx: Regex,
+    limit: Regex,
+    solve: Regex,
+    roots: Regex,
+    algebra: Regex,
+    series: Regex,
+    convert: Regex,
+    how_many: Regex,
+    distance: Regex,
+    how_far: Regex,
+    element: Regex,
+    compound: Regex,
+    formula: Regex,
+    in_unit: Regex,
+    arithmetic: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        // The patterns are constants: a typo is a build defect the crate's tests catch on first use.
+        let r = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("pattern {p}: {e}"));
+        let var = r"[a-zA-Z]\w*";
+        Patterns {
+            filler: r(r"(?i)^(?:please\s+|(?:can|could|would)\s+you\s+|what(?:'s|\s+is|\s+are|\s+was)\s+|whats\s+|tell\s+me\s+|give\s+me\s+|show\s+me\s+|calculate\s+|compute\s+|evaluate\s+|find\s+|determine\s+|work\s+out\s+|how\s+much\s+is\s+|i\s+need\s+|the\s+value\s+of\s+|value\s+of\s+)"),
+            integral: r(r"(?i)^(?:the\s+)?(?:(?:indefinite|definite)\s+)?(?:integral|antiderivative|anti-derivative)\s+of\s+(?P<body>.+)$|^integrate\s+(?P<body2>.+)$"),
+            bounds: r(r"(?i)^(?P<f>.+?)\s+(?:from|between)\s+(?P<a>\S+)\s+(?:to|and)\s+(?P<b>\S+)$"),
+            differential: r(&format!(r"(?i)^(?P<f>.+?)(?:\s*\bd(?P<v>[a-zA-Z])|\s+(?:with\s+respect\s+to|wrt)\s+(?P<v2>{var}))$")),
+            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
+            differentiate: r(&format!(r"(?i)^differentiate\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
+            d_dx: r(r"^d/d(?P<v>[a-zA-Z])\s*(?P<f>.+)$"),
+            limit: r(&format!(r"(?i)^(?:the\s+)?limit\s+of\s+(?P<f>.+?)\s+as\s+(?P<v>{var})\s*(?:->|→|approaches|goes\s+to|tends\s+to)\s*(?P<p>.+)$")),
+            solve: r(&format!(r"(?i)^solve\s+(?P<eq>.+?)(?:\s+for\s+(?P<v>{var}))?$")),
+            roots: r(r"(?i)^(?:the\s+)?(?:roots|zeros|zeroes|solutions)\s+of\s+(?P<eq>.+)$"),
+            algebra: r(r"(?i)^(?P<op>simplify|expand|factor|factorise|factorize)\s+(?P<f>.+)$"),
+            series: r(&format!(r"(?i)^(?:the\s+)?(?P<kind>taylor|maclaurin|power)\s+(?:series|expansion)\s+(?:of|for)\s+(?P<f>.+?)(?:\s+(?:at|around|about|near)\s+(?P<v>{var})\s*=\s*(?P<p>\S+))?(?:\s+(?:to|up\s+to)\s+order\s+(?P<n>\d+))?$")),
+            convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
+            how_many: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:are\s+there\s+)?(?:are\s+|is\s+)?(?:in|make|per)\s+(?:(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*|an?\s+|one\s+)?(?P<from>.+)$"),
+            distance: r(r"(?i)^(?:the\s+)?(?:(?P<stat>average|mean|typical|minimum|min|closest|least|shortest|nearest|maximum|max|farthest|furthest|greatest|largest|longest)\s+)?distance\s+(?:from|between)\s+(?P<a>.+?)\s+(?:to|and)\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
+            how_far: r(r"(?i)^how\s+far\s+(?:away\s+)?is\s+(?P<b>.+?)(?:\s+from\s+(?P<a>.+?))?(?:\s+in\s+(?P<to>.+))?$"),
+            element: r(r"(?i)^(?:the\s+)?(?P<prop>atomic\s+weight|atomic\s+mass|standard\s+atomic\s+weight|atomic\s+number|(?:chemical\s+)?symbol|electron(?:ic)?\s+configuration|electronegativity|group|period|block)\s+(?:of|for)\s+(?:the\s+element\s+)?(?P<el>[a-zA-Z]+)$"),
+            compound: r(r"(?i)^(?:the\s+)?(?P<prop>molar\s+mass|molecular\s+weight|molecular\s+mass|formula\s+weight|boiling\s+point|melting\s+point|density|flash\s+point|refractive\s+index|autoignition\s+temperature|(?:chemical\s+|molecular\s+)?formula|cas(?:\s+number|\s+no\.?|\s+registry\s+number)?|smiles|inchi\s*key|inchi|iupac\s+name)\s+(?:of|for)\s+(?P<c>.+)$"),
+            formula: r(r"^(?:[A-Z][a-z]?\d*|\(|\)\d*|\[|\]\d*|·\d*|\.\d*)+$"),
+            in_unit: r(r"(?i)^(?P<what>.+?)\s+in\s+(?:units\s+of\s+)?(?P<to>[^\s].*)$"),
+            arithmetic: r(r"^[0-9A-Za-z\s.+\-*/^()!,%×÷−·√π]+$"),
+        }
+    })
+}
+
+/// Why a question was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unread {
+    /// What went wrong, for the error message.
+    pub why: String,
+}
+
+/// Reads `query` into the route that answers it.
+pub(crate) fn read(query: &str) -> Result<Route, Unread> {
+    let p = patterns();
+    let q = clean(query);
+    if q.is_empty() {
+        return Err(Unread {
+            why: "the question is empty".into(),
+        });
+    }
+    if let Some(route) = calculus(p, &q)? {
+        return Ok(route);
+    }
+    if let Some(c) = p.convert.captures(&q).or_else(|| p.how_many.captures(&q)) {
+        let value = c
+            .name("num")
+            .map_or("1".to_string(), |m| m.as_str().replace([',', ' '], ""));
+        let (from, to) = (unit(&c["from"]), unit(&c["to"]));
+        // "speed of light in km/s" starts with no number, so it is not here; "3 in 4" has no unit.
+        if !from.is_empty() && !to.is_empty() {
+            return Ok(Route::Convert { value, from, to });
+        }
+    }
+    if let Some(c) = p.distance.captures(&q) {
+        if let (Some(a), Some(b)) = (facts::body(&c["a"]), facts::body(&c["b"])) {
+            return distance(a, b, c.name("stat").map(|m| m.as_str()), c.name("to"));
+        }
+    }
+    if let Some(c) = p.how_far.captures(&q) {
+        let a = c
+            .name("a")
+            .map_or(Some("earth"), |m| facts::body(m.as_str()));
+        if let (Some(a), Some(b)) = (a, facts::body(&c["b"])) {
+            return distance(a, b, None, c.name("to"));
+        }
+    }
+    if let Some(fact) = facts::lookup(&q) {
+        return Ok(Route::Fact { fact, to: None });
+    }
+    if let Some(c) = p.in_unit.captures(&q) {
+        if let Some(fact) = facts::lookup(&c["what"]) {
+            return Ok(Route::Fact {
+                fact,
+                to: Some(unit(&c["to"])),
+            });
+        }
+    }
+    if let Some(c) = p.element.captures(&q) {
+        let property = match fold_words(&c["prop"]).as_str() {
+            "atomic weight" | "atomic mass" | "standard atomic weight" => "atomic_weight",
+            "atomic number" => "atomic_number",
+            "symbol" | "chemical symbol" => "symbol",
+            "electron configuration" | "electronic configuration" => "electron_configuration",
+            "electronegativity" => "electronegativity",
+            "group" => "group",
+            "period" => "period",
+            _ => "block",
+        };
+        return Ok(Route::Element {
+            element: c["el"].to_string(),
+            property,
+        });
+    }
+    if let Some(c) = p.compound.captures(&q) {
+        let what = c["c"].trim().to_string();
+        let prop = fold_words(&c["prop"]);
+        let mass = matches!(
+            prop.as_str(),
+            "molar mass" | "molecular weight" | "molecular mass" | "formula weight"
+        );
+        // A formula written as one ("H2SO4", "CuSO4·5H2O") is weighed by `chemistry` from CIAAW's weights.
+        if mass && p.formula.is_match(&what) && what.chars().any(|c| c.is_ascii_uppercase()) {
+            return Ok(Route::MolarMass { formula: what });
+        }
+        let property = match prop.as_str() {
+            _ if mass => "MolecularWeight",
+            "boiling point" => "BoilingPoint",
+            "melting point" => "MeltingPoint",
+            "density" => "Density",
+            "flash point" => "FlashPoint",
+            "refractive index" => "RefractiveIndex",
+            "autoignition temperature" => "AutoignitionTemperature",
+            "smiles" => "SMILES",
+            "inchikey" | "inchi key" => "InChIKey",
+            "inchi" => "InChI",
+            "iupac name" => "IUPACName",
+            p if p.starts_with("cas") => "CAS",
+            _ => "MolecularFormula",
+        };
+        return Ok(Route::Compound {
+            identifier: what,
+            property,
+        });
+    }
+    if let Some(expression) = arithmetic(p, &q) {
+        return Ok(Route::Calculator { expression });
+    }
+    Err(Unread {
+        why: format!("no form of question it knows reads `{q}`"),
+    })
+}
+
+/// The question without politeness, question marks and the words that ask ("what is", "calculate").
+fn clean(query: &str) -> String {
+    let p = patterns();
+    let mut q = query
+        .trim()
+        .trim_end_matches(['?', '.', '!', ' '])
+        .trim()
+        .to_string();
+    loop {
+        let stripped = p.filler.replace(&q, "").trim().to_string();
+        if stripped == q {
+            break;
+        }
+        q = stripped;
+    }
+    q
+}
+
+/// Lower-case words with single spaces.
+fn fold_words(text: &str) -> String {
+    text.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A unit as a question writes it, as `unit_converter` reads it: "degrees Fahrenheit" is degF, a leading
+/// "a"/"an" goes.
+fn unit(text: &str) -> String {
+    let t = text.trim();
+    let t = ["a ", "an ", "one ", "the "]
+        .iter()
+        .find_map(|a| t.strip_prefix(a))
+        .unwrap_or(t)
+        .trim();
+    let lower = t.to_lowercase();
+    let lower = lower
+        .strip_prefix("degrees ")
+        .or_else(|| lower.strip_prefix("degree "))
+        .unwrap_or(&lower);
+    match lower {
+        "fahrenheit" | "f" => "degF".into(),
+        "celsius" | "centigrade" | "c" => "degC".into(),
+        "kelvin" | "kelvins" => "K".into(),
+        "rankine" => "degR".into(),
+        _ => t.to_string(),
+    }
+}
+
+fn distance(
+    a: &'static str,
+    b: &'static str,
+    stat: Option<&str>,
+    to: Option<regex::Match>,
+) -> Result<Route, Unread> {
+    if a == b {
+        return Err(Unread {
+            why: format!("the distance from {a} to itself is 0"),
+        });
+    }
+    let stat = match stat.map(str::to_lowercase).as_deref() {
+        Some("minimum" | "min" | "closest" | "least" | "shortest" | "nearest") => Stat::Least,
+        Some("maximum" | "max" | "farthest" | "furthest" | "greatest" | "largest" | "longest") => {
+            Stat::Greatest
+        }
+        _ => Stat::Mean,
+    };
+    Ok(Route::Distance {
+        a,
+        b,
+        stat,
+        to: to.map(|m| unit(m.as_str())),
+    })
+}
+
+/// Calculus and algebra, for `symbolic_math`.
+fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
+    use serde_json::json;
+    if let Some(c) = p.integral.captures(q) {
+        let body = c
+            .name("body")
+            .or(c.name("body2"))
+            .map_or("", |m| m.as_str());
+        let (body, bounds) = match p.bounds.captures(body) {
+            Some(b) => (
+                b.name("f").map_or(body, |m| m.as_str()),
+                Some((bound(&b["a"]), bound(&b["b"]))),
+            ),
+            None => (body, None),
+        };
+        let (f, v) = differential(p, body);
+        let mut params = json!({"operation": "integrate", "expression": f});
+        if let Some(v) = v {
+            params["variable"] = json!(v);
+        }
+        if let Some((a, b)) = bounds {
+            params["lower"] = json!(a);
+            params["upper"] = json!(b);
+        }
+        return Ok(Some(Route::Symbolic { params }));
+    }
+    let diff = p
+        .derivative
+        .captures(q)
+        .or_else(|| p.differentiate.captures(q))
+        .or_else(|| p.d_dx.captures(q));
+    if let Some(c) = diff {
+        let order = match c.name("ord").map(|m| m.as_str().to_lowercase()).as_deref() {
+            Some("second" | "2nd") => 2,
+            Some("third" | "3rd") => 3,
+            Some("fourth" | "4th") => 4,
+            Some("fifth" | "5th") => 5,
+            _ => 1,
+        };
+        let mut params = json!({"operation": "diff", "expression": c["f"].trim(), "order": order});
+        if let Some(v) = c.name("v") {
+            params["variable"] = json!(v.as_str());
+        }
+        return Ok(Some(Route::Symbolic { params }));
+    }
+    if let Some(c) = p.limit.captures(q) {
+        let point = c["p"].trim().to_lowercase();
+        let (point, direction) = if let Some(x) = point
+            .strip_suffix("from the right")
+            .or_else(|| point.strip_suffix("from above"))
+        {
+            (x.trim().to_string(), Some("+"))
+        } else if let Some(x) = point
+            .strip_suffix("from the left")
+            .or_else(|| point.strip_suffix("from below"))
+        {
+            (x.trim().to_string(), Some("-"))
+        } else {
+            (point, None)
+        };
+        let mut params = json!({"operation": "limit", "expression": c["f"].trim(), "variable": &c["v"], "point": bound(&point)});
+        if let Some(d) = direction {
+            params["direction"] = json!(d);
+        }
+        return Ok(Some(Route::Symbolic { params }));
+    }
+    if let Some(c) = p.solve.captures(q).or_else(|| p.roots.captures(q)) {
+        let eq = c["eq"].trim();
+        let mut params = if eq.contains(';') || eq.contains(" and ") {
+            let equations: Vec<&str> = eq
+                .split([';'])
+                .flat_map(|e| e.split(" and "))
+                .map(str::trim)
+                .collect();
+            json!({"operation": "solve", "equations": equations})
+        } else {
+            json!({"operation": "solve", "expression": eq})
+        };
+        if let Some(v) = c.name("v") {
+            params["variable"] = json!(v.as_str());
+        }
+        return Ok(Some(Route::Symbolic { params }));
+    }
+    if let Some(c) = p.algebra.captures(q) {
+        let f = c["f"].trim();
+        let op = match c["op"].to_lowercase().as_str() {
+            "simplify" => "simplify",
+            "expand" => "expand",
+            _ => "factor",
+        };
+        // `factor 360` asks for primes, which SymPy's factor (of polynomials) does not give: not guessed at.
+        if op == "factor" && !f.chars().any(char::is_alphabetic) {
+            return Err(Unread {
+                why: format!("`factor {f}` asks for a prime factorisation, which it does not route; use execute_python with sympy.factorint"),
+            });
+        }
+        return Ok(Some(Route::Symbolic {
+            params: json!({"operation": op, "expression": f}),
+        }));
+    }
+    if let Some(c) = p.series.captures(q) {
+        let mut params = json!({"operation": "series", "expression": c["f"].trim()});
+        if let Some(v) = c.name("v") {
+            params["variable"] = json!(v.as_str());
+        }
+        let point = c.name("p").map_or("0".to_string(), |m| bound(m.as_str()));
+        if c["kind"].eq_ignore_ascii_case("maclaurin") && point != "0" {
+            return Err(Unread {
+                why: "a Maclaurin series is about 0".into(),
+            });
+        }
+        params["point"] = json!(point);
+        if let Some(n) = c.name("n").and_then(|m| m.as_str().parse::<u64>().ok()) {
+            params["order"] = json!(n);
+        }
+        return Ok(Some(Route::Symbolic { params }));
+    }
+    Ok(None)
+}
+
+/// An integrand and its variable, from "x^2 dx" or "x^2 with respect to x".
+fn differential<'a>(p: &Patterns, body: &'a str) -> (&'a str, Option<&'a str>) {
+    match p.differential.captures(body) {
+        Some(c) => {
+            let f = c.name("f").map_or(body, |m| m.as_str()).trim();
+            let v = c.name("v").or(c.name("v2")).map(|m| m.as_str());
+            (f, v)
+        }
+        None => (body.trim(), None),
+    }
+}
+
+/// A bound or point as SymPy reads it: "infinity" is `oo`.
+fn bound(text: &str) -> String {
+    let t = text.trim();
+    match t.to_lowercase().as_str() {
+        "infinity" | "inf" | "∞" | "+infinity" | "+inf" | "+∞" => "oo".into(),
+        "-infinity" | "-inf" | "-∞" | "minus infinity" | "negative infinity" => "-oo".into(),
+        _ => t.to_string(),
+    }
+}
+
+/// Arithmetic in words or symbols, as `calculator` reads it; `None` when it is not arithmetic.
+fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
+    static WORDS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        [
+            (
+                r"(?i)\bsquare\s+root\s+of\s+(?P<x>[\w.]+|\([^()]*\))",
+                "sqrt($x)",
+            ),
+            (
+                r"(?i)\bcube\s+root\s+of\s+(?P<x>[\w.]+|\([^()]*\))",
+                "cbrt($x)",
+            ),
+            (r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+squared\b", "($x)^2"),
+            (r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+cubed\b", "($x)^3"),
+            (r"(?i)(?P<x>\d+)\s+factorial\b", "$x!"),
+            (r"(?i)\bfactorial\s+(?:of\s+)?(?P<x>\d+)", "$x!"),
+            (
+                r"(?i)(?P<x>[\d.]+)\s*(?:%|percent)\s+of\s+(?P<y>[\d.]+|\([^()]*\))",
+                "($x/100*$y)",
+            ),
+            (r"(?i)\s+plus\s+", " + "),
+            (r"(?i)\s+minus\s+", " - "),
+            (r"(?i)\s+(?:times|multiplied\s+by)\s+", " * "),
+            (r"(?i)\s+(?:divided\s+by|over)\s+", " / "),
+            (
+                r"(?i)\s+(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\s+",
+                " ^ ",
+            ),
+            (r"(?i)\s+mod(?:ulo)?\s+", " % "),
+            (r"×|·", "*"),
+            (r"÷", "/"),
+            (r"−", "-"),
+            (r"π", "pi"),
+        ]
+        .into_iter()
+        .map(|(pat, rep)| {
+            (
+                Regex::new(pat).unwrap_or_else(|e| panic!("{pat}: {e}")),
+                rep,
+            )
+        })
+        .collect()
+    });
+    let mut e = q.to_string();
+    for (re, rep) in words {
+        e = re.replace_all(&e, *rep).into_owned();
+    }
+    let e = e.trim().to_string();
+    // Every word must be one of calculator's functions or constants: "who won the 1998 world cup" is no sum.
+    let known = e
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .all(|w| CALCULATOR_NAMES.contains(&w));
+    let has_value = e.chars().any(|c| c.is_ascii_digit())
+        || e.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| matches!(w, "pi" | "e" | "tau"));
+    (known && p.arithmetic.is_match(&e) && has_value).then_some(e)
+}
+
+/// The names calculator knows (docs/TOOLS.md, `calculator`).
+const CALCULATOR_NAMES: &[&str] = &[
+    "sqrt",
+    "cbrt",
+    "abs",
+    "factorial",
+    "gcd",
+    "lcm",
+    "exp",
+    "ln",
+    "log",
+    "log10",
+    "log2",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "floor",
+    "ceil",
+    "round",
+    "min",
+    "max",
+    "comb",
+    "perm",
+    "pi",
+    "e",
+    "tau",
+];
+
+/// What a question was read as, in words (the result's `interpretation`).
+pub(crate) fn interpretation(route: &Route) -> String {
+    match route {
+        Route::Calculator { expression } => expression.clone(),
+        Route::Symbolic { params } => {
+            let op = params["operation"].as_str().unwrap_or("");
+            let e = params["expression"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| params["equations"].to_string());
+            let mut s = format!("{op} {e}");
+            if let Some(v) = params["variable"].as_str() {
+                s += &format!(" with respect to {v}");
+            }
+            if let (Some(a), Some(b)) = (params["lower"].as_str(), params["upper"].as_str()) {
+                s += &format!(" from {a} to {b}");
+            }
+            if let Some(pt) = params["point"].as_str() {
+                s += &format!(" at {pt}");
+            }
+            if let Some(d) = params["direction"].as_str() {
+                s += &format!(" from {}", if d == "+" { "above" } else { "below" });
+            }
+            if let Some(n) = params["order"]
+                .as_u64()
+                .filter(|n| *n > 1 || op == "series")
+            {
+                s += &format!(" (order {n})");
+            }
+            s
+        }
+        Route::Convert { value, from, to } => format!("convert {value} {from} to {to}"),
+        Route::Fact { fact, to } => {
+            let name = match fact {
+                Fact::Codata(c) => c.name,
+                Fact::Iau(n) => n.name,
+            };
+            match to {
+                Some(u) => format!("{name} in {u}"),
+                None => name.to_string(),
+            }
+        }
+        Route::Distance { a, b, stat, to } => {
+            let s = match stat {
+                Stat::Mean => "time-averaged",
+                Stat::Least => "least",
+                Stat::Greatest => "greatest",
+            };
+            let mut t = format!("{s} distance between {a} and {b}, 1900-2050");
+            if let Some(u) = to {
+                t += &format!(", in {u}");
+            }
+            t
+        }
+        Route::Element { element, property } => format!("{property} of the element {element}"),
+        Route::MolarMass { formula } => format!("molar mass of {formula}"),
+        Route::Compound {
+            identifier,
+            property,
+        } => format!("{property} of {identifier}"),
+    }
+}

@@ -1,0 +1,204 @@
+//! The reader's unit tests: each form of question, read into the route and params it must give. The answers
+//! themselves are checked against independent references over the whole engine in tests/all/wolfram.rs.
+
+use crate::facts::Fact;
+use crate::read::{interpretation, read, Route, Stat};
+use serde_json::{json, Value};
+
+fn symbolic(q: &str) -> Value {
+    match read(q) {
+        Ok(Route::Symbolic { params }) => params,
+        other => panic!("{q}: {other:?}"),
+    }
+}
+
+#[test]
+fn calculus_questions_are_read_into_symbolic_math_params() {
+    let cases = [
+        (
+            "What is the integral of x^2 from 0 to 1?",
+            json!({"operation": "integrate", "expression": "x^2", "lower": "0", "upper": "1"}),
+        ),
+        (
+            "integrate sin(x) dx",
+            json!({"operation": "integrate", "expression": "sin(x)", "variable": "x"}),
+        ),
+        (
+            "integral of exp(-t^2) dt from -infinity to infinity",
+            json!({"operation": "integrate", "expression": "exp(-t^2)", "variable": "t", "lower": "-oo", "upper": "oo"}),
+        ),
+        (
+            "the second derivative of x^3 with respect to x",
+            json!({"operation": "diff", "expression": "x^3", "order": 2, "variable": "x"}),
+        ),
+        (
+            "d/dx x*sin(x)",
+            json!({"operation": "diff", "expression": "x*sin(x)", "order": 1, "variable": "x"}),
+        ),
+        (
+            "differentiate log(y) wrt y",
+            json!({"operation": "diff", "expression": "log(y)", "order": 1, "variable": "y"}),
+        ),
+        (
+            "limit of sin(x)/x as x -> 0",
+            json!({"operation": "limit", "expression": "sin(x)/x", "variable": "x", "point": "0"}),
+        ),
+        (
+            "limit of 1/x as x approaches 0 from the right",
+            json!({"operation": "limit", "expression": "1/x", "variable": "x", "point": "0", "direction": "+"}),
+        ),
+        (
+            "solve x^2 - 5x + 6 = 0 for x",
+            json!({"operation": "solve", "expression": "x^2 - 5x + 6 = 0", "variable": "x"}),
+        ),
+        (
+            "solve x + y = 3 and x - y = 1",
+            json!({"operation": "solve", "equations": ["x + y = 3", "x - y = 1"]}),
+        ),
+        (
+            "roots of x^3 - x",
+            json!({"operation": "solve", "expression": "x^3 - x"}),
+        ),
+        (
+            "simplify (x^2-1)/(x-1)",
+            json!({"operation": "simplify", "expression": "(x^2-1)/(x-1)"}),
+        ),
+        (
+            "Taylor series of cos(x) at x = 0 to order 6",
+            json!({"operation": "series", "expression": "cos(x)", "variable": "x", "point": "0", "order": 6}),
+        ),
+    ];
+    for (q, want) in cases {
+        assert_eq!(symbolic(q), want, "{q}");
+    }
+}
+
+#[test]
+fn conversions_read_the_number_and_both_units() {
+    let cases = [
+        ("convert 60 mph to km/h", ("60", "mph", "km/h")),
+        ("100 degrees Fahrenheit in Celsius", ("100", "degF", "degC")),
+        ("1,500 m in feet", ("1500", "m", "feet")),
+        ("How many seconds are in a day?", ("1", "day", "seconds")),
+        ("how many ounces in 3 pounds", ("3", "pounds", "ounces")),
+    ];
+    for (q, (v, f, t)) in cases {
+        match read(q) {
+            Ok(Route::Convert { value, from, to }) => assert_eq!(
+                (value.as_str(), from.as_str(), to.as_str()),
+                (v, f, t),
+                "{q}"
+            ),
+            other => panic!("{q}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn facts_distances_and_chemistry_are_read_by_name() {
+    match read("What is the speed of light in km/s?") {
+        Ok(Route::Fact {
+            fact: Fact::Codata(c),
+            to,
+        }) => {
+            assert_eq!(
+                (c.name, to.as_deref()),
+                ("speed of light in vacuum", Some("km/s"))
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("Planck's constant") {
+        Ok(Route::Fact {
+            fact: Fact::Codata(c),
+            to: None,
+        }) => assert_eq!(c.name, "Planck constant"),
+        other => panic!("{other:?}"),
+    }
+    match read("mass of the Sun") {
+        Ok(Route::Fact {
+            fact: Fact::Iau(n), ..
+        }) => assert_eq!(n.name, "solar mass"),
+        other => panic!("{other:?}"),
+    }
+    match read("distance from Earth to Mars") {
+        Ok(Route::Distance { a, b, stat, to }) => {
+            assert_eq!((a, b, stat, to), ("earth", "mars", Stat::Mean, None))
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("closest distance between the Earth and the Moon in miles") {
+        Ok(Route::Distance { a, b, stat, to }) => {
+            assert_eq!(
+                (a, b, stat, to.as_deref()),
+                ("earth", "moon", Stat::Least, Some("miles"))
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("how far is Jupiter") {
+        Ok(Route::Distance { a, b, .. }) => assert_eq!((a, b), ("earth", "jupiter")),
+        other => panic!("{other:?}"),
+    }
+    match read("atomic weight of iron") {
+        Ok(Route::Element { element, property }) => {
+            assert_eq!((element.as_str(), property), ("iron", "atomic_weight"))
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("molar mass of H2SO4") {
+        Ok(Route::MolarMass { formula }) => assert_eq!(formula, "H2SO4"),
+        other => panic!("{other:?}"),
+    }
+    match read("boiling point of ethanol") {
+        Ok(Route::Compound {
+            identifier,
+            property,
+        }) => assert_eq!((identifier.as_str(), property), ("ethanol", "BoilingPoint")),
+        other => panic!("{other:?}"),
+    }
+    match read("molecular weight of caffeine") {
+        Ok(Route::Compound { property, .. }) => assert_eq!(property, "MolecularWeight"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn arithmetic_in_words_becomes_an_expression() {
+    let cases = [
+        ("What is 2^10 + 5?", "2^10 + 5"),
+        ("square root of 2", "sqrt(2)"),
+        ("15% of 80", "(15/100*80)"),
+        ("12 times 7 plus 3", "12 * 7 + 3"),
+        ("20 factorial", "20!"),
+        ("7 squared", "(7)^2"),
+        ("100 divided by 8", "100 / 8"),
+    ];
+    for (q, want) in cases {
+        match read(q) {
+            Ok(Route::Calculator { expression }) => assert_eq!(expression, want, "{q}"),
+            other => panic!("{q}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn questions_it_cannot_read_are_refused_not_guessed() {
+    for q in [
+        "",
+        "   ?  ",
+        "who won the 1998 world cup",
+        "population of France",
+        "factor 360",
+        "distance from Earth to Alpha Centauri",
+        "distance from Mars to Mars",
+        "what is love",
+        "x + y",
+    ] {
+        assert!(
+            read(q).is_err(),
+            "{q:?} was read as {:?}",
+            read(q).map(|r| interpretation(&r))
+        );
+    }
+}
