@@ -84,7 +84,7 @@ fn patterns() -> &'static Patterns {
         let r = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("pattern {p}: {e}"));
         let var = r"[a-zA-Z]\w*";
         Patterns {
-            filler: r(r"(?i)^(?:please\s+|(?:can|could|would)\s+you\s+|what(?:'s|\s+is|\s+are|\s+was)\s+|whats\s+|tell\s+me\s+|give\s+me\s+|show\s+me\s+|calculate\s+|compute\s+|evaluate\s+|find\s+|determine\s+|work\s+out\s+|how\s+much\s+is\s+|i\s+need\s+|the\s+value\s+of\s+|value\s+of\s+)"),
+            filler: r(r"(?i)^(?:please,?\s+|(?:can|could|would)\s+you\s+|what(?:'s|\s+is|\s+are|\s+was)\s+|whats\s+|tell\s+me\s+|give\s+me\s+|show\s+me\s+|calculate\s+|compute\s+|evaluate\s+|find\s+|determine\s+|work\s+out\s+|how\s+much\s+is\s+|i\s+need\s+|the\s+value\s+of\s+|value\s+of\s+)"),
             integral: r(r"(?i)^(?:the\s+)?(?:(?:indefinite|definite)\s+)?(?:integral|antiderivative|anti-derivative)\s+of\s+(?P<body>.+)$|^integrate\s+(?P<body2>.+)$"),
             bounds: r(r"(?i)^(?P<f>.+?)\s+(?:from|between)\s+(?P<a>\S+)\s+(?:to|and)\s+(?P<b>\S+)$"),
             differential: r(&format!(r"(?i)^(?P<f>.+?)(?:\s*\bd(?P<v>[a-zA-Z])|\s+(?:with\s+respect\s+to|wrt)\s+(?P<v2>{var}))$")),
