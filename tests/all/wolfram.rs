@@ -143,6 +143,12 @@ fn question(case: &Value) -> Outcome {
         let steps = r["steps"].as_array().map_or(0, Vec::len) as u64;
         ensure(steps == n, || format!("{steps} steps, want {n}: {r}"))?;
     }
+    for want in case["steps_contain"].as_array().into_iter().flatten() {
+        let want = want.as_str().unwrap_or("");
+        let has = (r["steps"].as_array().into_iter().flatten())
+            .any(|s| s.as_str().is_some_and(|s| s.contains(want)));
+        ensure(has, || format!("no step with {want:?}: {}", r["steps"]))?;
+    }
     if let Some(n) = case["calls"].as_u64() {
         let calls = r["calls"].as_array().map_or(0, Vec::len) as u64;
         ensure(calls == n, || format!("{calls} calls, want {n}: {r}"))?;

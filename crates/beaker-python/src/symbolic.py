@@ -488,13 +488,68 @@ def _op_integrate(args):
     lo, hi = args.get("lower"), args.get("upper")
     if (lo is None) != (hi is None):
         raise _invalid("a definite integral needs both `lower` and `upper`")
+    steps = args.get("steps")
+    if steps is not None and not _isinstance(steps, bool):
+        raise _invalid("`steps` is true or false")
     if lo is None:
         r = _sp.integrate(e, x)
         definite = False
     else:
         r = _sp.integrate(e, (x, _parse(lo, "lower"), _parse(hi, "upper")))
         definite = True
-    return _finish(r, {"definite": definite, "evaluated": not r.has(_sp.Integral)})
+    extra = {"definite": definite, "evaluated": not r.has(_sp.Integral)}
+    if steps:
+        extra.update(_integral_steps(e, x))
+    return _finish(r, extra)
+
+
+# Fields of manualintegrate's rules that are not a step's own data: its integral and its substeps.
+_RULE_SKIP = ("integrand", "variable")
+
+
+def _integral_steps(e, x):
+    """The antiderivative's steps as SymPy's step-by-step integrator (manualintegrate) finds them: each rule
+    in pre-order with its integrand, its own antiderivative and what it chose (u, dv, the constant...), or
+    `steps: null` with a note where it has none (it covers what a calculus course does, not all of integrate)."""
+    from sympy.integrals import manualintegrate as _mi
+    import dataclasses as _dc
+
+    rule = _mi.integral_steps(e, x)
+    if rule.contains_dont_know():
+        return {"steps": None, "steps_note": "SymPy's step-by-step integrator has no steps for this integrand; the result is integrate's"}
+    out = []
+
+    def walk(r, depth):
+        # An AlternativeRule is a choice: its first alternative is the one manualintegrate evaluates.
+        if _type(r).__name__ == "AlternativeRule":
+            walk(r.alternatives[0], depth)
+            return
+        chose = {}
+        children = []
+        for f in _dc.fields(r):
+            v = getattr(r, f.name)
+            if f.name in _RULE_SKIP:
+                continue
+            if _isinstance(v, _mi.Rule):
+                children.append(v)
+            elif _isinstance(v, (list, tuple)) and v and all(_isinstance(w, _mi.Rule) for w in v):
+                children.extend(v)
+            elif _isinstance(v, _Basic):
+                chose[f.name] = _str(v)
+        name = _type(r).__name__
+        out.append({
+            "rule": name[:-4] if name.endswith("Rule") else name,
+            "integrand": _str(r.integrand),
+            "variable": _str(r.variable),
+            "antiderivative": _str(r.eval()),
+            "depth": depth,
+            "with": chose,
+        })
+        for c in children:
+            walk(c, depth + 1)
+
+    walk(rule, 0)
+    return {"steps": out}
 
 
 def _op_limit(args):
@@ -865,7 +920,7 @@ _KEYS = {
     "apart": ("expression", "variable"),
     "solve": ("expression", "equations", "variable", "variables", "domain"),
     "diff": ("expression", "variable", "variables", "order"),
-    "integrate": ("expression", "variable", "lower", "upper"),
+    "integrate": ("expression", "variable", "lower", "upper", "steps"),
     "limit": ("expression", "variable", "point", "direction"),
     "series": ("expression", "variable", "point", "order"),
     "summation": ("expression", "variable", "lower", "upper"),

@@ -263,7 +263,8 @@ fn symbolic_math_spec() -> ToolSpec {
                 "precision": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "evaluate: significant digits (default 15)."},
                 "matrix": {"type": "array", "items": {"type": "array", "items": expr}, "description": "matrix: rows of numbers or expressions."},
                 "operation_args": {"type": "object", "properties": {"kind": {"enum": ["det", "inverse", "transpose", "eigenvals", "eigenvects", "rref", "rank", "nullspace", "charpoly", "trace"]}}, "required": ["kind"], "additionalProperties": false},
-                "other": {"type": ["string", "number"], "description": "equivalent: the expression to compare with `expression`."}
+                "other": {"type": ["string", "number"], "description": "equivalent: the expression to compare with `expression`."},
+                "steps": {"type": "boolean", "description": "integrate: also the antiderivative's steps, as SymPy's step-by-step integrator (manualintegrate) finds them."}
             },
             "required": ["operation"],
             "additionalProperties": false
@@ -294,7 +295,9 @@ fn symbolic_math_spec() -> ToolSpec {
                 "counterexample": {"type": "object"},
                 "difference": {"type": "string"},
                 "why": {"type": "string"},
-                "read_as": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The inputs written in LaTeX, each with the SymPy text it was read as."}
+                "read_as": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The inputs written in LaTeX, each with the SymPy text it was read as."},
+                "steps": {"type": ["array", "null"], "items": {"type": "object", "properties": {"rule": {"type": "string"}, "integrand": {"type": "string"}, "variable": {"type": "string"}, "antiderivative": {"type": "string"}, "depth": {"type": "integer"}, "with": {"type": "object"}}}, "description": "integrate with `steps`: each rule in pre-order (depth 0 is the whole integral), or null where SymPy's step-by-step integrator has none."},
+                "steps_note": {"type": "string"}
             },
             "required": ["result", "latex"]
         }),

@@ -127,17 +127,33 @@ impl Wolfram {
             }
             Route::Symbolic { params } => {
                 let definite = params.get("lower").is_some();
-                if definite && format == "steps" {
-                    // The antiderivative first, so the steps show F and then F(b) - F(a).
+                let mut done = None;
+                if format == "steps" && params["operation"] == "integrate" {
+                    // The antiderivative with SymPy's own steps first; a definite integral is then evaluated.
                     let mut indefinite = params.clone();
                     if let Some(o) = indefinite.as_object_mut() {
                         o.remove("lower");
                         o.remove("upper");
+                        o.insert("steps".into(), json!(true));
                     }
                     let r = self.route("symbolic_math", indefinite.clone(), ctx)?;
-                    calls.push(json!({"tool": "symbolic_math", "params": indefinite, "result": r}));
+                    calls.push(
+                        json!({"tool": "symbolic_math", "params": indefinite, "result": r.clone()}),
+                    );
+                    if !definite {
+                        done = Some(r);
+                    }
                 }
-                let r = self.route("symbolic_math", params.clone(), ctx)?;
+                let r = match done {
+                    Some(r) => r,
+                    None => {
+                        let r = self.route("symbolic_math", params.clone(), ctx)?;
+                        calls.push(
+                            json!({"tool": "symbolic_math", "params": params, "result": r.clone()}),
+                        );
+                        r
+                    }
+                };
                 let value = match (r["solutions"].as_array(), r["result"].as_str()) {
                     (Some(s), _) => s
                         .iter()
@@ -160,7 +176,6 @@ impl Wolfram {
                     "source".into(),
                     json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),
                 );
-                calls.push(json!({"tool": "symbolic_math", "params": params, "result": r}));
             }
             Route::Convert { value, from, to } => {
                 let params = json!({"value": value, "from_unit": from, "to_unit": to});
@@ -317,7 +332,7 @@ impl Wolfram {
                     out["interpretation"].as_str().unwrap_or("")
                 ))];
                 for c in &calls {
-                    steps.push(json!(step(c)));
+                    steps.extend(step(c).into_iter().map(Value::String));
                 }
                 out.insert("steps".into(), json!(steps));
                 out.insert("calls".into(), json!(calls));
@@ -472,8 +487,8 @@ fn unit_text(unit: &str) -> String {
     unit.split_whitespace().collect::<Vec<_>>().join("*")
 }
 
-/// One routed call, in words, for `format: "steps"`.
-fn step(call: &Value) -> String {
+/// One routed call, in words, for `format: "steps"`: an antiderivative's lines are SymPy's own steps.
+fn step(call: &Value) -> Vec<String> {
     let tool = call["tool"].as_str().unwrap_or("");
     let p = &call["params"];
     let r = &call["result"];
@@ -483,23 +498,49 @@ fn step(call: &Value) -> String {
         .map_or_else(|| r["value"].to_string(), str::to_string);
     match (tool, p["operation"].as_str()) {
         ("symbolic_math", Some("integrate")) if p.get("lower").is_none() => {
-            format!("Antiderivative (symbolic_math integrate): {answer} (+ C)")
+            let mut lines = Vec::new();
+            match r["steps"].as_array() {
+                Some(rules) => lines.extend(rules.iter().map(rule_line)),
+                None => lines.extend(r["steps_note"].as_str().map(str::to_string)),
+            }
+            lines.push(format!("Antiderivative: {answer} (+ C)"));
+            lines
         }
-        ("symbolic_math", Some("integrate")) => format!(
-            "Evaluate between {} and {} (symbolic_math integrate): {answer}",
+        ("symbolic_math", Some("integrate")) => vec![format!(
+            "Evaluate between {} and {}: {answer}",
             p["lower"].as_str().unwrap_or(""),
             p["upper"].as_str().unwrap_or("")
-        ),
-        ("symbolic_math", Some(op)) => format!("{op} (symbolic_math): {answer}"),
-        ("unit_converter", _) => format!(
+        )],
+        ("unit_converter", _) => vec![format!(
             "Convert {} {} to {} (unit_converter): {answer}",
-            p["value"],
+            text_of(&p["value"]),
             p["from_unit"].as_str().unwrap_or(""),
             p["to_unit"].as_str().unwrap_or("")
-        ),
-        (tool, Some(op)) => format!("{op} ({tool}): {answer}"),
-        (tool, None) => format!("{tool}: {answer}"),
+        )],
+        (tool, Some(op)) => vec![format!("{op} ({tool}): {answer}")],
+        (tool, None) => vec![format!("{tool}: {answer}")],
     }
+}
+
+/// One rule of SymPy's step-by-step integrator, indented by its depth: "Parts rule (u = x, dv = cos(x)):
+/// integral of x*cos(x) dx = x*sin(x) + cos(x)".
+fn rule_line(rule: &Value) -> String {
+    let indent = "  ".repeat(rule["depth"].as_u64().unwrap_or(0) as usize);
+    let chose: Vec<String> = (rule["with"].as_object().into_iter().flatten())
+        .map(|(k, v)| format!("{k} = {}", text_of(v)))
+        .collect();
+    let chose = if chose.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", chose.join(", "))
+    };
+    format!(
+        "{indent}{} rule{chose}: integral of {} d{} = {}",
+        rule["rule"].as_str().unwrap_or(""),
+        rule["integrand"].as_str().unwrap_or(""),
+        rule["variable"].as_str().unwrap_or(""),
+        rule["antiderivative"].as_str().unwrap_or("")
+    )
 }
 
 impl Tool for Wolfram {

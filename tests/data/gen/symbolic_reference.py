@@ -535,6 +535,57 @@ def integrate_cases():
              {"operation": "integrate", "expression": text, "variable": var, "lower": lo, "upper": hi},
              with_result(r, {"definite": True, "evaluated": True}), note=note, elapsed=dt)
 
+    # `steps`: SymPy's step-by-step integrator's rules (manualintegrate.integral_steps), pre-order, an
+    # AlternativeRule standing for its first alternative (the one manualintegrate evaluates); each with its
+    # integrand, variable, own antiderivative (`eval`), depth and the expressions it chose (u, dv, constant...).
+    from sympy.integrals import manualintegrate as mi
+    import dataclasses
+
+    def steps_of(e, x):
+        rule = mi.integral_steps(e, x)
+        if rule.contains_dont_know():
+            return None
+        out = []
+
+        def walk(r, depth):
+            if type(r).__name__ == "AlternativeRule":
+                walk(r.alternatives[0], depth)
+                return
+            chose, children = {}, []
+            for f in dataclasses.fields(r):
+                v = getattr(r, f.name)
+                if f.name in ("integrand", "variable"):
+                    continue
+                if isinstance(v, mi.Rule):
+                    children.append(v)
+                elif isinstance(v, (list, tuple)) and v and all(isinstance(w, mi.Rule) for w in v):
+                    children.extend(v)
+                elif isinstance(v, sympy.Basic):
+                    chose[f.name] = str(v)
+            n = type(r).__name__
+            out.append({"rule": n[:-4] if n.endswith("Rule") else n, "integrand": str(r.integrand),
+                        "variable": str(r.variable), "antiderivative": str(r.eval()), "depth": depth,
+                        "with": chose})
+            for c in children:
+                walk(c, depth + 1)
+
+        walk(rule, 0)
+        return out
+
+    for name, text in [("power", "x^2"), ("by_parts", "x cos(x)"), ("substitution", "x exp(x^2)"),
+                       ("arctangent", "1/(1 + x^2)"), ("log_by_parts", "log(x)"), ("sum", "3x^2 + sin(x)"),
+                       ("no_steps", "besselj(0, x)")]:
+        x = Symbol("x")
+        r, dt = timed(lambda: integrate(P(text), x))
+        e = with_result(r, {"definite": False, "evaluated": not r.has(Integral)})
+        st = steps_of(P(text), x)
+        if st is None:
+            e["steps"] = None
+        else:
+            e["steps"] = st
+        emit(f"integrate_steps_{name}", {"operation": "integrate", "expression": text, "variable": "x",
+                                          "steps": True}, e, elapsed=dt)
+
     # a definite integral SymPy leaves unevaluated (quickly): evaluated false, result the Integral
     x = Symbol("x")
     r, dt = timed(lambda: integrate(P("x^x"), (x, 0, 1)))

@@ -334,7 +334,16 @@ add("formula of caffeine", text=chemicals.search_chemical("caffeine").formula)
 add("CAS number of aspirin", text=chemicals.search_chemical("aspirin").CASs)
 
 # The formats: full lists the calls, steps shows a definite integral's antiderivative first.
-add("integral of x^2 from 0 to 3", format="steps", number=9.0, rtol=1e-13, steps=3)
+# steps: "Read as", SymPy's rules (manualintegrate's, as `sp.integrals.manualintegrate.integral_steps` names
+# them), the antiderivative, then the evaluation between the bounds.
+add("integral of x^2 from 0 to 3", format="steps", number=9.0, rtol=1e-13, steps=4,
+    steps_contain=["Power rule (base = x, exp = 2)", "Evaluate between 0 and 3: 9"])
+from sympy.integrals.manualintegrate import integral_steps  # noqa: E402
+
+assert type(integral_steps(x * sp.cos(x), x)).__name__ == "PartsRule"
+add("integral of x*cos(x) dx", format="steps", samples={"variable": "x", "points": POINTS, "values": [
+    float(sp.N((x * sp.sin(x) + sp.cos(x)).subs(x, p), 30)) for p in POINTS], "up_to_constant": True},
+    rtol=1e-12, steps=5, steps_contain=["Parts rule (u = x, dv = cos(x))"])
 add("convert 1 mile to km", format="full", number=1.609344, rtol=1e-15, calls=1)
 
 here = os.path.dirname(os.path.abspath(__file__))
