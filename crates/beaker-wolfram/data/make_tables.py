@@ -10,7 +10,8 @@
   JPL's DE421 ephemeris (PyPI's `de421` 2008.1, read with `jplephem`): sampled every 6 hours, each extreme then
   refined to a minute by bounded minimisation.
 - astronomy.tsv: IAU 2015 Resolution B3 nominal solar and planetary values and the IAU 2012 astronomical
-  unit, as astropy.constants 8 holds them, with the light year (Julian year x c) and the parsec.
+  unit, as astropy.constants 8 holds them, with the light year (Julian year x c) and the parsec; and for the
+  Moon, Mercury, Venus and Mars DE421's own GM values (masses over CODATA 2022 G).
 
 Needs: pip install scipy==1.17.1 jplephem==2.24 astropy==8.0.2 de421==2008.1 (de421 from its sdist).
 Run: python3 crates/beaker-wolfram/data/make_tables.py
@@ -117,6 +118,25 @@ def astronomy():
         ("jupiter mass parameter", c.GM_jup.si.value, "m^3/s^2", "IAU 2015 Resolution B3 nominal GM of Jupiter"),
         ("jupiter mass", c.M_jup.si.value, "kg", "IAU 2015 Resolution B3 GM over CODATA 2022 G (astropy)"),
     ]
+    # The other bodies from DE421's own constants: GM of each planet's system (au^3/day^2, the ephemeris's au),
+    # the Moon's from the Earth-Moon GM and mass ratio, and the radii the ephemeris integrates with.
+    import de421
+    from jplephem import Ephemeris
+
+    e = Ephemeris(de421)
+    to_si = (e.AU * 1000.0) ** 3 / 86400.0**2
+    g = c.G.si.value
+    # Only bodies whose system GM is the body's own within 1e-7 (Mars's moons weigh 2e-8 of it): Saturn's,
+    # Uranus's, Neptune's and Pluto's moons weigh 1e-4 to 0.12 of them, so their system GM is no planet's mass.
+    gm = {"mercury": e.GM1, "venus": e.GM2, "mars": e.GM4, "moon": e.GMB / (1.0 + e.EMRAT)}
+    name = {"moon": "the Moon"}
+    for body, v in gm.items():
+        shown = name.get(body, body.capitalize())
+        rows.append((f"{body} mass parameter", v * to_si, "m^3/s^2", f"JPL DE421 header: GM of {shown}"))
+        rows.append((f"{body} mass", v * to_si / g, "kg",
+                     f"JPL DE421 header: GM of {shown} over CODATA 2022 G (G's 2.2e-5 relative uncertainty)"))
+    # DE421's radii (RAD1, RAD2, RAD4, AM) are the values its model used, up to 0.4 % from the IAU's current
+    # mean radii: left out rather than answered.
     with open(os.path.join(here, "astronomy.tsv"), "w") as f:
         f.write(f"# name\tvalue\tunit\tsource: astropy {astropy.__version__} constants (make_tables.py)\n")
         for name, value, unit, source in rows:

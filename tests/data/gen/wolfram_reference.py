@@ -7,7 +7,8 @@ with its answer from a source independent of Beaker:
   equations by their real solutions);
 - conversions: Pint 0.25's default registry;
 - constants: scipy.constants (CODATA 2022), converted with Pint where asked in other units;
-- astronomy: astropy.constants (IAU nominal values), and distances recomputed from ERFA's own planetary
+- astronomy: astropy.constants (IAU nominal values), DE421's header GM over CODATA G for the masses of the
+  Moon, Mercury, Venus and Mars (the table's own publication), and distances recomputed from ERFA's own planetary
   theories (pyerfa: epv00 for the Earth, plan94 for the planets, moon98 for the Moon; daily over 1900-2050),
   not from the DE421 table `wolfram` ships: they agree within 1e-4 relative (plan94's accuracy, and daily
   samples of the Moon's perigee);
@@ -18,7 +19,7 @@ Each case: {"query", "format"?, and one of "number" (+ "rtol", "unit"), "text" (
 numbers), "samples" ({"variable", "points", "values", "up_to_constant"})}. Tolerances are per case and say why.
 
 Needs: pip install mpmath sympy==1.14.0 pint==0.25.3 scipy==1.17.1 astropy==8.0.2 pyerfa==2.0.1.5
-chemicals==1.5.2. Run: python3 tests/data/gen/wolfram_reference.py
+chemicals==1.5.2 jplephem==2.24 de421==2008.1. Run: python3 tests/data/gen/wolfram_reference.py
 """
 
 import json
@@ -255,6 +256,16 @@ IAU = [
 ]
 for q, v in IAU:
     add(q, number=float(v), rtol=1e-15)
+# Masses of the Moon, Mercury, Venus and Mars: their publication, DE421's header GM (read here with jplephem)
+# over scipy's CODATA 2022 G, to 1e-14.
+import de421  # noqa: E402
+from jplephem import Ephemeris  # noqa: E402
+
+_e = Ephemeris(de421)
+_si = (_e.AU * 1000.0) ** 3 / 86400.0**2
+for q, gm in [("mass of Mars", _e.GM4), ("mass of the Moon", _e.GMB / (1 + _e.EMRAT)),
+              ("What is the mass of Venus?", _e.GM2), ("Mercury's mass", _e.GM1)]:
+    add(q, number=gm * _si / sc.G, rtol=1e-14, unit="kg")
 add("light year in km", number=float(ureg.Quantity(365.25 * 86400 * sc.c, "m").to("km").magnitude), rtol=1e-12)
 add("parsec in light years", number=float(ac.pc.si.value / (365.25 * 86400 * sc.c)), rtol=1e-12)
 
