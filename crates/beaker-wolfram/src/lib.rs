@@ -123,6 +123,13 @@ impl Wolfram {
                         "Beaker calculator: exact rational arithmetic, correctly rounded functions"
                     ),
                 );
+                let trig = ["sin(", "cos(", "tan(", "asin(", "acos(", "atan("];
+                if trig.iter().any(|f| expression.contains(f)) {
+                    out.insert(
+                        "note".into(),
+                        json!("angles are in radians (write sin(30*pi/180) for degrees)"),
+                    );
+                }
                 calls.push(json!({"tool": "calculator", "params": params, "result": r}));
             }
             Route::Symbolic { params } => {
@@ -172,6 +179,28 @@ impl Wolfram {
                 if let Some(l) = r["latex"].as_str() {
                     out.insert("latex".into(), json!(l));
                 }
+                out.insert(
+                    "source".into(),
+                    json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),
+                );
+            }
+            Route::DerivativeAt {
+                params,
+                variable,
+                point,
+            } => {
+                let d = self.route("symbolic_math", params.clone(), ctx)?;
+                calls.push(json!({"tool": "symbolic_math", "params": params, "result": d.clone()}));
+                let derivative = d["result"].as_str().unwrap_or_default().to_string();
+                let at = json!({"operation": "evaluate", "expression": derivative, "substitutions": {variable.as_str(): point}});
+                let r = self.route("symbolic_math", at.clone(), ctx)?;
+                calls.push(json!({"tool": "symbolic_math", "params": at, "result": r.clone()}));
+                out.insert("kind".into(), json!("compute"));
+                out.insert("route".into(), json!("symbolic_math"));
+                let value = r["result"].as_str().unwrap_or_default().to_string();
+                number(&mut out, r["decimal"].as_str().unwrap_or(&value), None);
+                out.insert("value".into(), json!(value));
+                out.insert("derivative".into(), json!(derivative));
                 out.insert(
                     "source".into(),
                     json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),

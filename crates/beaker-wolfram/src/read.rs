@@ -13,6 +13,12 @@ pub(crate) enum Route {
     Calculator { expression: String },
     /// A `symbolic_math` operation with its params (`operation` included).
     Symbolic { params: serde_json::Value },
+    /// A derivative (`symbolic_math` `diff` params), then its value at `variable = point`.
+    DerivativeAt {
+        params: serde_json::Value,
+        variable: String,
+        point: String,
+    },
     /// A quantity for `unit_converter`.
     Convert {
         value: String,
@@ -62,6 +68,7 @@ struct Patterns {
     differentiate: Regex,
     d_dx: Regex,
     limit: Regex,
+    lim_arrow: Regex,
     solve: Regex,
     roots: Regex,
     algebra: Regex,
@@ -88,15 +95,16 @@ fn patterns() -> &'static Patterns {
             integral: r(r"(?i)^(?:the\s+)?(?:(?:indefinite|definite)\s+)?(?:integral|antiderivative|anti-derivative)\s+of\s+(?P<body>.+)$|^integrate\s+(?P<body2>.+)$"),
             bounds: r(r"(?i)^(?P<f>.+?)\s+(?:from|between)\s+(?P<a>\S+)\s+(?:to|and)\s+(?P<b>\S+)$"),
             differential: r(&format!(r"(?i)^(?P<f>.+?)(?:\s*\bd(?P<v>[a-zA-Z])|\s+(?:with\s+respect\s+to|wrt)\s+(?P<v2>{var}))$")),
-            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
+            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?(?:,?\s+(?:evaluated\s+)?at\s+(?:(?P<v2>{var})\s*=\s*)?(?P<at>[^\s=]+))?$")),
             differentiate: r(&format!(r"(?i)^differentiate\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
             d_dx: r(r"^d/d(?P<v>[a-zA-Z])\s*(?P<f>.+)$"),
+            lim_arrow: r(&format!(r"(?i)^lim(?:it)?\s*(?:as\s+)?_?\{{?(?P<v>{var})\s*(?:->|→|\\to)\s*(?P<p>[^\s}}]+)\}}?\s+(?:of\s+)?(?P<f>.+)$")),
             limit: r(&format!(r"(?i)^(?:the\s+)?limit\s+of\s+(?P<f>.+?)\s+as\s+(?P<v>{var})\s*(?:->|→|approaches|goes\s+to|tends\s+to)\s*(?P<p>.+)$")),
             solve: r(&format!(r"(?i)^solve\s+(?P<eq>.+?)(?:\s+for\s+(?P<v>{var}))?$")),
             roots: r(r"(?i)^(?:the\s+)?(?:roots|zeros|zeroes|solutions)\s+of\s+(?P<eq>.+)$"),
             algebra: r(r"(?i)^(?P<op>simplify|expand|factor|factorise|factorize)\s+(?P<f>.+)$"),
             series: r(&format!(r"(?i)^(?:the\s+)?(?P<kind>taylor|maclaurin|power)\s+(?:series|expansion)\s+(?:of|for)\s+(?P<f>.+?)(?:\s+(?:at|around|about|near)\s+(?P<v>{var})\s*=\s*(?P<p>\S+))?(?:\s+(?:to|up\s+to)\s+order\s+(?P<n>\d+))?$")),
-            convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
+            convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s+\-*/^()!%].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
             how_many: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:are\s+there\s+)?(?:are\s+|is\s+)?(?:in|make|per)\s+(?:(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*|an?\s+|one\s+)?(?P<from>.+)$"),
             distance: r(r"(?i)^(?:the\s+)?(?:(?P<stat>average|mean|typical|minimum|min|closest|least|shortest|nearest|maximum|max|farthest|furthest|greatest|largest|longest)\s+)?distance\s+(?:from|between)\s+(?P<a>.+?)\s+(?:to|and)\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
             how_far: r(r"(?i)^how\s+far\s+(?:away\s+)?is\s+(?P<b>.+?)(?:\s+from\s+(?P<a>.+?))?(?:\s+in\s+(?P<to>.+))?$"),
@@ -332,12 +340,23 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             _ => 1,
         };
         let mut params = json!({"operation": "diff", "expression": c["f"].trim(), "order": order});
-        if let Some(v) = c.name("v") {
-            params["variable"] = json!(v.as_str());
+        let v = c.name("v").or(c.name("v2")).map(|m| m.as_str().to_string());
+        if let Some(v) = &v {
+            params["variable"] = json!(v);
+        }
+        if let Some(at) = c.name("at") {
+            // "at 3" names no variable: x, the one a derivative without one is taken in.
+            let variable = v.unwrap_or_else(|| "x".into());
+            params["variable"] = json!(variable);
+            return Ok(Some(Route::DerivativeAt {
+                params,
+                variable,
+                point: bound(at.as_str()),
+            }));
         }
         return Ok(Some(Route::Symbolic { params }));
     }
-    if let Some(c) = p.limit.captures(q) {
+    if let Some(c) = p.limit.captures(q).or_else(|| p.lim_arrow.captures(q)) {
         let point = c["p"].trim().to_lowercase();
         let (point, direction) = if let Some(x) = point
             .strip_suffix("from the right")
@@ -560,6 +579,16 @@ pub(crate) fn interpretation(route: &Route) -> String {
             }
             s
         }
+        Route::DerivativeAt {
+            params,
+            variable,
+            point,
+        } => format!(
+            "{} at {variable} = {point}",
+            interpretation(&Route::Symbolic {
+                params: params.clone()
+            })
+        ),
         Route::Convert { value, from, to } => format!("convert {value} {from} to {to}"),
         Route::Fact { fact, to } => {
             let name = match fact {

@@ -44,6 +44,7 @@ pub(super) fn spec() -> ToolSpec {
                 "mean": {"type": ["number", "null"]},
                 "greatest": {"type": ["number", "null"]},
                 "latex": {"type": "string"},
+                "derivative": {"type": "string", "description": "A derivative asked for at a point: the derivative itself."},
                 "compound": {"type": ["string", "null"]},
                 "celsius": {"type": "number"},
                 "calls": {"type": "array", "description": "full and steps: each call made, with its params and result."},

@@ -71,6 +71,43 @@ fn calculus_questions_are_read_into_symbolic_math_params() {
     for (q, want) in cases {
         assert_eq!(symbolic(q), want, "{q}");
     }
+    assert_eq!(
+        symbolic("lim x->0 sin(x)/x"),
+        json!({"operation": "limit", "expression": "sin(x)/x", "variable": "x", "point": "0"})
+    );
+    for (q, v, at) in [
+        ("derivative of x^2 at x = 3", "x", "3"),
+        (
+            "the derivative of t^3 with respect to t evaluated at 2",
+            "t",
+            "2",
+        ),
+        ("derivative of x^2, at 3", "x", "3"),
+    ] {
+        match read(q) {
+            Ok(Route::DerivativeAt {
+                params,
+                variable,
+                point,
+            }) => {
+                assert_eq!(
+                    (
+                        params["operation"].as_str(),
+                        variable.as_str(),
+                        point.as_str()
+                    ),
+                    (Some("diff"), v, at),
+                    "{q}"
+                )
+            }
+            other => panic!("{q}: {other:?}"),
+        }
+    }
+    // "2 + 2 in binary" is no conversion of 2 of the unit "+ 2".
+    assert!(!matches!(
+        read("2 + 2 in binary"),
+        Ok(Route::Convert { .. })
+    ));
 }
 
 #[test]

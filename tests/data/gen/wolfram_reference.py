@@ -103,6 +103,7 @@ LIMITS = [
     ("limit of (x^2 - 4)/(x - 2) as x -> 2", (x**2 - 4) / (x - 2), x, 2, "+-"),
     ("limit of sqrt(x^2 + x) - x as x -> infinity", sp.sqrt(x**2 + x) - x, x, sp.oo, "-"),
 ]
+LIMITS.append(("lim x->0 (1 - cos(x))/x^2", (1 - sp.cos(x)) / x**2, x, 0, "+-"))
 for q, f, v, p, d in LIMITS:
     add(q, number=float(sp.N(sp.limit(f, v, p, d), 30)), rtol=1e-13)
 
@@ -122,6 +123,12 @@ for q, f, v, n in DERIVATIVES:
     d = sp.diff(f, v, n)
     add(q, samples={"variable": str(v), "points": POINTS,
                     "values": [float(sp.N(d.subs(v, p), 30)) for p in POINTS], "up_to_constant": False}, rtol=1e-12)
+
+# A derivative at a point: SymPy's derivative evaluated there.
+for q, f, v, p in [("derivative of x^3 - 2x at x = 2", x**3 - 2 * x, x, 2),
+                   ("What is the derivative of sin(x) at pi/3?", sp.sin(x), x, sp.pi / 3),
+                   ("derivative of t^2*exp(t) with respect to t evaluated at 1", t**2 * sp.exp(t), t, 1)]:
+    add(q, number=float(sp.N(sp.diff(f, v).subs(v, p), 30)), rtol=1e-13)
 
 ANTIDERIVATIVES = [
     ("integral of x^2", x**2, x),
