@@ -466,6 +466,12 @@ pub const UNITS: &[Def] = &[
         si(&["cal"], &["calorie"], "4.184", ENERGY),
         "cal is the thermochemical calorie (4.184 J)",
     ),
+    // The food Calorie, written with a capital C: a kilocalorie. Symbols are matched case-sensitively before
+    // names, so `Calorie` is this and `calorie` the small one (Pint has no `Cal`: it was read as cal, 1000x off).
+    noted(
+        unit(&["Cal", "Calorie", "Calories"], &["food_calorie", "large_calorie"], "4184", ENERGY),
+        "Cal (Calorie, capital C) is the food calorie, a kilocalorie (4184 J)",
+    ),
     si(
         &["eV"],
         &["electronvolt", "electron_volt"],

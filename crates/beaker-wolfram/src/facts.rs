@@ -61,6 +61,8 @@ pub struct Distance {
 pub enum Fact {
     /// A CODATA constant.
     Codata(&'static Constant),
+    /// A CODATA constant's negative: the electron's charge is minus the elementary charge.
+    Negated(&'static Constant),
     /// An IAU value.
     Iau(&'static Nominal),
 }
@@ -74,6 +76,7 @@ pub const BODIES: &[&str] = &[
 #[derive(Clone, Copy)]
 enum Index {
     Codata(usize),
+    Negated(usize),
     Iau(usize),
 }
 
@@ -142,6 +145,10 @@ fn tables() -> &'static Tables {
                     .iter()
                     .position(|c| c.name == *name)
                     .map(Index::Codata),
+                "-codata" => codata
+                    .iter()
+                    .position(|c| c.name == *name)
+                    .map(Index::Negated),
                 _ => iau.iter().position(|n| n.name == *name).map(Index::Iau),
             };
             if let Some(index) = index {
@@ -214,6 +221,7 @@ pub fn lookup(words: &str) -> Option<Fact> {
     let key = key.strip_prefix("value of ").unwrap_or(&key);
     Some(match *t.aliases.get(key)? {
         Index::Codata(i) => Fact::Codata(&t.codata[i]),
+        Index::Negated(i) => Fact::Negated(&t.codata[i]),
         Index::Iau(i) => Fact::Iau(&t.iau[i]),
     })
 }

@@ -90,9 +90,19 @@ impl Wolfram {
     /// Calls a routed tool; its error is the call's, named.
     fn route(&self, name: &str, params: Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let tool = self.tool(name)?;
-        tool.call(&params, ctx).map_err(|e| ToolError {
-            message: format!("{name}: {}", e.message),
-            ..e
+        tool.call(&params, ctx).map_err(|e| {
+            // The routed tool's advice names its own params; say it as a question would.
+            let hint = if e.message.contains("`direction`") {
+                " (ask for the limit \"from the right\" or \"from the left\")"
+            } else if e.message.contains("`variable` is needed") {
+                " (say \"with respect to x\")"
+            } else {
+                ""
+            };
+            ToolError {
+                message: format!("{name}: {}{hint}", e.message),
+                ..e
+            }
         })
     }
 
@@ -124,11 +134,15 @@ impl Wolfram {
                     ),
                 );
                 let trig = ["sin(", "cos(", "tan(", "asin(", "acos(", "atan("];
+                let mut notes = Vec::new();
                 if trig.iter().any(|f| expression.contains(f)) {
-                    out.insert(
-                        "note".into(),
-                        json!("angles are in radians (write sin(30*pi/180) for degrees)"),
-                    );
+                    notes.push("angles are in radians (write sin(30*pi/180) for degrees)");
+                }
+                if expression.contains("log(") {
+                    notes.push("log is the natural logarithm (log10 and log2 for the others)");
+                }
+                if !notes.is_empty() {
+                    out.insert("note".into(), json!(notes.join("; ")));
                 }
                 calls.push(json!({"tool": "calculator", "params": params, "result": r}));
             }
@@ -174,6 +188,12 @@ impl Wolfram {
                 out.insert("route".into(), json!("symbolic_math"));
                 if let Some(d) = r["decimal"].as_str() {
                     number(&mut out, d, None);
+                }
+                let periodic = ["sin", "cos", "tan", "sec", "csc", "cot"];
+                let expression = params["expression"].as_str().unwrap_or("");
+                if params["operation"] == "solve" && periodic.iter().any(|f| expression.contains(f))
+                {
+                    out.insert("note".into(), json!("periodic: SymPy's solve lists the solutions in one period; add integer multiples of the period for the rest"));
                 }
                 out.insert("value".into(), json!(value));
                 if let Some(l) = r["latex"].as_str() {
@@ -287,6 +307,7 @@ impl Wolfram {
             Route::Compound {
                 identifier,
                 property,
+                to,
             } => {
                 let params = json!({"operation": "properties", "identifier": identifier, "properties": [property]});
                 let r = self.route("pubchem", params.clone(), ctx)?;
@@ -348,7 +369,24 @@ impl Wolfram {
                 out.insert("value".into(), json!(text));
                 out.insert("compound".into(), json!(r["name"]));
                 out.insert("source".into(), json!(source));
-                calls.push(json!({"tool": "pubchem", "params": params, "result": r}));
+                calls.push(json!({"tool": "pubchem", "params": params, "result": r.clone()}));
+                // "... in fahrenheit": the table's value converted.
+                if let Some(to) = to {
+                    let value = v.get("value").map(text_of);
+                    let unit = v.get("unit").and_then(Value::as_str);
+                    let (Some(value), Some(unit)) = (value, unit) else {
+                        return Err(ToolError::invalid_params(format!(
+                            "{property} has no unit to convert to {to}"
+                        )));
+                    };
+                    let params = json!({"value": value, "from_unit": unit, "to_unit": to});
+                    let c = self.route("unit_converter", params.clone(), ctx)?;
+                    let converted = c["value"].as_str().unwrap_or_default().to_string();
+                    out.remove("celsius");
+                    number(&mut out, &converted, Some(&to));
+                    out.insert("value".into(), json!(format!("{converted} {to}")));
+                    calls.push(json!({"tool": "unit_converter", "params": params, "result": c}));
+                }
             }
         }
         match format {
@@ -381,6 +419,23 @@ impl Wolfram {
     ) -> Result<(), ToolError> {
         out.insert("kind".into(), json!("data"));
         let (text, unit, source, name) = match &fact {
+            Fact::Negated(c) => {
+                out.insert("route".into(), json!("codata"));
+                out.insert("exact".into(), json!(c.exact));
+                out.insert(
+                    "note".into(),
+                    json!(format!(
+                        "the electron's charge is minus the {} (CODATA's e is positive)",
+                        c.name
+                    )),
+                );
+                (
+                    format!("-{}", c.text),
+                    c.unit.to_string(),
+                    facts::CODATA_SOURCE.to_string(),
+                    c.name,
+                )
+            }
             Fact::Codata(c) => {
                 out.insert("route".into(), json!("codata"));
                 out.insert("exact".into(), json!(c.exact));
@@ -404,6 +459,9 @@ impl Wolfram {
             }
             Fact::Iau(n) => {
                 out.insert("route".into(), json!("iau"));
+                if n.unit == "kg" && n.source.contains(" G") {
+                    out.insert("note".into(), json!("a mass derived from GM over G: known only to G's relative uncertainty, 2.2e-5 (the GM itself is far better known)"));
+                }
                 (
                     format_f64(n.value),
                     n.unit.to_string(),
@@ -419,6 +477,26 @@ impl Wolfram {
                 let params = json!({"value": text, "from_unit": unit_text(&unit), "to_unit": to});
                 let r = self.route("unit_converter", params.clone(), ctx)?;
                 let v = r["value"].as_str().unwrap_or_default().to_string();
+                // The uncertainty in the unit asked for: scaled as the value is (constants convert by a factor).
+                if let Some(u) = out
+                    .get("uncertainty")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                {
+                    let scale = v
+                        .parse::<f64>()
+                        .ok()
+                        .zip(text.parse::<f64>().ok())
+                        .map(|(a, b)| a / b);
+                    match (u.parse::<f64>(), scale) {
+                        (Ok(u), Some(k)) if k.is_finite() && k != 0.0 => {
+                            out.insert("uncertainty".into(), json!(format!("{:.2e}", u * k.abs())));
+                        }
+                        _ => {
+                            out.remove("uncertainty");
+                        }
+                    }
+                }
                 number(out, &v, Some(&to));
                 out.insert("value".into(), json!(format!("{v} {to}")));
                 calls.push(json!({"tool": "unit_converter", "params": params, "result": r}));
@@ -489,7 +567,19 @@ impl Wolfram {
 
 /// Puts `number` (and `unit`) into the answer when `text` is a finite decimal number.
 fn number(out: &mut Map<String, Value>, text: &str, unit: Option<&str>) {
-    if let Some(n) = text.trim().parse::<f64>().ok().filter(|n| n.is_finite()) {
+    let nonzero = text
+        .trim()
+        .trim_start_matches(['-', '+'])
+        .split(['e', 'E'])
+        .next()
+        .is_some_and(|m| m.chars().any(|c| ('1'..='9').contains(&c)));
+    // A nonzero value beyond float64's range (1e-400, 2^-2000) has no `number` rather than 0.
+    if let Some(n) = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && (*n != 0.0 || !nonzero))
+    {
         out.insert("number".into(), json!(n));
         if let Some(u) = unit.filter(|u| !u.is_empty()) {
             out.insert("unit".into(), json!(u));

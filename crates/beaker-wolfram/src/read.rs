@@ -45,6 +45,8 @@ pub(crate) enum Route {
     Compound {
         identifier: String,
         property: &'static str,
+        /// The unit to give it in (a temperature's, a density's), if asked.
+        to: Option<String>,
     },
 }
 
@@ -61,6 +63,14 @@ pub(crate) enum Stat {
 
 struct Patterns {
     filler: Regex,
+    courtesy: Regex,
+    preamble: Regex,
+    real_domain: Regex,
+    d2_dx2: Regex,
+    distance_to: Regex,
+    a_to_b_distance: Regex,
+    how_many_is: Regex,
+    compound_in: Regex,
     integral: Regex,
     bounds: Regex,
     differential: Regex,
@@ -92,18 +102,26 @@ fn patterns() -> &'static Patterns {
         let var = r"[a-zA-Z]\w*";
         Patterns {
             filler: r(r"(?i)^(?:please,?\s+|(?:can|could|would)\s+you\s+|what(?:'s|\s+is|\s+are|\s+was)\s+|whats\s+|tell\s+me\s+|give\s+me\s+|show\s+me\s+|calculate\s+|compute\s+|evaluate\s+|find\s+|determine\s+|work\s+out\s+|how\s+much\s+is\s+|i\s+need\s+|the\s+value\s+of\s+|value\s+of\s+)"),
+            courtesy: r(r"(?i),?\s+(?:please|thanks|thank\s+you)$"),
+            preamble: r(r"(?i)^(?:the\s+)?(?:function|expression|equation|polynomial|integrand|system)\s+"),
+            real_domain: r(r"(?i)^(?P<eq>.+?)\s+(?:over|in)\s+(?:the\s+)?(?:reals|real\s+numbers)$"),
+            d2_dx2: r(r"^d\^?(?P<n>[2-5])\s*/\s*d(?P<v>[a-zA-Z])\s*\^?\s*(?P<n2>[2-5])\s*(?P<f>.+)$"),
+            distance_to: r(r"(?i)^(?:the\s+)?distance\s+to\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
+            a_to_b_distance: r(r"(?i)^(?P<a>.+?)\s+to\s+(?P<b>.+?)\s+distance(?:\s+in\s+(?P<to>.+))?$"),
+            how_many_is: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:is|are)\s+(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<from>[^\d\s].*)$"),
+            compound_in: r(r"(?i)^(?P<c>.+?)\s+in\s+(?:degrees\s+)?(?P<to>celsius|fahrenheit|kelvin|rankine|c|f|k|degc|degf|g/ml|g/cm3|g/cm\^3|kg/m3|kg/m\^3|g/l|kg/l)$"),
             integral: r(r"(?i)^(?:the\s+)?(?:(?:indefinite|definite)\s+)?(?:integral|antiderivative|anti-derivative)\s+of\s+(?P<body>.+)$|^integrate\s+(?P<body2>.+)$"),
             bounds: r(r"(?i)^(?P<f>.+?)\s+(?:from|between)\s+(?P<a>\S+)\s+(?:to|and)\s+(?P<b>\S+)$"),
             differential: r(&format!(r"(?i)^(?P<f>.+?)(?:\s*\bd(?P<v>[a-zA-Z])|\s+(?:with\s+respect\s+to|wrt)\s+(?P<v2>{var}))$")),
-            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?(?:,?\s+(?:evaluated\s+)?at\s+(?:(?P<v2>{var})\s*=\s*)?(?P<at>[^\s=]+))?$")),
+            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?(?:partial\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?(?:,?\s+(?:evaluated\s+)?at\s+(?:(?P<v2>{var})\s*=\s*)?(?P<at>[^\s=]+))?$")),
             differentiate: r(&format!(r"(?i)^differentiate\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
             d_dx: r(r"^d/d(?P<v>[a-zA-Z])\s*(?P<f>.+)$"),
             lim_arrow: r(&format!(r"(?i)^lim(?:it)?\s*(?:as\s+)?_?\{{?(?P<v>{var})\s*(?:->|→|\\to)\s*(?P<p>[^\s}}]+)\}}?\s+(?:of\s+)?(?P<f>.+)$")),
-            limit: r(&format!(r"(?i)^(?:the\s+)?limit\s+of\s+(?P<f>.+?)\s+as\s+(?P<v>{var})\s*(?:->|→|approaches|goes\s+to|tends\s+to)\s*(?P<p>.+)$")),
+            limit: r(&format!(r"(?i)^(?:the\s+)?(?:limit|lim)\s+(?:of\s+)?(?P<f>.+?)\s+as\s+(?P<v>{var})\s*(?:->|→|approaches|goes\s+to|tends\s+to)\s*(?P<p>.+)$")),
             solve: r(&format!(r"(?i)^solve\s+(?P<eq>.+?)(?:\s+for\s+(?P<v>{var}))?$")),
             roots: r(r"(?i)^(?:the\s+)?(?:roots|zeros|zeroes|solutions)\s+of\s+(?P<eq>.+)$"),
             algebra: r(r"(?i)^(?P<op>simplify|expand|factor|factorise|factorize)\s+(?P<f>.+)$"),
-            series: r(&format!(r"(?i)^(?:the\s+)?(?P<kind>taylor|maclaurin|power)\s+(?:series|expansion)\s+(?:of|for)\s+(?P<f>.+?)(?:\s+(?:at|around|about|near)\s+(?P<v>{var})\s*=\s*(?P<p>\S+))?(?:\s+(?:to|up\s+to)\s+order\s+(?P<n>\d+))?$")),
+            series: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<kind>taylor|maclaurin|power)\s+)?(?:series|expansion)\s+(?:of|for)\s+(?P<f>.+?)(?:\s+(?:at|around|about|near)\s+(?P<v>{var})\s*=\s*(?P<p>\S+))?(?:\s+(?:to|up\s+to)\s+order\s+(?P<n>\d+))?$")),
             convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s+\-*/^()!%].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
             how_many: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:are\s+there\s+)?(?:are\s+|is\s+)?(?:in|make|per)\s+(?:(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*|an?\s+|one\s+)?(?P<from>.+)$"),
             distance: r(r"(?i)^(?:the\s+)?(?:(?P<stat>average|mean|typical|minimum|min|closest|least|shortest|nearest|maximum|max|farthest|furthest|greatest|largest|longest)\s+)?distance\s+(?:from|between)\s+(?P<a>.+?)\s+(?:to|and)\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
@@ -136,7 +154,12 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
     if let Some(route) = calculus(p, &q)? {
         return Ok(route);
     }
-    if let Some(c) = p.convert.captures(&q).or_else(|| p.how_many.captures(&q)) {
+    let conversion = p
+        .convert
+        .captures(&q)
+        .or_else(|| p.how_many_is.captures(&q))
+        .or_else(|| p.how_many.captures(&q));
+    if let Some(c) = conversion {
         let value = c
             .name("num")
             .map_or("1".to_string(), |m| m.as_str().replace([',', ' '], ""));
@@ -149,6 +172,17 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
     if let Some(c) = p.distance.captures(&q) {
         if let (Some(a), Some(b)) = (facts::body(&c["a"]), facts::body(&c["b"])) {
             return distance(a, b, c.name("stat").map(|m| m.as_str()), c.name("to"));
+        }
+    }
+    // "distance to the Sun", "Earth to Venus distance".
+    if let Some(c) = p.distance_to.captures(&q) {
+        if let Some(b) = facts::body(&c["b"]) {
+            return distance("earth", b, None, c.name("to"));
+        }
+    }
+    if let Some(c) = p.a_to_b_distance.captures(&q) {
+        if let (Some(a), Some(b)) = (facts::body(&c["a"]), facts::body(&c["b"])) {
+            return distance(a, b, None, c.name("to"));
         }
     }
     if let Some(c) = p.how_far.captures(&q) {
@@ -181,13 +215,26 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
             "period" => "period",
             _ => "block",
         };
-        return Ok(Route::Element {
-            element: c["el"].to_string(),
-            property,
-        });
+        let element = c["el"].to_string();
+        // A symbol is written as one ("Fe", "C"); "CO", "NO" and "HF" are molecules, not cobalt, nobelium and
+        // hafnium: read as names, which no element has.
+        let mut chars = element.chars();
+        let symbol = element.chars().count() <= 2
+            && chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.all(|c| c.is_ascii_lowercase());
+        if element.chars().count() <= 2 && !symbol {
+            return Err(Unread {
+                why: format!("`{element}` is no element symbol as written (symbols are written Fe, Co, C; CO is a molecule): give the element's name or its symbol"),
+            });
+        }
+        return Ok(Route::Element { element, property });
     }
     if let Some(c) = p.compound.captures(&q) {
-        let what = c["c"].trim().to_string();
+        // "boiling point of benzene in fahrenheit": the compound, then the unit to give it in.
+        let (what, to) = match p.compound_in.captures(&c["c"]) {
+            Some(w) => (w["c"].trim().to_string(), Some(unit(&w["to"]))),
+            None => (c["c"].trim().to_string(), None),
+        };
         let prop = fold_words(&c["prop"]);
         let mass = matches!(
             prop.as_str(),
@@ -215,6 +262,7 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
         return Ok(Route::Compound {
             identifier: what,
             property,
+            to,
         });
     }
     if let Some(expression) = arithmetic(p, &q) {
@@ -228,11 +276,20 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
 /// The question without politeness, question marks and the words that ask ("what is", "calculate").
 fn clean(query: &str) -> String {
     let p = patterns();
-    let mut q = query
-        .trim()
-        .trim_end_matches(['?', '.', '!', ' '])
-        .trim()
-        .to_string();
+    let mut q = query.trim().to_string();
+    loop {
+        let before = q.clone();
+        q = q.trim_end_matches(['?', '.', ' ']).to_string();
+        // A final `!` is punctuation after a word, a factorial after a number or `)` ("10!?", "(5)!").
+        let bangs = q.len() - q.trim_end_matches('!').len();
+        if bangs > 0 && q[..q.len() - bangs].ends_with(|c: char| c.is_alphabetic() || c == ' ') {
+            q.truncate(q.len() - bangs);
+        }
+        q = p.courtesy.replace(&q, "").trim().to_string();
+        if q == before {
+            break;
+        }
+    }
     loop {
         let stripped = p.filler.replace(&q, "").trim().to_string();
         if stripped == q {
@@ -268,7 +325,7 @@ fn unit(text: &str) -> String {
     match lower {
         "fahrenheit" | "f" => "degF".into(),
         "celsius" | "centigrade" | "c" => "degC".into(),
-        "kelvin" | "kelvins" => "K".into(),
+        "kelvin" | "kelvins" | "k" => "K".into(),
         "rankine" => "degR".into(),
         _ => t.to_string(),
     }
@@ -308,6 +365,8 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             .name("body")
             .or(c.name("body2"))
             .map_or("", |m| m.as_str());
+        // "x^2 dx from 0 to 1" and "x^2 from 0 to 1 dx" both.
+        let (body, v_after) = differential(p, body);
         let (body, bounds) = match p.bounds.captures(body) {
             Some(b) => (
                 b.name("f").map_or(body, |m| m.as_str()),
@@ -316,6 +375,8 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             None => (body, None),
         };
         let (f, v) = differential(p, body);
+        let v = v.or(v_after);
+        let f = expression(p, f)?;
         let mut params = json!({"operation": "integrate", "expression": f});
         if let Some(v) = v {
             params["variable"] = json!(v);
@@ -325,6 +386,18 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             params["upper"] = json!(b);
         }
         return Ok(Some(Route::Symbolic { params }));
+    }
+    if let Some(c) = p.d2_dx2.captures(q) {
+        if c["n"] != c["n2"] {
+            return Err(Unread {
+                why: format!("`{q}` has two different orders"),
+            });
+        }
+        let f = expression(p, &c["f"])?;
+        let order: u64 = c["n"].parse().unwrap_or(2);
+        return Ok(Some(Route::Symbolic {
+            params: json!({"operation": "diff", "expression": f, "order": order, "variable": &c["v"]}),
+        }));
     }
     let diff = p
         .derivative
@@ -339,7 +412,8 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             Some("fifth" | "5th") => 5,
             _ => 1,
         };
-        let mut params = json!({"operation": "diff", "expression": c["f"].trim(), "order": order});
+        let mut params =
+            json!({"operation": "diff", "expression": expression(p, &c["f"])?, "order": order});
         let v = c.name("v").or(c.name("v2")).map(|m| m.as_str().to_string());
         if let Some(v) = &v {
             params["variable"] = json!(v);
@@ -371,31 +445,45 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
         } else {
             (point, None)
         };
-        let mut params = json!({"operation": "limit", "expression": c["f"].trim(), "variable": &c["v"], "point": bound(&point)});
+        let mut params = json!({"operation": "limit", "expression": expression(p, &c["f"])?, "variable": &c["v"], "point": bound(&point)});
         if let Some(d) = direction {
             params["direction"] = json!(d);
         }
         return Ok(Some(Route::Symbolic { params }));
     }
     if let Some(c) = p.solve.captures(q).or_else(|| p.roots.captures(q)) {
-        let eq = c["eq"].trim();
-        let mut params = if eq.contains(';') || eq.contains(" and ") {
-            let equations: Vec<&str> = eq
-                .split([';'])
-                .flat_map(|e| e.split(" and "))
-                .map(str::trim)
-                .collect();
+        let mut eq = c["eq"].trim();
+        let real = p
+            .real_domain
+            .captures(eq)
+            .map(|m| m.name("eq").map_or("", |e| e.as_str()));
+        if let Some(e) = real {
+            eq = e;
+        }
+        // Several equations: "a = b and c = d", "a = b; c = d", "a = b, c = d".
+        let several = eq.contains(';')
+            || eq.contains(" and ")
+            || eq.matches('=').count() > 1 && eq.contains(',');
+        let mut params = if several {
+            let mut equations = Vec::new();
+            for e in eq.split([';', ',']).flat_map(|e| e.split(" and ")) {
+                equations.push(expression(p, e)?);
+            }
             json!({"operation": "solve", "equations": equations})
         } else {
-            json!({"operation": "solve", "expression": eq})
+            json!({"operation": "solve", "expression": expression(p, eq)?})
         };
+        if real.is_some() {
+            params["domain"] = json!("real");
+        }
         if let Some(v) = c.name("v") {
             params["variable"] = json!(v.as_str());
         }
         return Ok(Some(Route::Symbolic { params }));
     }
     if let Some(c) = p.algebra.captures(q) {
-        let f = c["f"].trim();
+        let f = expression(p, &c["f"])?;
+        let f = f.as_str();
         let op = match c["op"].to_lowercase().as_str() {
             "simplify" => "simplify",
             "expand" => "expand",
@@ -412,12 +500,15 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
         }));
     }
     if let Some(c) = p.series.captures(q) {
-        let mut params = json!({"operation": "series", "expression": c["f"].trim()});
+        let mut params = json!({"operation": "series", "expression": expression(p, &c["f"])?});
         if let Some(v) = c.name("v") {
             params["variable"] = json!(v.as_str());
         }
         let point = c.name("p").map_or("0".to_string(), |m| bound(m.as_str()));
-        if c["kind"].eq_ignore_ascii_case("maclaurin") && point != "0" {
+        let maclaurin = c
+            .name("kind")
+            .is_some_and(|m| m.as_str().eq_ignore_ascii_case("maclaurin"));
+        if maclaurin && point != "0" {
             return Err(Unread {
                 why: "a Maclaurin series is about 0".into(),
             });
@@ -443,6 +534,135 @@ fn differential<'a>(p: &Patterns, body: &'a str) -> (&'a str, Option<&'a str>) {
     }
 }
 
+/// A calculus expression as a question writes it, checked to be one: "the function" goes, "x squared" is
+/// `x^2`, and every word must be a variable (one letter, or a Greek letter's name) or a function or constant
+/// SymPy knows, so English left in ("please", "numerically", "over the integers") or Python
+/// (`__import__`) is refused instead of read as symbols multiplied together.
+fn expression(p: &Patterns, text: &str) -> Result<String, Unread> {
+    static WORDS: OnceLock<[(Regex, &'static str); 2]> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let r = |p: &str| Regex::new(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        [
+            (r(r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+squared\b"), "($x)^2"),
+            (r(r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+cubed\b"), "($x)^3"),
+        ]
+    });
+    let mut e = p.preamble.replace(text.trim(), "").trim().to_string();
+    for (re, rep) in words {
+        e = re.replace_all(&e, *rep).into_owned();
+    }
+    if e.is_empty() {
+        return Err(Unread {
+            why: "the question names no expression".into(),
+        });
+    }
+    for word in e.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
+        let ok = word.is_empty()
+            || word.starts_with(|c: char| c.is_ascii_digit())
+            || letters.chars().count() == 1
+            || SYMPY_NAMES.contains(&word)
+            || GREEK.contains(&letters.to_lowercase().as_str());
+        if !ok {
+            return Err(Unread {
+                why: format!("`{word}` in `{e}` is neither a one-letter variable nor a function or constant it knows (write the expression alone)"),
+            });
+        }
+    }
+    Ok(e)
+}
+
+/// Functions and constants a calculus expression may name (SymPy's, and the spellings symbolic_math reads).
+const SYMPY_NAMES: &[&str] = &[
+    "sin",
+    "cos",
+    "tan",
+    "sec",
+    "csc",
+    "cot",
+    "asin",
+    "acos",
+    "atan",
+    "acot",
+    "asec",
+    "acsc",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arccot",
+    "arcsec",
+    "arccsc",
+    "sinh",
+    "cosh",
+    "tanh",
+    "coth",
+    "sech",
+    "csch",
+    "asinh",
+    "acosh",
+    "atanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "exp",
+    "log",
+    "ln",
+    "log10",
+    "log2",
+    "sqrt",
+    "cbrt",
+    "root",
+    "abs",
+    "Abs",
+    "sign",
+    "sgn",
+    "floor",
+    "ceiling",
+    "ceil",
+    "factorial",
+    "binomial",
+    "gamma",
+    "erf",
+    "erfc",
+    "erfi",
+    "Si",
+    "Ci",
+    "Ei",
+    "li",
+    "zeta",
+    "besselj",
+    "bessely",
+    "besseli",
+    "besselk",
+    "Heaviside",
+    "DiracDelta",
+    "pi",
+    "oo",
+    "inf",
+    "infinity",
+    "E",
+    "I",
+    "re",
+    "im",
+    "conjugate",
+    "arg",
+    "max",
+    "min",
+    "Max",
+    "Min",
+    "mod",
+    "Mod",
+    "tg",
+    "ctg",
+];
+
+/// Greek letters' names, read as variables.
+const GREEK: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "omicron", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+    "omega",
+];
+
 /// A bound or point as SymPy reads it: "infinity" is `oo`.
 fn bound(text: &str) -> String {
     let t = text.trim();
@@ -458,6 +678,9 @@ fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
     static WORDS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
     let words = WORDS.get_or_init(|| {
         [
+            (r"(?i)^the\s+", ""),
+            (r"²", "^2"),
+            (r"³", "^3"),
             (
                 r"(?i)\bsquare\s+root\s+of\s+(?P<x>[\w.]+|\([^()]*\))",
                 "sqrt($x)",
@@ -483,6 +706,17 @@ fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
                 " ^ ",
             ),
             (r"(?i)\s+mod(?:ulo)?\s+", " % "),
+            (r"(?i)\s+to\s+the\s+power\s+", " ^ "),
+            (
+                r"(?i)\s+to\s+the\s+(?P<n>\d+)(?:st|nd|rd|th)(?:\s+power)?\b",
+                " ^ $n",
+            ),
+            (
+                r"(?i)\b(?P<f>sqrt|cbrt|ln|log|log10|log2|exp)\s+(?:of\s+)?(?P<x>\d[\d.]*)\b",
+                "$f($x)",
+            ),
+            (r"–", "-"),
+            (r"⋅", "*"),
             (r"×|·", "*"),
             (r"÷", "/"),
             (r"−", "-"),
@@ -593,6 +827,7 @@ pub(crate) fn interpretation(route: &Route) -> String {
         Route::Fact { fact, to } => {
             let name = match fact {
                 Fact::Codata(c) => c.name,
+                Fact::Negated(c) => c.name,
                 Fact::Iau(n) => n.name,
             };
             match to {
@@ -617,6 +852,10 @@ pub(crate) fn interpretation(route: &Route) -> String {
         Route::Compound {
             identifier,
             property,
-        } => format!("{property} of {identifier}"),
+            to,
+        } => match to {
+            Some(u) => format!("{property} of {identifier} in {u}"),
+            None => format!("{property} of {identifier}"),
+        },
     }
 }

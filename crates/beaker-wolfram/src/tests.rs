@@ -191,6 +191,7 @@ fn facts_distances_and_chemistry_are_read_by_name() {
         Ok(Route::Compound {
             identifier,
             property,
+            to: None,
         }) => assert_eq!((identifier.as_str(), property), ("ethanol", "BoilingPoint")),
         other => panic!("{other:?}"),
     }
@@ -220,6 +221,92 @@ fn arithmetic_in_words_becomes_an_expression() {
 }
 
 #[test]
+fn what_users_wrote_in_trials_reads_as_meant() {
+    let calc = |q: &str| match read(q) {
+        Ok(Route::Calculator { expression }) => expression,
+        other => panic!("{q}: {other:?}"),
+    };
+    // A final `!` after a number is a factorial, after a word punctuation.
+    assert_eq!(calc("what is 10!?"), "10!");
+    assert_eq!(calc("(5)!"), "(5)!");
+    assert_eq!(calc("3!!"), "3!!");
+    assert_eq!(calc("what's the square root of 144?"), "sqrt(144)");
+    assert_eq!(calc("π²"), "pi^2");
+    assert_eq!(calc("3 to the 4th power"), "3 ^ 4");
+    assert_eq!(calc("10 to the power 3"), "10 ^ 3");
+    assert_eq!(calc("log of 100"), "log(100)");
+    assert_eq!(calc("5 – 3"), "5 - 3");
+    assert!(matches!(
+        read("Tell me the speed of light!"),
+        Ok(Route::Fact { .. })
+    ));
+    assert_eq!(symbolic("solve x^2 = 4!")["expression"], "x^2 = 4!");
+    assert_eq!(symbolic("solve x^2 = 4 please")["expression"], "x^2 = 4");
+    assert_eq!(
+        symbolic("solve the equation x^2 = 9")["expression"],
+        "x^2 = 9"
+    );
+    assert_eq!(
+        symbolic("solve x^2 = -4 over the reals"),
+        json!({"operation": "solve", "expression": "x^2 = -4", "domain": "real"})
+    );
+    assert_eq!(
+        symbolic("solve x + y = 3, x - y = 1")["equations"],
+        json!(["x + y = 3", "x - y = 1"])
+    );
+    assert_eq!(
+        symbolic("integral of x^2 from 0 to 3 dx"),
+        json!({"operation": "integrate", "expression": "x^2", "variable": "x", "lower": "0", "upper": "3"})
+    );
+    assert_eq!(symbolic("derivative of x squared")["expression"], "(x)^2");
+    assert_eq!(
+        symbolic("d^2/dx^2 x^4"),
+        json!({"operation": "diff", "expression": "x^4", "order": 2, "variable": "x"})
+    );
+    assert_eq!(symbolic("lim (1+1/n)^n as n -> infinity")["point"], "oo");
+    assert_eq!(symbolic("series of cos(x)")["operation"], "series");
+    assert_eq!(
+        symbolic("partial derivative of x^2*y with respect to y")["variable"],
+        "y"
+    );
+    assert_eq!(
+        symbolic("limit of the function sin(x)/x as x -> 0")["expression"],
+        "sin(x)/x"
+    );
+    match read("boiling point of benzene in fahrenheit") {
+        Ok(Route::Compound { identifier, to, .. }) => assert_eq!(
+            (identifier.as_str(), to.as_deref()),
+            ("benzene", Some("degF"))
+        ),
+        other => panic!("{other:?}"),
+    }
+    match read("how many miles is 5 km") {
+        Ok(Route::Convert { value, from, to }) => assert_eq!(
+            (value.as_str(), from.as_str(), to.as_str()),
+            ("5", "km", "miles")
+        ),
+        other => panic!("{other:?}"),
+    }
+    for q in ["distance to the sun", "Earth to Venus distance"] {
+        assert!(matches!(read(q), Ok(Route::Distance { .. })), "{q}");
+    }
+    assert!(matches!(
+        read("charge of an electron"),
+        Ok(Route::Fact {
+            fact: Fact::Negated(_),
+            ..
+        })
+    ));
+    assert!(matches!(
+        read("Jupiter's mass"),
+        Ok(Route::Fact {
+            fact: Fact::Iau(_),
+            ..
+        })
+    ));
+}
+
+#[test]
 fn questions_it_cannot_read_are_refused_not_guessed() {
     for q in [
         "",
@@ -231,6 +318,21 @@ fn questions_it_cannot_read_are_refused_not_guessed() {
         "distance from Mars to Mars",
         "what is love",
         "x + y",
+        // English left in an expression is no symbol.
+        "solve x^2 = 2 numerically",
+        "roots of the quartic x^4 - 1",
+        "expand (x+1)^2 quickly",
+        "factor x^2 - 1 over the integers",
+        // Python is no expression.
+        "simplify __import__('sys').version_info[0]",
+        "solve x = __import__('sys').maxsize",
+        "solve eval('1') = x",
+        // Molecules are no element symbols.
+        "atomic number of CO",
+        "atomic weight of NO",
+        "atomic weight of HF",
+        "atomic number of SN",
+        "2 + 2 in binary",
     ] {
         assert!(
             read(q).is_err(),

@@ -351,6 +351,25 @@ for q, formula in [("molar mass of H2SO4", "H2SO4"), ("molar mass of NaCl", "NaC
 add("formula of caffeine", text=chemicals.search_chemical("caffeine").formula)
 add("CAS number of aspirin", text=chemicals.search_chemical("aspirin").CASs)
 
+# Phrasings from a trial of the tool as users write (factorials, superscripts, words, trailing courtesy, a
+# property in another unit, the electron's sign), each with its reference as above.
+add("what is 10!?", number=float(mpmath.factorial(10)), rtol=0)
+add("π²", number=float(mpmath.pi ** 2), rtol=1e-14)
+add("what's the square root of 144?", number=12.0, rtol=0)
+add("3 to the 4th power", number=81.0, rtol=0)
+add("log of 100", number=float(mpmath.log(100)), rtol=1e-14)
+add("integral of x^2 from 0 to 3 dx", number=9.0, rtol=1e-13)
+add("solve x^2 - 4 = 0 please", solutions=[-2.0, 2.0], rtol=1e-13)
+add("derivative of x squared at x = 5", number=10.0, rtol=1e-13)
+add("lim (1 + 1/n)^n as n -> infinity", number=float(mpmath.e), rtol=1e-13)
+add("charge of an electron", number=-sc.e, rtol=1e-15)
+add("how many miles is 5 km", number=float(ureg.Quantity(5, "km").to("mile").magnitude), rtol=1e-12)
+# The food Calorie is a kilocalorie (Pint has no `Cal`; from its definition, 4184 J).
+add("1 Calorie in kJ", number=4.184, rtol=1e-15)
+add("boiling point of water in fahrenheit",
+    number=float(ureg.Quantity(chemicals.Tb("7732-18-5"), "K").to("degF").magnitude), rtol=1e-9)
+add("Jupiter's mass", number=float(ac.M_jup.si.value), rtol=1e-15)
+
 # The formats: full lists the calls, steps shows a definite integral's antiderivative first.
 # steps: "Read as", SymPy's rules (manualintegrate's, as `sp.integrals.manualintegrate.integral_steps` names
 # them), the antiderivative, then the evaluation between the bounds.
