@@ -549,6 +549,13 @@ pub const UNITS: &[Def] = &[
     ),
     unit(&["kph", "kmh", "kmph"], &[], "1000/3600", SPEED),
     unit(&["kn", "kt"], &["knot"], "1852/3600", SPEED),
+    // The speed of light as a unit, as Pint has it (`MeV/c^2` is a mass); `C` is still the coulomb.
+    unit(
+        &["c"],
+        &["speed_of_light", "speed_of_light_in_vacuum"],
+        "299792458",
+        SPEED,
+    ),
     unit(&["fps"], &[], "0.3048", SPEED),
     // volume, area
     unit(&["cc"], &["cubic_centimeter"], "1e-6", VOLUME),

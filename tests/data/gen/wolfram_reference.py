@@ -369,6 +369,7 @@ add("1 Calorie in kJ", number=4.184, rtol=1e-15)
 add("boiling point of water in fahrenheit",
     number=float(ureg.Quantity(chemicals.Tb("7732-18-5"), "K").to("degF").magnitude), rtol=1e-9)
 add("Jupiter's mass", number=float(ac.M_jup.si.value), rtol=1e-15)
+add("electron mass in MeV/c^2", number=float(ureg.Quantity(sc.m_e, "kg").to("MeV/c**2").magnitude), rtol=1e-12)
 
 # The formats: full lists the calls, steps shows a definite integral's antiderivative first.
 # steps: "Read as", SymPy's rules (manualintegrate's, as `sp.integrals.manualintegrate.integral_steps` names
