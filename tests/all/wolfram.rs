@@ -90,7 +90,7 @@ fn question(case: &Value) -> Outcome {
     if let Some(want) = case["solutions"].as_array() {
         let value = r["value"].as_str().unwrap_or("");
         let mut got = Vec::new();
-        for s in value.split(", ") {
+        for s in value.split(", ").filter(|s| !s.is_empty()) {
             got.push(at(s, "x", 0.0)?);
         }
         got.sort_by(f64::total_cmp);

@@ -427,7 +427,8 @@ def _op_solve(args):
             raise _invalid("nothing to solve for: no free symbols (name `variable`)")
         if real:
             swap = {s: _Symbol(s.name, real=True) for s in unknowns}
-            eqs = [q.subs(swap) for q in eqs]
+            # An equation is made `lhs - rhs` first: Eq(x**2 + 1, 0) with x real would evaluate to False.
+            eqs = [(_as_zero(q) if _isinstance(q, _Equality) else q).subs(swap) for q in eqs]
             unknowns = [swap[s] for s in unknowns]
     eqs = [_as_zero(q) if _isinstance(q, _Equality) else q for q in eqs]
     if _len(unknowns) == 1 and _len(eqs) == 1 and _isinstance(eqs[0], _Basic) and _sp.simplify(eqs[0]) == 0:

@@ -132,6 +132,12 @@ fn tables() -> &'static Tables {
         let mut aliases = HashMap::new();
         for (i, c) in codata.iter().enumerate() {
             aliases.insert(fold(c.name), Index::Codata(i));
+            // NIST abbreviates ("electron mag. mom."); people write the words.
+            let spelled = c
+                .name
+                .replace("mag. mom.", "magnetic moment")
+                .replace("mag.", "magnetic");
+            aliases.entry(fold(&spelled)).or_insert(Index::Codata(i));
         }
         for (i, n) in iau.iter().enumerate() {
             aliases.insert(fold(n.name), Index::Iau(i));

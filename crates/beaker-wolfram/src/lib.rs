@@ -290,7 +290,7 @@ impl Wolfram {
                 );
                 calls.push(json!({"tool": "chemistry", "params": params, "result": r}));
             }
-            Route::MolarMass { formula } => {
+            Route::MolarMass { formula, to } => {
                 let params = json!({"operation": "molar_mass", "formula": formula});
                 let r = self.route("chemistry", params.clone(), ctx)?;
                 let v = r["molar_mass"].to_string();
@@ -303,6 +303,14 @@ impl Wolfram {
                     json!("Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights"),
                 );
                 calls.push(json!({"tool": "chemistry", "params": params, "result": r}));
+                if let Some(to) = to {
+                    let params = json!({"value": v, "from_unit": "g/mol", "to_unit": to});
+                    let c = self.route("unit_converter", params.clone(), ctx)?;
+                    let converted = c["value"].as_str().unwrap_or_default().to_string();
+                    number(&mut out, &converted, Some(&to));
+                    out.insert("value".into(), json!(format!("{converted} {to}")));
+                    calls.push(json!({"tool": "unit_converter", "params": params, "result": c}));
+                }
             }
             Route::Compound {
                 identifier,
@@ -372,8 +380,15 @@ impl Wolfram {
                 calls.push(json!({"tool": "pubchem", "params": params, "result": r.clone()}));
                 // "... in fahrenheit": the table's value converted.
                 if let Some(to) = to {
-                    let value = v.get("value").map(text_of);
-                    let unit = v.get("unit").and_then(Value::as_str);
+                    let (value, unit) = match v {
+                        Value::Number(n) if property == "MolecularWeight" => {
+                            (Some(n.to_string()), Some("g/mol"))
+                        }
+                        _ => (
+                            v.get("value").map(text_of),
+                            v.get("unit").and_then(Value::as_str),
+                        ),
+                    };
                     let (Some(value), Some(unit)) = (value, unit) else {
                         return Err(ToolError::invalid_params(format!(
                             "{property} has no unit to convert to {to}"

@@ -40,7 +40,7 @@ pub(crate) enum Route {
         property: &'static str,
     },
     /// A formula's molar mass, by `chemistry`'s `molar_mass`.
-    MolarMass { formula: String },
+    MolarMass { formula: String, to: Option<String> },
     /// A compound's property, by `pubchem` (PubChem's property name).
     Compound {
         identifier: String,
@@ -109,11 +109,11 @@ fn patterns() -> &'static Patterns {
             distance_to: r(r"(?i)^(?:the\s+)?distance\s+to\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
             a_to_b_distance: r(r"(?i)^(?P<a>.+?)\s+to\s+(?P<b>.+?)\s+distance(?:\s+in\s+(?P<to>.+))?$"),
             how_many_is: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:is|are)\s+(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<from>[^\d\s].*)$"),
-            compound_in: r(r"(?i)^(?P<c>.+?)\s+in\s+(?:degrees\s+)?(?P<to>celsius|fahrenheit|kelvin|rankine|c|f|k|degc|degf|g/ml|g/cm3|g/cm\^3|kg/m3|kg/m\^3|g/l|kg/l)$"),
+            compound_in: r(r"(?i)^(?P<c>.+?)\s+in\s+(?:degrees\s+)?(?P<to>celsius|fahrenheit|kelvin|rankine|c|f|k|degc|degf|g/ml|g/cm3|g/cm\^3|kg/m3|kg/m\^3|g/l|kg/l|g/mol|kg/mol|mg/mmol|da|u|amu)$"),
             integral: r(r"(?i)^(?:the\s+)?(?:(?:indefinite|definite)\s+)?(?:integral|antiderivative|anti-derivative)\s+of\s+(?P<body>.+)$|^integrate\s+(?P<body2>.+)$"),
             bounds: r(r"(?i)^(?P<f>.+?)\s+(?:from|between)\s+(?P<a>\S+)\s+(?:to|and)\s+(?P<b>\S+)$"),
             differential: r(&format!(r"(?i)^(?P<f>.+?)(?:\s*\bd(?P<v>[a-zA-Z])|\s+(?:with\s+respect\s+to|wrt)\s+(?P<v2>{var}))$")),
-            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?(?:partial\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?(?:,?\s+(?:evaluated\s+)?at\s+(?:(?P<v2>{var})\s*=\s*)?(?P<at>[^\s=]+))?$")),
+            derivative: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+)?(?:partial\s+)?derivative\s+of\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?(?:,?\s+(?:evaluated\s+)?at\s+(?:(?P<v2>{var})\s*=\s*)?(?P<at>[^=]+?))?$")),
             differentiate: r(&format!(r"(?i)^differentiate\s+(?P<f>.+?)(?:\s+(?:with\s+respect\s+to|wrt)\s+(?P<v>{var}))?$")),
             d_dx: r(r"^d/d(?P<v>[a-zA-Z])\s*(?P<f>.+)$"),
             lim_arrow: r(&format!(r"(?i)^lim(?:it)?\s*(?:as\s+)?_?\{{?(?P<v>{var})\s*(?:->|→|\\to)\s*(?P<p>[^\s}}]+)\}}?\s+(?:of\s+)?(?P<f>.+)$")),
@@ -122,7 +122,7 @@ fn patterns() -> &'static Patterns {
             roots: r(r"(?i)^(?:the\s+)?(?:roots|zeros|zeroes|solutions)\s+of\s+(?P<eq>.+)$"),
             algebra: r(r"(?i)^(?P<op>simplify|expand|factor|factorise|factorize)\s+(?P<f>.+)$"),
             series: r(&format!(r"(?i)^(?:the\s+)?(?:(?P<kind>taylor|maclaurin|power)\s+)?(?:series|expansion)\s+(?:of|for)\s+(?P<f>.+?)(?:\s+(?:at|around|about|near)\s+(?P<v>{var})\s*=\s*(?P<p>\S+))?(?:\s+(?:to|up\s+to)\s+order\s+(?P<n>\d+))?$")),
-            convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s+\-*/^()!%].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
+            convert: r(r"(?i)^(?:convert\s+)?(?P<num>[-+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:\s*/\s*\d+)?)\s*(?P<from>[^\d\s+\-*/^()!%,].*?)\s+(?:to|in|into|as)\s+(?P<to>.+)$"),
             how_many: r(r"(?i)^how\s+many\s+(?P<to>.+?)\s+(?:are\s+there\s+)?(?:are\s+|is\s+)?(?:in|make|per)\s+(?:(?P<num>[-+]?\d[\d,]*(?:\.\d+)?)\s*|an?\s+|one\s+)?(?P<from>.+)$"),
             distance: r(r"(?i)^(?:the\s+)?(?:(?P<stat>average|mean|typical|minimum|min|closest|least|shortest|nearest|maximum|max|farthest|furthest|greatest|largest|longest)\s+)?distance\s+(?:from|between)\s+(?P<a>.+?)\s+(?:to|and)\s+(?P<b>.+?)(?:\s+in\s+(?P<to>.+))?$"),
             how_far: r(r"(?i)^how\s+far\s+(?:away\s+)?is\s+(?P<b>.+?)(?:\s+from\s+(?P<a>.+?))?(?:\s+in\s+(?P<to>.+))?$"),
@@ -154,6 +154,9 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
     if let Some(route) = calculus(p, &q)? {
         return Ok(route);
     }
+    if let Some(expression) = arithmetic(p, &q)? {
+        return Ok(Route::Calculator { expression });
+    }
     let conversion = p
         .convert
         .captures(&q)
@@ -163,7 +166,7 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
         let value = c
             .name("num")
             .map_or("1".to_string(), |m| m.as_str().replace([',', ' '], ""));
-        let (from, to) = (unit(&c["from"]), unit(&c["to"]));
+        let (from, to) = temperature_letters(unit(&c["from"]), unit(&c["to"]));
         // "speed of light in km/s" starts with no number, so it is not here; "3 in 4" has no unit.
         if !from.is_empty() && !to.is_empty() {
             return Ok(Route::Convert { value, from, to });
@@ -232,7 +235,16 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
     if let Some(c) = p.compound.captures(&q) {
         // "boiling point of benzene in fahrenheit": the compound, then the unit to give it in.
         let (what, to) = match p.compound_in.captures(&c["c"]) {
-            Some(w) => (w["c"].trim().to_string(), Some(unit(&w["to"]))),
+            Some(w) => {
+                let to = unit(&w["to"]);
+                let to = match to.as_str() {
+                    "c" | "C" => "degC".to_string(),
+                    "f" | "F" => "degF".to_string(),
+                    "k" => "K".to_string(),
+                    _ => to,
+                };
+                (w["c"].trim().to_string(), Some(to))
+            }
             None => (c["c"].trim().to_string(), None),
         };
         let prop = fold_words(&c["prop"]);
@@ -242,7 +254,7 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
         );
         // A formula written as one ("H2SO4", "CuSO4·5H2O") is weighed by `chemistry` from CIAAW's weights.
         if mass && p.formula.is_match(&what) && what.chars().any(|c| c.is_ascii_uppercase()) {
-            return Ok(Route::MolarMass { formula: what });
+            return Ok(Route::MolarMass { formula: what, to });
         }
         let property = match prop.as_str() {
             _ if mass => "MolecularWeight",
@@ -264,9 +276,6 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
             property,
             to,
         });
-    }
-    if let Some(expression) = arithmetic(p, &q) {
-        return Ok(Route::Calculator { expression });
     }
     Err(Unread {
         why: format!("no form of question it knows reads `{q}`"),
@@ -323,12 +332,30 @@ fn unit(text: &str) -> String {
         .or_else(|| lower.strip_prefix("degree "))
         .unwrap_or(&lower);
     match lower {
-        "fahrenheit" | "f" => "degF".into(),
-        "celsius" | "centigrade" | "c" => "degC".into(),
-        "kelvin" | "kelvins" | "k" => "K".into(),
+        "fahrenheit" => "degF".into(),
+        "celsius" | "centigrade" => "degC".into(),
+        "kelvin" | "kelvins" => "K".into(),
         "rankine" => "degR".into(),
         _ => t.to_string(),
     }
+}
+
+/// `C`, `F` and `K` written alone are temperatures when the other side is one ("100 F to C"), else the
+/// symbols they are (the coulomb, the farad, the kelvin: "1 Ah to C").
+fn temperature_letters(from: String, to: String) -> (String, String) {
+    let letter = |u: &str| match u {
+        "F" | "f" => Some("degF"),
+        "C" | "c" => Some("degC"),
+        "K" | "k" => Some("K"),
+        _ => None,
+    };
+    let temperature = |u: &str| letter(u).is_some() || matches!(u, "degF" | "degC" | "K" | "degR");
+    if temperature(&from) && temperature(&to) {
+        let f = letter(&from).map_or(from.clone(), str::to_string);
+        let t = letter(&to).map_or(to.clone(), str::to_string);
+        return (f, t);
+    }
+    (from, to)
 }
 
 fn distance(
@@ -378,7 +405,7 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
         let v = v.or(v_after);
         let f = expression(p, f)?;
         let mut params = json!({"operation": "integrate", "expression": f});
-        if let Some(v) = v {
+        if let Some(v) = v.or_else(|| constant_variable(&f)) {
             params["variable"] = json!(v);
         }
         if let Some((a, b)) = bounds {
@@ -414,7 +441,9 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
         };
         let mut params =
             json!({"operation": "diff", "expression": expression(p, &c["f"])?, "order": order});
-        let v = c.name("v").or(c.name("v2")).map(|m| m.as_str().to_string());
+        let f_text = params["expression"].as_str().unwrap_or("").to_string();
+        let v = (c.name("v").or(c.name("v2")).map(|m| m.as_str().to_string()))
+            .or_else(|| constant_variable(&f_text).map(str::to_string));
         if let Some(v) = &v {
             params["variable"] = json!(v);
         }
@@ -514,8 +543,10 @@ fn calculus(p: &Patterns, q: &str) -> Result<Option<Route>, Unread> {
             });
         }
         params["point"] = json!(point);
+        // "to order n" keeps the (x - a)^n term, as WolframAlpha and textbooks mean it; SymPy's `order` is the
+        // first power left out.
         if let Some(n) = c.name("n").and_then(|m| m.as_str().parse::<u64>().ok()) {
-            params["order"] = json!(n);
+            params["order"] = json!(n.saturating_add(1));
         }
         return Ok(Some(Route::Symbolic { params }));
     }
@@ -550,6 +581,43 @@ fn expression(p: &Patterns, text: &str) -> Result<String, Unread> {
     let mut e = p.preamble.replace(text.trim(), "").trim().to_string();
     for (re, rep) in words {
         e = re.replace_all(&e, *rep).into_owned();
+    }
+    // "sin x" is sin(x) and "sin x cos x" sin(x)*cos(x); SymPy's own implicit application would read "sin x * 2"
+    // as sin(2x). "sin x^2" could be either and is refused.
+    static APPLIED: OnceLock<Regex> = OnceLock::new();
+    let applied = APPLIED.get_or_init(|| {
+        Regex::new(r"\b(?P<f>sin|cos|tan|sec|csc|cot|sinh|cosh|tanh|arcsin|arccos|arctan|asin|acos|atan|exp|log|ln|sqrt)\s+(?P<x>[A-Za-z0-9.]+)(?P<next>\s*[\^(]?)")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    if let Some(c) = applied
+        .captures_iter(&e)
+        .find(|c| !c["next"].trim().is_empty())
+    {
+        return Err(Unread {
+            why: format!(
+                "`{} {}{}` could be read two ways: write {}({}{}...) or {}({}){}...",
+                &c["f"],
+                &c["x"],
+                c["next"].trim(),
+                &c["f"],
+                &c["x"],
+                c["next"].trim(),
+                &c["f"],
+                &c["x"],
+                c["next"].trim()
+            ),
+        });
+    }
+    e = applied.replace_all(&e, "$f($x)$next").into_owned();
+    // A lone `I` or `E` is SymPy's imaginary unit or Euler's number, in a question more likely a current or an
+    // energy ("solve V = I*R for R"): refused rather than read either way.
+    if let Some(w) = e
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .find(|w| matches!(*w, "I" | "E"))
+    {
+        return Err(Unread {
+            why: format!("`{w}` in `{e}` could be SymPy's {} or a variable: write {} for that, or use another letter", if w == "I" { "imaginary unit" } else { "Euler's number" }, if w == "I" { "i" } else { "e" }),
+        });
     }
     if e.is_empty() {
         return Err(Unread {
@@ -640,8 +708,6 @@ const SYMPY_NAMES: &[&str] = &[
     "oo",
     "inf",
     "infinity",
-    "E",
-    "I",
     "re",
     "im",
     "conjugate",
@@ -663,6 +729,11 @@ const GREEK: &[&str] = &[
     "omega",
 ];
 
+/// The variable of a constant's integral or derivative ("integral of 3 from 0 to 2"): x, as a question means it.
+fn constant_variable(expression: &str) -> Option<&'static str> {
+    (!expression.chars().any(|c| c.is_alphabetic())).then_some("x")
+}
+
 /// A bound or point as SymPy reads it: "infinity" is `oo`.
 fn bound(text: &str) -> String {
     let t = text.trim();
@@ -673,30 +744,21 @@ fn bound(text: &str) -> String {
     }
 }
 
-/// Arithmetic in words or symbols, as `calculator` reads it; `None` when it is not arithmetic.
-fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
+/// Arithmetic in words or symbols, as `calculator` reads it; `None` when it is not arithmetic, an error when
+/// its words could be read two ways.
+fn arithmetic(p: &Patterns, q: &str) -> Result<Option<String>, Unread> {
     static WORDS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    static ROOT: OnceLock<Regex> = OnceLock::new();
+    static PERCENT: OnceLock<Regex> = OnceLock::new();
     let words = WORDS.get_or_init(|| {
         [
             (r"(?i)^the\s+", ""),
             (r"²", "^2"),
             (r"³", "^3"),
-            (
-                r"(?i)\bsquare\s+root\s+of\s+(?P<x>[\w.]+|\([^()]*\))",
-                "sqrt($x)",
-            ),
-            (
-                r"(?i)\bcube\s+root\s+of\s+(?P<x>[\w.]+|\([^()]*\))",
-                "cbrt($x)",
-            ),
-            (r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+squared\b", "($x)^2"),
-            (r"(?i)(?P<x>[\w.]+|\([^()]*\))\s+cubed\b", "($x)^3"),
+            (r"(?i)(?P<x>\d[\d.]*|\([^()]*\))\s+squared\b", "($x)^2"),
+            (r"(?i)(?P<x>\d[\d.]*|\([^()]*\))\s+cubed\b", "($x)^3"),
             (r"(?i)(?P<x>\d+)\s+factorial\b", "$x!"),
             (r"(?i)\bfactorial\s+(?:of\s+)?(?P<x>\d+)", "$x!"),
-            (
-                r"(?i)(?P<x>[\d.]+)\s*(?:%|percent)\s+of\s+(?P<y>[\d.]+|\([^()]*\))",
-                "($x/100*$y)",
-            ),
             (r"(?i)\s+plus\s+", " + "),
             (r"(?i)\s+minus\s+", " - "),
             (r"(?i)\s+(?:times|multiplied\s+by)\s+", " * "),
@@ -708,18 +770,16 @@ fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
             (r"(?i)\s+mod(?:ulo)?\s+", " % "),
             (r"(?i)\s+to\s+the\s+power\s+", " ^ "),
             (
-                r"(?i)\s+to\s+the\s+(?P<n>\d+)(?:st|nd|rd|th)(?:\s+power)?\b",
+                r"(?i)\s+(?:to|raised\s+to)\s+the\s+(?P<n>\d+)(?:st|nd|rd|th)(?:\s+power)?\b",
                 " ^ $n",
             ),
             (
                 r"(?i)\b(?P<f>sqrt|cbrt|ln|log|log10|log2|exp)\s+(?:of\s+)?(?P<x>\d[\d.]*)\b",
                 "$f($x)",
             ),
-            (r"–", "-"),
-            (r"⋅", "*"),
-            (r"×|·", "*"),
+            (r"×|·|⋅", "*"),
             (r"÷", "/"),
-            (r"−", "-"),
+            (r"−|–", "-"),
             (r"π", "pi"),
         ]
         .into_iter()
@@ -731,7 +791,55 @@ fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
         })
         .collect()
     });
+    let lower = q.to_lowercase();
+    let ambiguous = |why: &str| {
+        Unread {
+        why: format!("`{q}` could be read two ways ({why}); write it as an expression, e.g. with parentheses"),
+    }
+    };
+    // Word operators around "percent of" and "factorial" bind in no agreed order ("10 squared percent of 50",
+    // "2 cubed factorial"): refused, never read one way silently.
+    let powers = ["squared", "cubed", "power", "root"];
+    if (lower.contains("percent") || lower.contains("% of"))
+        && (powers.iter().any(|w| lower.contains(w)) || lower.contains("factorial"))
+    {
+        return Err(ambiguous("a percentage beside a power or factorial"));
+    }
+    if lower.contains("factorial") && powers.iter().any(|w| lower.contains(w)) {
+        return Err(ambiguous("a factorial beside a power"));
+    }
     let mut e = q.to_string();
+    // "square root of ..." takes the rest of the question, which must be one operand: "the square root of 3^2
+    // + 4^2" is sqrt(3^2) + 4^2 or sqrt(3^2 + 4^2).
+    let root = ROOT.get_or_init(|| {
+        Regex::new(r"(?i)^(?:the\s+)?(?P<f>square|cube)\s+root\s+of\s+(?P<x>.+)$")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    if let Some(c) = root.captures(q) {
+        let inner = arithmetic(p, &c["x"])?;
+        let Some(inner) = inner else {
+            return Ok(None);
+        };
+        if top_level_operator(&inner) {
+            return Err(ambiguous("a root of a sum or product"));
+        }
+        let f = if c["f"].eq_ignore_ascii_case("square") {
+            "sqrt"
+        } else {
+            "cbrt"
+        };
+        return Ok(Some(format!("{f}({inner})")));
+    }
+    // "P% of N" (or "P percent of N"), the whole question.
+    let percent = PERCENT.get_or_init(|| {
+        Regex::new(r"(?i)^(?P<x>\d[\d.]*)\s*(?:%|percent)\s+of\s+(?P<y>\d[\d.]*|\([^()]*\))$")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    if let Some(c) = percent.captures(q) {
+        e = format!("({}/100*{})", &c["x"], &c["y"]);
+    } else if lower.contains("percent") || lower.contains("% of") {
+        return Err(ambiguous("a percentage inside a longer sum"));
+    }
     for (re, rep) in words {
         e = re.replace_all(&e, *rep).into_owned();
     }
@@ -744,7 +852,21 @@ fn arithmetic(p: &Patterns, q: &str) -> Option<String> {
     let has_value = e.chars().any(|c| c.is_ascii_digit())
         || e.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| matches!(w, "pi" | "e" | "tau"));
-    (known && p.arithmetic.is_match(&e) && has_value).then_some(e)
+    Ok((known && p.arithmetic.is_match(&e) && has_value).then_some(e))
+}
+
+/// Whether an expression has `+`, `-`, `*` or `/` outside parentheses (a leading sign aside).
+fn top_level_operator(e: &str) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in e.trim().char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '+' | '-' | '*' | '/' if depth == 0 && i > 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The names calculator knows (docs/TOOLS.md, `calculator`).
@@ -848,7 +970,10 @@ pub(crate) fn interpretation(route: &Route) -> String {
             t
         }
         Route::Element { element, property } => format!("{property} of the element {element}"),
-        Route::MolarMass { formula } => format!("molar mass of {formula}"),
+        Route::MolarMass { formula, to } => match to {
+            Some(u) => format!("molar mass of {formula} in {u}"),
+            None => format!("molar mass of {formula}"),
+        },
         Route::Compound {
             identifier,
             property,

@@ -65,7 +65,7 @@ fn calculus_questions_are_read_into_symbolic_math_params() {
         ),
         (
             "Taylor series of cos(x) at x = 0 to order 6",
-            json!({"operation": "series", "expression": "cos(x)", "variable": "x", "point": "0", "order": 6}),
+            json!({"operation": "series", "expression": "cos(x)", "variable": "x", "point": "0", "order": 7}),
         ),
     ];
     for (q, want) in cases {
@@ -184,7 +184,7 @@ fn facts_distances_and_chemistry_are_read_by_name() {
         other => panic!("{other:?}"),
     }
     match read("molar mass of H2SO4") {
-        Ok(Route::MolarMass { formula }) => assert_eq!(formula, "H2SO4"),
+        Ok(Route::MolarMass { formula, to: None }) => assert_eq!(formula, "H2SO4"),
         other => panic!("{other:?}"),
     }
     match read("boiling point of ethanol") {
@@ -290,6 +290,50 @@ fn what_users_wrote_in_trials_reads_as_meant() {
     for q in ["distance to the sun", "Earth to Venus distance"] {
         assert!(matches!(read(q), Ok(Route::Distance { .. })), "{q}");
     }
+    // A second trial's misreadings.
+    assert_eq!(
+        symbolic("solve sin x * 2 = 1")["expression"],
+        "sin(x) * 2 = 1"
+    );
+    assert_eq!(
+        symbolic("derivative of sin x cos x")["expression"],
+        "sin(x) cos(x)"
+    );
+    assert_eq!(symbolic("integral of 3 from 0 to 2")["variable"], "x");
+    assert_eq!(symbolic("derivative of 5")["variable"], "x");
+    assert_eq!(
+        symbolic("solve x^2 + 1 = 0 over the reals")["domain"],
+        "real"
+    );
+    assert_eq!(calc("square root of (-2)^2"), "sqrt((-2)^2)");
+    assert_eq!(calc("8 divided by 2 to the power of 2"), "8 / 2 ^ 2");
+    assert_eq!(calc("7 % 3"), "7 % 3");
+    match read("derivative of e^x at x = ln 2") {
+        Ok(Route::DerivativeAt { point, .. }) => assert_eq!(point, "ln 2"),
+        other => panic!("{other:?}"),
+    }
+    match read("1 Ah to C") {
+        Ok(Route::Convert { from, to, .. }) => {
+            assert_eq!((from.as_str(), to.as_str()), ("Ah", "C"))
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("100 F to C") {
+        Ok(Route::Convert { from, to, .. }) => {
+            assert_eq!((from.as_str(), to.as_str()), ("degF", "degC"))
+        }
+        other => panic!("{other:?}"),
+    }
+    match read("molar mass of H2O in kg/mol") {
+        Ok(Route::MolarMass { formula, to }) => {
+            assert_eq!((formula.as_str(), to.as_deref()), ("H2O", Some("kg/mol")))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        read("electron magnetic moment"),
+        Ok(Route::Fact { .. })
+    ));
     assert!(matches!(
         read("charge of an electron"),
         Ok(Route::Fact {
@@ -333,6 +377,21 @@ fn questions_it_cannot_read_are_refused_not_guessed() {
         "atomic weight of HF",
         "atomic number of SN",
         "2 + 2 in binary",
+        // Ambiguous word arithmetic and scope.
+        "10 squared percent of 50",
+        "50 percent of 8 squared",
+        "2 cubed factorial",
+        "10 percent of 5 factorial",
+        "10 percent of 50 plus 5",
+        "the square root of 3^2 + 4^2",
+        "square root of 16 plus 9",
+        "integral of sin x^2",
+        // A lone I or E: a current or SymPy's imaginary unit?
+        "solve V = I*R for R",
+        "solve E = m*c^2 for c",
+        // A decimal comma is no thousands separator.
+        "1,5 m to cm",
+        "12,5 kg in lb",
     ] {
         assert!(
             read(q).is_err(),

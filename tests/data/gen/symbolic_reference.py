@@ -320,6 +320,8 @@ def solve_cases():
            note="the seed spec's example, with implicit multiplication 5x")
     single("imaginary_pair", "x^2 + 1", "x", want=["-I", "I"], note="an expression means expression = 0")
     single("imaginary_pair_real_domain", "x^2 + 1", "x", domain="real", want=[])
+    single("imaginary_pair_real_domain_equation_no_variable", "x^2 + 1 = 0", "x", domain="real", want=[],
+           variable_key=False, note="an equation with no real root and no `variable`: the unknown is inferred")
     single("cube_roots_of_unity", "x^3 - 1", "x", domain="complex")
     single("cube_roots_of_unity_real", "x^3 - 1", "x", domain="real", want=["1"])
     single("square_root_two", "x^2 = 2", "x", want=["-sqrt(2)", "sqrt(2)"])

@@ -369,6 +369,17 @@ add("1 Calorie in kJ", number=4.184, rtol=1e-15)
 add("boiling point of water in fahrenheit",
     number=float(ureg.Quantity(chemicals.Tb("7732-18-5"), "K").to("degF").magnitude), rtol=1e-9)
 add("Jupiter's mass", number=float(ac.M_jup.si.value), rtol=1e-15)
+# From a second trial: a function applied without parentheses binds to its next token only; constants'
+# integrals and derivatives are in x; "over the reals" with no real root; a molar mass in kg/mol.
+add("solve sin x * 2 = 1", solutions=sorted(float(v) for v in sp.solve(sp.sin(x) * 2 - 1, x)), rtol=1e-13)
+add("derivative of cos x * x at x = 0", number=float(sp.diff(sp.cos(x) * x, x).subs(x, 0)), rtol=0)
+add("integral of sin x * x from 0 to pi", number=float(sp.integrate(sp.sin(x) * x, (x, 0, sp.pi))), rtol=1e-13)
+add("integral of 3 from 0 to 2", number=6.0, rtol=0)
+add("solve x^2 + 1 = 0 over the reals", solutions=[], rtol=0)
+add("molar mass of H2O in kg/mol",
+    number=float(chemicals.molecular_weight(chemicals.simple_formula_parser("H2O"))) / 1000, rtol=1e-3)
+add("electron magnetic moment", number=sc.physical_constants["electron mag. mom."][0], rtol=1e-15)
+add("1 Ah to C", number=float(ureg.Quantity(1, "A*h").to("C").magnitude), rtol=1e-15)
 add("electron mass in MeV/c^2", number=float(ureg.Quantity(sc.m_e, "kg").to("MeV/c**2").magnitude), rtol=1e-12)
 
 # The formats: full lists the calls, steps shows a definite integral's antiderivative first.
