@@ -179,6 +179,16 @@ _APPLIED = set(
     "Abs sign floor ceiling factorial".split()
 ) | set(_ALIASES)
 _NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `sin x` followed by an operator or another factor: the function takes that one token, as a reader means it
+# (`sin x * 2` is sin(x)*2, `sin x cos x` is sin(x)*cos(x)); SymPy's implicit application would take the rest
+# of the product (sin(2*x), sin(x*cos(x))). A power after the token (`sin x^2`) is left to SymPy: sin(x**2).
+_BARE = _re.compile(
+    r"\b(%s)\s+([A-Za-z0-9_.]+)(?=\s*(?:$|[-+*/)=,<>!]|\s+[A-Za-z0-9_(]))" % "|".join(sorted(_APPLIED, key=_len, reverse=True))
+)
+
+
+def _apply_bare(text):
+    return _BARE.sub(lambda m: "%s(%s)" % (m.group(1), m.group(2)), text)
 
 
 def _names(text, local):
@@ -226,7 +236,7 @@ def _parse(text, key, names=None, equation=False):
         raise _Failure(
             "limit_exceeded", "`%s` is %d characters; the limit is %d (max_expression_len)" % (key, _len(text), cap)
         )
-    text = _normalize(text)
+    text = _apply_bare(_normalize(text))
     if equation:
         at = _top_level_equals(text)
         if at is not None:

@@ -292,6 +292,26 @@ def rewrite_ops():
              note=None if var else "no variable: the expression's only free symbol")
 
 
+def bare_application_cases():
+    """A function written without brackets takes one token when an operator or another factor follows it: the
+    expected value is SymPy's on the bracketed text (`sin(x) * 2`), the params give the bare text."""
+    x = Symbol("x")
+    for name, op, bare, explicit in [
+        ("times_two", "simplify", "sin x * 2", "sin(x) * 2"),
+        ("product_of_two", "simplify", "sin x cos x", "sin(x)*cos(x)"),
+        ("log_over_two", "expand", "log x / 2", "log(x) / 2"),
+        ("power_stays_inside", "simplify", "sin x^2", "sin(x^2)"),
+        ("coefficient_token", "simplify", "sin 2x", "sin(2*x)"),
+    ]:
+        f = {"simplify": simplify, "expand": expand}[op]
+        r, dt = timed(lambda: f(P(explicit)))
+        emit(f"bare_application_{name}", {"operation": op, "expression": bare}, with_result(r, want_latex=False),
+             elapsed=dt, note=f"read as {explicit}")
+    r, dt = timed(lambda: diff(P("sin(x)*cos(x)"), x))
+    emit("bare_application_diff", {"operation": "diff", "expression": "sin x cos x", "variable": "x"},
+         with_result(r, want_latex=False), elapsed=dt, note="read as sin(x)*cos(x)")
+
+
 def solve_cases():
     def single(name, text, var, domain=None, note=None, want=None, variable_key=True):
         real = domain == "real"
@@ -1059,7 +1079,7 @@ def error_cases():
 
 
 def main():
-    for fn in (rewrite_ops, solve_cases, diff_cases, mixed_partial_cases, latex_cases, integrate_cases, limit_cases, series_cases, summation_cases,
+    for fn in (rewrite_ops, bare_application_cases, solve_cases, diff_cases, mixed_partial_cases, latex_cases, integrate_cases, limit_cases, series_cases, summation_cases,
                dsolve_cases, evaluate_cases, matrix_cases, roots_cases, equivalent_cases, error_cases):
         fn()
     header = {"generator": "tests/data/gen/symbolic_reference.py", "python": sys.version.split()[0],
