@@ -128,7 +128,7 @@ fn patterns() -> &'static Patterns {
             how_far: r(r"(?i)^how\s+far\s+(?:away\s+)?is\s+(?P<b>.+?)(?:\s+from\s+(?P<a>.+?))?(?:\s+in\s+(?P<to>.+))?$"),
             element: r(r"(?i)^(?:the\s+)?(?P<prop>atomic\s+weight|atomic\s+mass|standard\s+atomic\s+weight|atomic\s+number|(?:chemical\s+)?symbol|electron(?:ic)?\s+configuration|electronegativity|group|period|block)\s+(?:of|for)\s+(?:the\s+element\s+)?(?P<el>[a-zA-Z]+)$"),
             compound: r(r"(?i)^(?:the\s+)?(?P<prop>molar\s+mass|molecular\s+weight|molecular\s+mass|formula\s+weight|boiling\s+point|melting\s+point|density|flash\s+point|refractive\s+index|autoignition\s+temperature|(?:chemical\s+|molecular\s+)?formula|cas(?:\s+number|\s+no\.?|\s+registry\s+number)?|smiles|inchi\s*key|inchi|iupac\s+name)\s+(?:of|for)\s+(?P<c>.+)$"),
-            formula: r(r"^(?:[A-Z][a-z]?\d*|\(|\)\d*|\[|\]\d*|·\d*|\.\d*)+$"),
+            formula: r(r"^(?:[A-Z][a-z]?\d*|\(|\)\d*|\[|\]\d*|·\d*|\*\d*|\.\d*)+$"),
             in_unit: r(r"(?i)^(?P<what>.+?)\s+in\s+(?:units\s+of\s+)?(?P<to>[^\s].*)$"),
             arithmetic: r(r"^[0-9A-Za-z\s.+\-*/^()!,%×÷−·√π]+$"),
         }

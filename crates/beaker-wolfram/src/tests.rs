@@ -183,6 +183,11 @@ fn facts_distances_and_chemistry_are_read_by_name() {
         }
         other => panic!("{other:?}"),
     }
+    // A hydrate written with `*` is a formula too.
+    assert!(matches!(
+        read("molar mass of CuSO4*5H2O"),
+        Ok(Route::MolarMass { .. })
+    ));
     match read("molar mass of H2SO4") {
         Ok(Route::MolarMass { formula, to: None }) => assert_eq!(formula, "H2SO4"),
         other => panic!("{other:?}"),
