@@ -26,7 +26,13 @@ pub(super) fn describe(v: &Value) -> String {
     match v {
         Value::String(s) => {
             let shown: String = s.chars().take(40).collect();
-            let more = if shown.len() < s.len() { "…" } else { "" };
+            // A long string is shown cut, with its length: the limit it broke may be the length.
+            let n = s.chars().count();
+            let more = if shown.len() < s.len() {
+                format!("… ({n} characters)")
+            } else {
+                String::new()
+            };
             format!("the string {:?}{more}", shown)
         }
         Value::Number(n) => format!("the number {n}"),
@@ -75,7 +81,16 @@ fn one_type(s: &Value, t: &str, depth: usize) -> String {
         "boolean" => "true or false".into(),
         "null" => "null".into(),
         "string" => {
-            let mut w = "a string".to_string();
+            let (lo, hi) = (
+                s.get("minLength").and_then(Value::as_u64),
+                s.get("maxLength").and_then(Value::as_u64),
+            );
+            let mut w = match (lo, hi) {
+                (Some(l), Some(h)) => format!("a string of {l} to {h} characters"),
+                (Some(l), None) if l > 0 => format!("a string of at least {l} characters"),
+                (_, Some(h)) => format!("a string of at most {h} characters"),
+                _ => "a string".to_string(),
+            };
             if let Some(p) = s.get("pattern").and_then(Value::as_str) {
                 match literal_choices(p) {
                     Some(c) if !c.is_empty() => w = format!("a string such as {}", c.join(", ")),
