@@ -56,13 +56,30 @@ pub struct Wolfram {
 #[serde(deny_unknown_fields)]
 struct Params {
     query: String,
-    #[serde(default = "short")]
-    format: String,
+    #[serde(default)]
+    format: Format,
 }
 
-fn short() -> String {
-    "short".into()
+/// How much an answer says (the `format` param).
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    /// The answer and its source.
+    #[default]
+    Short,
+    /// Also every routed call with its whole result.
+    Full,
+    /// Also the steps in words.
+    Steps,
 }
+
+/// Where symbolic answers come from.
+const SYMPY_SOURCE: &str = "Beaker symbolic_math (SymPy 1.14, sandboxed)";
+/// Where molar masses and atomic weights come from.
+const CIAAW_SOURCE: &str = "Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights";
+/// Where pubchem's identity data comes from.
+const PUBCHEM_IDENTITY_SOURCE: &str =
+    "pubchem offline tables (PubChem identifiers via chemicals 1.5.2)";
 
 impl Wolfram {
     /// The tool, asking `provider` (the WolframAlpha LLM API) the questions it cannot route, when there is one.
@@ -110,7 +127,7 @@ impl Wolfram {
         &self,
         query: &str,
         route: Route,
-        format: &str,
+        format: Format,
         ctx: &CallContext,
     ) -> Result<Value, ToolError> {
         let mut out = Map::new();
@@ -149,7 +166,7 @@ impl Wolfram {
             Route::Symbolic { params } => {
                 let definite = params.get("lower").is_some();
                 let mut done = None;
-                if format == "steps" && params["operation"] == "integrate" {
+                if format == Format::Steps && params["operation"] == "integrate" {
                     // The antiderivative with SymPy's own steps first; a definite integral is then evaluated.
                     let mut indefinite = params.clone();
                     if let Some(o) = indefinite.as_object_mut() {
@@ -176,11 +193,7 @@ impl Wolfram {
                     }
                 };
                 let value = match (r["solutions"].as_array(), r["result"].as_str()) {
-                    (Some(s), _) => s
-                        .iter()
-                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    (Some(s), _) => s.iter().map(text_of).collect::<Vec<_>>().join(", "),
                     (None, Some(t)) => t.to_string(),
                     (None, None) => r.to_string(),
                 };
@@ -199,10 +212,7 @@ impl Wolfram {
                 if let Some(l) = r["latex"].as_str() {
                     out.insert("latex".into(), json!(l));
                 }
-                out.insert(
-                    "source".into(),
-                    json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),
-                );
+                out.insert("source".into(), json!(SYMPY_SOURCE));
             }
             Route::DerivativeAt {
                 params,
@@ -221,19 +231,12 @@ impl Wolfram {
                 number(&mut out, r["decimal"].as_str().unwrap_or(&value), None);
                 out.insert("value".into(), json!(value));
                 out.insert("derivative".into(), json!(derivative));
-                out.insert(
-                    "source".into(),
-                    json!("Beaker symbolic_math (SymPy 1.14, sandboxed)"),
-                );
+                out.insert("source".into(), json!(SYMPY_SOURCE));
             }
             Route::Convert { value, from, to } => {
-                let params = json!({"value": value, "from_unit": from, "to_unit": to});
-                let r = self.route("unit_converter", params.clone(), ctx)?;
-                let v = r["value"].as_str().unwrap_or_default().to_string();
                 out.insert("kind".into(), json!("convert"));
                 out.insert("route".into(), json!("unit_converter"));
-                number(&mut out, &v, Some(&to));
-                out.insert("value".into(), json!(format!("{v} {to}")));
+                let (_, r) = self.convert(&mut out, &mut calls, &value, &from, &to, ctx)?;
                 if let Some(n) = r.get("notes") {
                     out.insert("note".into(), json!(n));
                 }
@@ -241,23 +244,16 @@ impl Wolfram {
                     "source".into(),
                     json!("Beaker unit_converter (exact rational conversion factors)"),
                 );
-                calls.push(json!({"tool": "unit_converter", "params": params, "result": r}));
             }
             Route::Fact { fact, to } => self.fact(&mut out, &mut calls, fact, to, ctx)?,
             Route::Distance { a, b, stat, to } => {
                 self.distance(&mut out, &mut calls, a, b, stat, to, ctx)?
             }
             Route::Element { element, property } => {
-                // "Fe", "fe" and "C" are symbols; longer words are names ("iron", "sulphur").
+                // Up to two letters is a symbol as written ("Fe", "C": the reading refused other cases); longer
+                // words are names ("iron", "sulphur").
                 let params = if element.chars().count() <= 2 {
-                    let mut c = element.chars();
-                    let symbol: String = c
-                        .next()
-                        .map(|f| f.to_ascii_uppercase())
-                        .into_iter()
-                        .chain(c.map(|l| l.to_ascii_lowercase()))
-                        .collect();
-                    json!({"operation": "element", "symbol": symbol})
+                    json!({"operation": "element", "symbol": element})
                 } else {
                     json!({"operation": "element", "name": element})
                 };
@@ -271,7 +267,7 @@ impl Wolfram {
                 }
                 out.insert("kind".into(), json!("properties"));
                 out.insert("route".into(), json!("chemistry"));
-                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                let text = text_of(v);
                 if v.is_number() {
                     number(
                         &mut out,
@@ -283,7 +279,7 @@ impl Wolfram {
                 out.insert(
                     "source".into(),
                     json!(if property == "atomic_weight" {
-                        "Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights"
+                        CIAAW_SOURCE
                     } else {
                         "Beaker chemistry: periodic table"
                     }),
@@ -298,18 +294,10 @@ impl Wolfram {
                 out.insert("route".into(), json!("chemistry"));
                 number(&mut out, &v, Some("g/mol"));
                 out.insert("value".into(), json!(format!("{v} g/mol")));
-                out.insert(
-                    "source".into(),
-                    json!("Beaker chemistry: IUPAC/CIAAW 2021 standard atomic weights"),
-                );
+                out.insert("source".into(), json!(CIAAW_SOURCE));
                 calls.push(json!({"tool": "chemistry", "params": params, "result": r}));
                 if let Some(to) = to {
-                    let params = json!({"value": v, "from_unit": "g/mol", "to_unit": to});
-                    let c = self.route("unit_converter", params.clone(), ctx)?;
-                    let converted = c["value"].as_str().unwrap_or_default().to_string();
-                    number(&mut out, &converted, Some(&to));
-                    out.insert("value".into(), json!(format!("{converted} {to}")));
-                    calls.push(json!({"tool": "unit_converter", "params": params, "result": c}));
+                    self.convert(&mut out, &mut calls, &v, "g/mol", &to, ctx)?;
                 }
             }
             Route::Compound {
@@ -360,19 +348,9 @@ impl Wolfram {
                         } else {
                             ""
                         };
-                        (
-                            format!("{t}{unit}"),
-                            "pubchem offline tables (PubChem identifiers via chemicals 1.5.2)"
-                                .to_string(),
-                        )
+                        (format!("{t}{unit}"), PUBCHEM_IDENTITY_SOURCE.to_string())
                     }
-                    other => (
-                        other
-                            .as_str()
-                            .map_or_else(|| other.to_string(), str::to_string),
-                        "pubchem offline tables (PubChem identifiers via chemicals 1.5.2)"
-                            .to_string(),
-                    ),
+                    other => (text_of(other), PUBCHEM_IDENTITY_SOURCE.to_string()),
                 };
                 out.insert("value".into(), json!(text));
                 out.insert("compound".into(), json!(r["name"]));
@@ -394,21 +372,16 @@ impl Wolfram {
                             "{property} has no unit to convert to {to}"
                         )));
                     };
-                    let params = json!({"value": value, "from_unit": unit, "to_unit": to});
-                    let c = self.route("unit_converter", params.clone(), ctx)?;
-                    let converted = c["value"].as_str().unwrap_or_default().to_string();
                     out.remove("celsius");
-                    number(&mut out, &converted, Some(&to));
-                    out.insert("value".into(), json!(format!("{converted} {to}")));
-                    calls.push(json!({"tool": "unit_converter", "params": params, "result": c}));
+                    self.convert(&mut out, &mut calls, &value, unit, &to, ctx)?;
                 }
             }
         }
         match format {
-            "full" => {
+            Format::Full => {
                 out.insert("calls".into(), json!(calls));
             }
-            "steps" => {
+            Format::Steps => {
                 let mut steps = vec![json!(format!(
                     "Read as: {}",
                     out["interpretation"].as_str().unwrap_or("")
@@ -419,7 +392,7 @@ impl Wolfram {
                 out.insert("steps".into(), json!(steps));
                 out.insert("calls".into(), json!(calls));
             }
-            _ => {}
+            Format::Short => {}
         }
         Ok(Value::Object(out))
     }
@@ -489,9 +462,7 @@ impl Wolfram {
         out.insert("source".into(), json!(source));
         match to {
             Some(to) => {
-                let params = json!({"value": text, "from_unit": unit_text(&unit), "to_unit": to});
-                let r = self.route("unit_converter", params.clone(), ctx)?;
-                let v = r["value"].as_str().unwrap_or_default().to_string();
+                let (v, _) = self.convert(out, calls, &text, &unit_text(&unit), &to, ctx)?;
                 // The uncertainty in the unit asked for: scaled as the value is (constants convert by a factor).
                 if let Some(u) = out
                     .get("uncertainty")
@@ -512,9 +483,6 @@ impl Wolfram {
                         }
                     }
                 }
-                number(out, &v, Some(&to));
-                out.insert("value".into(), json!(format!("{v} {to}")));
-                calls.push(json!({"tool": "unit_converter", "params": params, "result": r}));
             }
             None => {
                 number(out, &text, Some(&unit));
@@ -522,6 +490,27 @@ impl Wolfram {
             }
         }
         Ok(())
+    }
+
+    /// Converts `value` from `from` to `to` with `unit_converter`, records the call and makes the converted value
+    /// the answer (`value`, `number`, `unit`); returns the converted text and the converter's result.
+    #[allow(clippy::too_many_arguments)]
+    fn convert(
+        &self,
+        out: &mut Map<String, Value>,
+        calls: &mut Vec<Value>,
+        value: &str,
+        from: &str,
+        to: &str,
+        ctx: &CallContext,
+    ) -> Result<(String, Value), ToolError> {
+        let params = json!({"value": value, "from_unit": from, "to_unit": to});
+        let r = self.route("unit_converter", params.clone(), ctx)?;
+        let v = r["value"].as_str().unwrap_or_default().to_string();
+        number(out, &v, Some(to));
+        out.insert("value".into(), json!(format!("{v} {to}")));
+        calls.push(json!({"tool": "unit_converter", "params": params, "result": r.clone()}));
+        Ok((v, r))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -689,16 +678,10 @@ impl Tool for Wolfram {
                 "`query` has at most {MAX_QUERY_CHARS} characters"
             )));
         }
-        if !matches!(p.format.as_str(), "short" | "full" | "steps") {
-            return Err(ToolError::invalid_params(format!(
-                "`format` is short, full or steps, got `{}`",
-                p.format
-            )));
-        }
         match read::read(&p.query) {
-            Ok(route) => self.answer(&p.query, route, &p.format, ctx),
+            Ok(route) => self.answer(&p.query, route, p.format, ctx),
             Err(unread) => match &self.provider {
-                Some(provider) => provider.ask(&p.query, &p.format, ctx),
+                Some(provider) => provider.ask(&p.query, p.format != Format::Short, ctx),
                 None => Err(ToolError::invalid_params(format!(
                     "wolfram answers offline and does not guess: {}. It answers {CAN_ANSWER}. Rephrase the question as one of these, or call the tool it needs directly.",
                     unread.why

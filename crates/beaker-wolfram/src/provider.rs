@@ -69,8 +69,9 @@ impl Provider {
         })
     }
 
-    /// Asks the service `query`.
-    pub fn ask(&self, query: &str, format: &str, ctx: &CallContext) -> Result<Value, ToolError> {
+    /// Asks the service `query`; `whole`: the answer's whole text too (formats full and steps), not only its
+    /// "Result:" section.
+    pub fn ask(&self, query: &str, whole: bool, ctx: &CallContext) -> Result<Value, ToolError> {
         ctx.checkpoint()?;
         let failed =
             |m: String| ToolError::new(ErrorKind::ToolError, format!("{LIVE_SOURCE}: {m}"));
@@ -117,7 +118,7 @@ impl Provider {
         if let Some(i) = section(&text, "Input interpretation:") {
             out["interpretation"] = json!(i);
         }
-        if format != "short" {
+        if whole {
             out["text"] = json!(text);
         }
         Ok(out)

@@ -220,7 +220,7 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
         };
         let element = c["el"].to_string();
         // A symbol is written as one ("Fe", "C"); "CO", "NO" and "HF" are molecules, not cobalt, nobelium and
-        // hafnium: read as names, which no element has.
+        // hafnium: refused.
         let mut chars = element.chars();
         let symbol = element.chars().count() <= 2
             && chars.next().is_some_and(|c| c.is_ascii_uppercase())
@@ -236,13 +236,9 @@ pub(crate) fn read(query: &str) -> Result<Route, Unread> {
         // "boiling point of benzene in fahrenheit": the compound, then the unit to give it in.
         let (what, to) = match p.compound_in.captures(&c["c"]) {
             Some(w) => {
+                // A boiling point "in C" is in degrees Celsius, never coulombs.
                 let to = unit(&w["to"]);
-                let to = match to.as_str() {
-                    "c" | "C" => "degC".to_string(),
-                    "f" | "F" => "degF".to_string(),
-                    "k" => "K".to_string(),
-                    _ => to,
-                };
+                let to = temperature_letter(&to).map_or(to, str::to_string);
                 (w["c"].trim().to_string(), Some(to))
             }
             None => (c["c"].trim().to_string(), None),
@@ -343,19 +339,24 @@ fn unit(text: &str) -> String {
 /// `C`, `F` and `K` written alone are temperatures when the other side is one ("100 F to C"), else the
 /// symbols they are (the coulomb, the farad, the kelvin: "1 Ah to C").
 fn temperature_letters(from: String, to: String) -> (String, String) {
-    let letter = |u: &str| match u {
+    let temperature =
+        |u: &str| temperature_letter(u).is_some() || matches!(u, "degF" | "degC" | "degR");
+    if temperature(&from) && temperature(&to) {
+        let f = temperature_letter(&from).map_or(from.clone(), str::to_string);
+        let t = temperature_letter(&to).map_or(to.clone(), str::to_string);
+        return (f, t);
+    }
+    (from, to)
+}
+
+/// The temperature a letter written alone names: `F`, `C`, `K` (either case).
+fn temperature_letter(u: &str) -> Option<&'static str> {
+    match u {
         "F" | "f" => Some("degF"),
         "C" | "c" => Some("degC"),
         "K" | "k" => Some("K"),
         _ => None,
-    };
-    let temperature = |u: &str| letter(u).is_some() || matches!(u, "degF" | "degC" | "K" | "degR");
-    if temperature(&from) && temperature(&to) {
-        let f = letter(&from).map_or(from.clone(), str::to_string);
-        let t = letter(&to).map_or(to.clone(), str::to_string);
-        return (f, t);
     }
-    (from, to)
 }
 
 fn distance(

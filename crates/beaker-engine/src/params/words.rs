@@ -81,16 +81,7 @@ fn one_type(s: &Value, t: &str, depth: usize) -> String {
         "boolean" => "true or false".into(),
         "null" => "null".into(),
         "string" => {
-            let (lo, hi) = (
-                s.get("minLength").and_then(Value::as_u64),
-                s.get("maxLength").and_then(Value::as_u64),
-            );
-            let mut w = match (lo, hi) {
-                (Some(l), Some(h)) => format!("a string of {l} to {h} characters"),
-                (Some(l), None) if l > 0 => format!("a string of at least {l} characters"),
-                (_, Some(h)) => format!("a string of at most {h} characters"),
-                _ => "a string".to_string(),
-            };
+            let mut w = sized(s, "a string", "characters", "minLength", "maxLength");
             if let Some(p) = s.get("pattern").and_then(Value::as_str) {
                 match literal_choices(p) {
                     Some(c) if !c.is_empty() => w = format!("a string such as {}", c.join(", ")),
@@ -100,16 +91,7 @@ fn one_type(s: &Value, t: &str, depth: usize) -> String {
             w
         }
         "array" => {
-            let (lo, hi) = (
-                s.get("minItems").and_then(Value::as_u64),
-                s.get("maxItems").and_then(Value::as_u64),
-            );
-            let mut w = match (lo, hi) {
-                (Some(l), Some(h)) => format!("a list of {l} to {h} items"),
-                (Some(l), None) if l > 0 => format!("a list of at least {l} items"),
-                (_, Some(h)) => format!("a list of at most {h} items"),
-                _ => "a list".into(),
-            };
+            let mut w = sized(s, "a list", "items", "minItems", "maxItems");
             if let Some(items) = s.get("items").filter(|i| i.is_object()) {
                 w.push_str(&format!(", each {}", accepts_at(items, depth + 1)));
             }
@@ -120,6 +102,20 @@ fn one_type(s: &Value, t: &str, depth: usize) -> String {
             None => "an object".into(),
         },
         other => other.to_string(),
+    }
+}
+
+/// `a list of 1 to 10 items`, `a string of at most 1000 characters`: a string's or a list's length bounds.
+fn sized(s: &Value, what: &str, unit: &str, min: &str, max: &str) -> String {
+    let (lo, hi) = (
+        s.get(min).and_then(Value::as_u64),
+        s.get(max).and_then(Value::as_u64),
+    );
+    match (lo, hi) {
+        (Some(l), Some(h)) => format!("{what} of {l} to {h} {unit}"),
+        (Some(l), None) if l > 0 => format!("{what} of at least {l} {unit}"),
+        (_, Some(h)) => format!("{what} of at most {h} {unit}"),
+        _ => what.to_string(),
     }
 }
 
