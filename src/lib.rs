@@ -48,7 +48,7 @@
 pub use beaker_catalog::{engine, pubchem, search, BuildError, Catalog, CatalogError};
 pub use beaker_core::{
     CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Pool,
-    Tool, ToolCall, ToolError, ToolSpec, Usage,
+    Tool, ToolCall, ToolError, ToolSpec, Usage, Workspace, WorkspaceLimits,
 };
 pub use beaker_engine::{
     CallHandle, Config, Engine, EngineBuilder, EngineError, Histogram, Metrics, PoolStats, Stats,

@@ -61,10 +61,41 @@ fn examples(family: &str) -> Outcome {
     Ok(())
 }
 
+/// Runs example `ex` of `tool`: in a trajectory of its own whose workspace holds the example's files (written by
+/// `write_file`) when it names any, else as a plain call.
+pub fn run_example(
+    e: &Engine,
+    tool: &str,
+    ex: &beaker::Example,
+) -> Result<beaker::Envelope, String> {
+    let call = ToolCall::new(tool, ex.params.clone());
+    if ex.workspace.is_empty() {
+        return Ok(e.call(call));
+    }
+    // Trials run at once and several may run this example: each run has a trajectory of its own.
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tag = format!("example-{tool}-{run}");
+    for (path, content) in &ex.workspace {
+        let params = match content {
+            Value::String(text) => json!({"path": path, "content": text}),
+            other => json!({"path": path, "content": other["base64"], "encoding": "base64"}),
+        };
+        let w = e.call(ToolCall::new("write_file", params).with_tag(&tag));
+        if !w.success {
+            return Err(format!("example of `{tool}`: writing {path} failed: {w:?}"));
+        }
+    }
+    let env = e.call(call.with_tag(&tag));
+    e.close_trajectory(&tag);
+    Ok(env)
+}
+
 /// The example's result: the keys it elides must be present, everything else exactly as documented.
 fn check_example(spec: &ToolSpec, i: usize) -> Outcome {
     let ex = &spec.examples[i];
-    let env = run(&spec.name, ex.params.clone(), LimitsRequest::default())?;
+    let env =
+        serde_json::to_value(run_example(engine()?, &spec.name, ex)?).map_err(|e| e.to_string())?;
     let mut got = env
         .get("result")
         .filter(|r| !r.is_null())
@@ -227,7 +258,7 @@ fn adversarial(case: &Value) -> Outcome {
 fn still_answers(tool: &str) -> Outcome {
     let e = engine()?;
     if let Some(ex) = e.spec(tool).and_then(|s| s.examples.first()) {
-        let env = e.call(ToolCall::new(tool, ex.params.clone()));
+        let env = run_example(e, tool, ex)?;
         ensure(env.success, || {
             format!("`{tool}` stopped answering its example: {env:?}")
         })?;

@@ -35,6 +35,7 @@ mod trajectories;
 mod units;
 mod web_search;
 mod wolfram;
+mod workspace;
 
 fn main() {
     // Engines built in this process run Z3 in worker processes of the binary under test, as `beaker serve` does
@@ -59,6 +60,7 @@ fn main() {
     trials.extend(web_search::trials());
     trials.extend(pubchem::trials());
     trials.extend(wolfram::trials());
+    trials.extend(workspace::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

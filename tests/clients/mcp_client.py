@@ -58,6 +58,12 @@ async def every_tool(specs):
         calls = 0
         for s in specs:
             for i, ex in enumerate(s.get("examples", [])):
+                # The session is one trajectory: the files an example starts from are written first, in it.
+                for path, content in ex.get("workspace", {}).items():
+                    args = ({"path": path, "content": content} if isinstance(content, str)
+                            else {"path": path, "content": content["base64"], "encoding": "base64"})
+                    w = await c.call_tool("write_file", args)
+                    check(f"{s['name']} example {i}: {path} written", not w.is_error, w)
                 # The client checks structuredContent against the tool's outputSchema on every success.
                 r = await c.call_tool(s["name"], ex["params"])
                 shown = {k: v for k, v in r.structured_content.items() if k not in ex.get("elided", [])}

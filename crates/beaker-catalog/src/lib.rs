@@ -183,6 +183,7 @@ pub const BUILTIN: &[Entry] = &[
         vec![Arc::new(beaker_pubchem::Pubchem::new(dir, provider))]
     }),
     // Routes questions to the tools above (symbolic_math among them, so it is a sandboxed family).
+    Entry::native("files", |_| beaker_files::tools()),
     Entry::router("wolfram", |o| {
         vec![Arc::new(beaker_wolfram::Wolfram::new(o.wolfram.clone()))]
     }),

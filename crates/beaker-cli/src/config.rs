@@ -128,6 +128,22 @@ struct File {
     pubchem: PubchemFile,
     #[serde(default)]
     wolfram: WolframFile,
+    #[serde(default)]
+    workspace: WorkspaceFile,
+}
+
+/// The `[workspace]` section: each trajectory's files (`write_file`, `execute_python`'s working folder).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct WorkspaceFile {
+    /// Files one workspace may hold (default 256).
+    max_files: Option<usize>,
+    /// Bytes of content, all files together: a number or with a unit (`64MiB`; default 32 MiB).
+    max_bytes: Option<String>,
+    /// Folders deep a path may go (default 16).
+    max_depth: Option<usize>,
+    /// Bytes a path may have (default 1,024).
+    max_path_bytes: Option<usize>,
 }
 
 /// The `[wolfram]` section.
@@ -220,6 +236,22 @@ impl Settings {
             config.max_memory = parse_bytes(m).map_err(|e| anyhow::anyhow!("max_memory: {e}"))?;
         }
         anyhow::ensure!(config.max_memory > 0, "max_memory must be at least 1 byte");
+        let w = &file.workspace;
+        if let Some(n) = w.max_files {
+            config.workspace.max_files = n;
+        }
+        if let Some(b) = &w.max_bytes {
+            config.workspace.max_bytes =
+                parse_bytes(b).map_err(|e| anyhow::anyhow!("workspace.max_bytes: {e}"))?;
+        }
+        if let Some(n) = w.max_depth {
+            anyhow::ensure!(n > 0, "workspace.max_depth must be at least 1");
+            config.workspace.max_depth = n;
+        }
+        if let Some(n) = w.max_path_bytes {
+            anyhow::ensure!(n > 0, "workspace.max_path_bytes must be at least 1");
+            config.workspace.max_path_bytes = n;
+        }
         if let Some(s) = file.trajectory_idle_secs {
             config.trajectory_idle = std::time::Duration::from_secs(s);
         }

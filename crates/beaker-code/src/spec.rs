@@ -55,17 +55,17 @@ pub(crate) fn spec() -> ToolSpec {
             Example {
                 params: json!({"language": "cpp", "code": "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }", "stdin": "2 40\n"}),
                 result: json!({"language": "cpp", "status": "ok", "exit_code": 0, "stdout": "42\n", "stderr": "", "compile": {"exit_code": 0, "stdout": "", "stderr": ""}}),
-                elided: vec![],
+                elided: vec![], workspace: Default::default(),
             },
             Example {
                 params: json!({"language": "c", "code": "#include <stdio.h>\nint main(void) { double r; scanf(\"%lf\", &r); printf(\"%.9f\\n\", 3.141592653589793 * r * r); }", "tests": [{"stdin": "1", "expected_stdout": "3.14159265"}, {"stdin": "2", "expected_stdout": "12.5663706"}, {"stdin": "10", "expected_stdout": "314.2"}], "tolerance": 1e-6}),
                 result: json!({"language": "c", "compile": {"exit_code": 0, "stdout": "", "stderr": ""}, "status": "wrong_answer", "passed": 2, "total": 3, "tests": [{"status": "passed", "exit_code": 0}, {"status": "passed", "exit_code": 0}, {"status": "wrong_answer", "exit_code": 0, "stdout": "314.159265359\n", "stderr": ""}]}),
-                elided: vec![],
+                elided: vec![], workspace: Default::default(),
             },
             Example {
                 params: json!({"language": "python", "code": "import sys\nprint(sys.maxsize, sum(i * i for i in range(100000)))"}),
                 result: json!({"language": "python", "status": "ok", "exit_code": 0, "stdout": "9223372036854775807 333328333350000\n", "stderr": ""}),
-                elided: vec![],
+                elided: vec![], workspace: Default::default(),
             },
         ],
         notes: include_str!("code.md").into(),

@@ -72,6 +72,8 @@ pub struct CallContext {
     /// The process's memory budget: a tool that holds memory beyond its call's result (an interpreter, a session)
     /// reserves it here first.
     pub memory: crate::MemoryBudget,
+    /// The call's files: its trajectory's workspace when it has a `tag`, else an empty one dropped with it.
+    pub workspace: crate::Workspace,
 }
 
 /// What one call consumed inside the sandbox, reported as `usage` in its envelope.
@@ -129,6 +131,7 @@ impl CallContext {
             usage: UsageSlot::default(),
             tenant: crate::Tenant::default(),
             memory: crate::MemoryBudget::unlimited(),
+            workspace: crate::Workspace::scratch(),
         }
     }
 

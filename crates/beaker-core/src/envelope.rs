@@ -62,6 +62,12 @@ impl ToolCall {
         self
     }
 
+    /// The same call in trajectory `tag` (its budgets, its figures, its workspace).
+    pub fn with_tag(mut self, tag: impl Into<String>) -> Self {
+        self.tag = Some(tag.into());
+        self
+    }
+
     /// The seed this call's randomness uses: `seed` if given, else a stable hash of tag, id and tool.
     pub fn effective_seed(&self) -> u64 {
         if let Some(seed) = self.seed {

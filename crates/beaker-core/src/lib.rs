@@ -8,6 +8,7 @@
 //! - [`CallContext`]: what a running tool sees (limits, cancellation, seed, tenant); [`Tool`]: what a tool implements.
 //! - [`Tenant`]: whose call it is; named server state (sessions, trajectories) is scoped by it.
 //! - [`MemoryBudget`]: the one budget every holder of client-grown memory reserves from.
+//! - [`Workspace`]: a trajectory's files, in memory, which file and image tools and `execute_python` share.
 //!
 //! This crate never performs IO, never spawns threads and never widens [`Limits`].
 //!
@@ -31,6 +32,7 @@ mod paths;
 pub mod pyjson;
 mod spec;
 mod tenant;
+pub mod workspace;
 
 pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
 pub use envelope::{head_and_tail, Envelope, ToolCall};
@@ -41,6 +43,7 @@ pub use memory::{Hold, MemoryBudget, Reservation, WaitFor};
 pub use paths::cache_dir;
 pub use spec::{Example, Pool, Tool, ToolSpec};
 pub use tenant::Tenant;
+pub use workspace::{Workspace, WorkspaceLimits};
 
 /// A 64-bit FNV-1a hash: stable across Rust versions and platforms, used to derive per-call seeds.
 pub fn stable_hash(parts: &[&[u8]]) -> u64 {

@@ -36,6 +36,7 @@ pub fn example(params: Value, result: Value) -> Example {
         params,
         result,
         elided: Vec::new(),
+        workspace: Default::default(),
     }
 }
 

@@ -13,6 +13,10 @@ pub struct Example {
     /// The conformance suite checks that they are there and that everything else is `result` exactly.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elided: Vec<String>,
+    /// Files in the call's workspace before it runs (path -> text, or `{"base64": …}`): an example of a tool
+    /// that reads files (`read_file`, `edit_image`) starts from these, written by `write_file` in its trajectory.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub workspace: serde_json::Map<String, Value>,
 }
 
 /// What a tool is: its name, what it is for, and the JSON Schemas of its params and result.

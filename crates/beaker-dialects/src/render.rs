@@ -62,12 +62,20 @@ fn error_object(env: &Envelope) -> Value {
 }
 
 /// The envelope without timings, ids or meta: `{"tool", "success", "result"}` or `{"tool", "success",
-/// "error", "error_kind"}`, with a result's `output_path` repeated at the top as seed 001 shows it.
+/// "error", "error_kind"}`, with a result's `output_path` repeated at the top as seed 001 shows it. A result
+/// that carries its own `result` message (seed 001's tools: `write_file`, `edit_image`, …) is written flat, as
+/// the seed writes it: `{"tool", "success", "result": "File written successfully", "path": …}`.
 pub fn result_object(tool: &str, env: &Envelope) -> Value {
     let mut m = Map::new();
     m.insert("tool".into(), json!(tool));
     m.insert("success".into(), json!(env.success));
     if env.success {
+        if let Some(Value::Object(fields)) = &env.result {
+            if fields.get("result").is_some_and(Value::is_string) {
+                m.extend(fields.clone());
+                return Value::Object(m);
+            }
+        }
         let result = env.result.clone().unwrap_or(Value::Null);
         let path = result.get("output_path").cloned();
         m.insert("result".into(), result);
@@ -288,6 +296,23 @@ mod tests {
         assert_eq!(
             result(Dialect::Svend, "unit_converter", &env),
             r#"<|tool_result|>{"value":27.778,"unit":"m/s"}<|/tool_result|>"#
+        );
+    }
+
+    #[test]
+    fn seed_001_tools_results_are_written_flat() {
+        let env = ok(
+            "generate_image",
+            json!({"result": "Image generated successfully", "output_path": "outputs/sunset.png"}),
+        );
+        assert_eq!(
+            result(Dialect::Tagged, "generate_image", &env),
+            r#"<tool_result>{"tool": "generate_image", "success": true, "result": "Image generated successfully", "output_path": "outputs/sunset.png"}</tool_result>"#
+        );
+        let env = ok("write_file", json!({"result": "File written successfully"}));
+        assert_eq!(
+            result(Dialect::Tagged, "write_file", &env),
+            r#"<tool_result>{"tool": "write_file", "success": true, "result": "File written successfully"}</tool_result>"#
         );
     }
 

@@ -91,10 +91,11 @@ impl EngineBuilder {
     /// Compiles each tool's params schema, starts the worker pools and the watchdog.
     pub fn build(self) -> Result<Engine, EngineError> {
         let config = self.config;
-        let (config_idle, config_max_trajectories, config_max_memory) = (
+        let (config_idle, config_max_trajectories, config_max_memory, config_workspace) = (
             config.trajectory_idle,
             config.max_trajectories,
             config.max_memory,
+            config.workspace,
         );
         config.defaults.validate_against(&config.maxima)?;
         if config.workers == 0 || config.sandbox_workers == 0 {
@@ -133,6 +134,7 @@ impl EngineBuilder {
         let (jobs, native_pool) = pool("beaker-worker", config.workers, start.clone())?;
         let (sandbox_jobs, sandbox_pool) =
             pool("beaker-sandbox-worker", config.sandbox_workers, start)?;
+        let memory = beaker_core::MemoryBudget::new(config_max_memory);
         Ok(Engine {
             inner: Arc::new(Inner {
                 sandboxed: sandboxed_names,
@@ -146,11 +148,11 @@ impl EngineBuilder {
                 unknown: Arc::default(),
                 native_pool,
                 sandbox_pool,
-                trajectories: Arc::new(crate::trajectory::Trajectories::new(
-                    config_idle,
-                    config_max_trajectories,
-                )),
-                memory: beaker_core::MemoryBudget::new(config_max_memory),
+                trajectories: Arc::new(
+                    crate::trajectory::Trajectories::new(config_idle, config_max_trajectories)
+                        .with_workspaces(config_workspace, memory.clone()),
+                ),
+                memory,
             }),
             tenant: Tenant::default(),
         })

@@ -31,6 +31,9 @@ pub struct Config {
     /// runs, and what front ends hold for requests and answers, reserve from it. Default: three quarters of the
     /// machine's memory (or of the cgroup's limit when lower), 8 GiB where neither can be read.
     pub max_memory: u64,
+    /// The bounds of each trajectory's workspace (its files: `write_file`, `edit_image`, `execute_python`'s
+    /// working folder) and of an untagged call's one-call workspace.
+    pub workspace: beaker_core::WorkspaceLimits,
 }
 
 impl Default for Config {
@@ -48,6 +51,7 @@ impl Default for Config {
             trajectory_idle: std::time::Duration::from_secs(600),
             max_trajectories: 100_000,
             max_memory: default_max_memory(),
+            workspace: beaker_core::WorkspaceLimits::default(),
         }
     }
 }

@@ -441,7 +441,7 @@ impl Engine {
             Some(e) => {
                 state.finish(Err(e), None);
             }
-            None => self.queue(&state, registered, params, limits, seed),
+            None => self.queue(&state, registered, params, limits, seed, budgeted.workspace),
         }
         handle
     }
@@ -455,6 +455,7 @@ impl Engine {
         params: Value,
         limits: Limits,
         seed: u64,
+        workspace: Option<beaker_core::Workspace>,
     ) {
         let inner = &self.inner;
         let Some(registered) = registered else {
@@ -492,7 +493,7 @@ impl Engine {
                 &params,
                 limits,
                 seed,
-                tenant,
+                Whose { tenant, workspace },
             )
         });
         if queue.send(job).is_err() {
@@ -525,6 +526,12 @@ fn unknown_tool_message<'a>(name: &str, known: impl Iterator<Item = &'a String>)
     )
 }
 
+/// Whose a call is: its tenant, and its trajectory's workspace (`None`: untagged, it gets one of its own).
+struct Whose {
+    tenant: Tenant,
+    workspace: Option<beaker_core::Workspace>,
+}
+
 /// Runs one call on a worker: arms its deadline, calls the tool (a panic becomes `internal`), checks and
 /// stores its output, answers.
 fn run(
@@ -534,8 +541,9 @@ fn run(
     params: &Value,
     limits: Limits,
     seed: u64,
-    tenant: Tenant,
+    whose: Whose,
 ) {
+    let Whose { tenant, workspace } = whose;
     if state.cancel.reason().is_some() {
         return;
     }
@@ -555,6 +563,10 @@ fn run(
         usage: state.usage.clone(),
         tenant,
         memory: inner.memory.clone(),
+        // An untagged call's files live as long as it does.
+        workspace: workspace.unwrap_or_else(|| {
+            beaker_core::Workspace::new(inner.config.workspace, inner.memory.clone(), false)
+        }),
     };
     // A result is bounded by `max_output_bytes` only once it is built: what it may take while it is built,
     // checked and answered (its values and their text) is reserved until the call is answered.

@@ -6,7 +6,9 @@
 //! `close`, expire when idle, and are capped in number (the least recently used idle one makes room), so memory
 //! stays bounded however many rollouts a server sees.
 
-use beaker_core::{Envelope, ErrorKind, Tenant, ToolError};
+use beaker_core::{
+    Envelope, ErrorKind, MemoryBudget, Tenant, ToolError, Workspace, WorkspaceLimits,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -61,6 +63,8 @@ struct Trajectory {
     output_bytes: u64,
     tools: BTreeMap<String, ToolUse>,
     last_used: Option<Instant>,
+    /// Its files, made by its first call that runs.
+    workspace: Option<Workspace>,
 }
 
 impl Trajectory {
@@ -129,6 +133,10 @@ impl Trajectory {
             }))).collect::<Map<String, Value>>(),
             "limits": l,
             "remaining": remaining,
+            "workspace": {
+                "files": self.workspace.as_ref().map_or(0, |w| w.usage().0),
+                "bytes": self.workspace.as_ref().map_or(0, |w| w.usage().1),
+            },
         })
     }
 }
@@ -145,6 +153,10 @@ pub(crate) struct Trajectories {
     swept: Mutex<Instant>,
     /// The last generation given to a trajectory.
     generations: std::sync::atomic::AtomicU64,
+    /// The bounds of each trajectory's workspace.
+    workspace_limits: WorkspaceLimits,
+    /// What workspaces reserve their bytes from.
+    memory: MemoryBudget,
 }
 
 /// The open trajectories, each tenant's apart: a tag names a trajectory only within its tenant.
@@ -180,6 +192,8 @@ enum Admission {
         max_ms: Option<u64>,
         /// Which opening of the trajectory admitted the call.
         generation: u64,
+        /// The trajectory's files.
+        workspace: Workspace,
     },
     /// A budget is spent: the call is answered with this error.
     Refused(ToolError),
@@ -196,6 +210,8 @@ pub(crate) struct Budgeted {
     pub(crate) max_ms: Option<u64>,
     /// Where its envelope goes: recorded in the trajectory first, then handed on.
     pub(crate) on_done: OnDone,
+    /// Its trajectory's files (`None`: an untagged call, which gets a one-call workspace).
+    pub(crate) workspace: Option<Workspace>,
 }
 
 impl Trajectories {
@@ -206,7 +222,16 @@ impl Trajectories {
             max: max.max(1),
             swept: Mutex::new(Instant::now()),
             generations: std::sync::atomic::AtomicU64::new(0),
+            workspace_limits: WorkspaceLimits::default(),
+            memory: MemoryBudget::unlimited(),
         }
+    }
+
+    /// The same, with each trajectory's workspace bounded by `limits` and reserved from `memory`.
+    pub(crate) fn with_workspaces(mut self, limits: WorkspaceLimits, memory: MemoryBudget) -> Self {
+        self.workspace_limits = limits;
+        self.memory = memory;
+        self
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
@@ -314,11 +339,16 @@ impl Trajectories {
                 refusal: None,
                 max_ms: None,
                 on_done: Box::new(on_done),
+                workspace: None,
             };
         };
-        let (refusal, max_ms, admitted) = match self.admit(tenant, tag) {
-            Admission::Run { max_ms, generation } => (None, max_ms, Some(generation)),
-            Admission::Refused(e) => (Some(e), None, None),
+        let (refusal, max_ms, admitted, workspace) = match self.admit(tenant, tag) {
+            Admission::Run {
+                max_ms,
+                generation,
+                workspace,
+            } => (None, max_ms, Some(generation), Some(workspace)),
+            Admission::Refused(e) => (Some(e), None, None, None),
         };
         let (me, tenant, tag) = (self.clone(), tenant.clone(), tag.to_string());
         Budgeted {
@@ -328,6 +358,7 @@ impl Trajectories {
                 me.record(&tenant, &tag, admitted, &env);
                 on_done(env);
             }),
+            workspace,
         }
     }
 
@@ -343,9 +374,15 @@ impl Trajectories {
             .limits
             .max_total_ms
             .map(|m| m.saturating_sub(t.time_us / 1000).max(1));
+        let (limits, memory) = (self.workspace_limits, &self.memory);
+        let workspace = t
+            .workspace
+            .get_or_insert_with(|| Workspace::new(limits, memory.clone(), true))
+            .clone();
         Admission::Run {
             max_ms,
             generation: t.generation,
+            workspace,
         }
     }
 
@@ -479,7 +516,9 @@ mod tests {
             },
         );
         let generation = match t.admit(&D, "r2") {
-            Admission::Run { max_ms, generation } => {
+            Admission::Run {
+                max_ms, generation, ..
+            } => {
                 assert_eq!(max_ms, Some(5));
                 generation
             }

@@ -46,17 +46,17 @@ pub(super) fn spec() -> ToolSpec {
             Example {
                 params: json!({"answer": "so the probability is \\boxed{\\frac{1}{2}}", "reference": "0.5"}),
                 result: json!({"correct": true, "method": "exact", "extracted": "\\frac{1}{2}", "extracted_from": "boxed", "normalized": {"answer": "(1/2)", "reference": "0.5"}}),
-                elided: Vec::new(),
+                elided: Vec::new(), workspace: Default::default(),
             },
             Example {
                 params: json!({"answer": "$x^2-1$", "reference": "(x-1)(x+1)"}),
                 result: json!({"correct": true, "method": "identity", "extracted": "x^2-1", "extracted_from": "math", "normalized": {"answer": "x^2-1", "reference": "(x-1)*(x+1)"}}),
-                elided: Vec::new(),
+                elided: Vec::new(), workspace: Default::default(),
             },
             Example {
                 params: json!({"answer": "The answer is (C).", "reference": "B"}),
                 result: json!({"correct": false, "method": "choice", "extracted": "C", "extracted_from": "phrase", "normalized": {"answer": "C", "reference": "B"}, "why": "C against B"}),
-                elided: Vec::new(),
+                elided: Vec::new(), workspace: Default::default(),
             },
         ],
         notes: include_str!("grade.md").into(),

@@ -318,7 +318,13 @@ pub struct Server {
     tools: Arc<Vec<Tool>>,
     slots: Arc<Semaphore>,
     progress_every: Duration,
+    /// The session's trajectory: its calls share one workspace (a file written is read by the next call), unless
+    /// a call names another in `_meta["beaker/tag"]`.
+    tag: Arc<str>,
 }
+
+/// The `_meta` key naming the trajectory (`tag`) a call belongs to; default: the session's own.
+pub const TAG_META: &str = "beaker/tag";
 
 /// The `_meta` key a call's limits may come in (`{"timeout_ms": 2000, ...}`, as a protocol call's `limits`).
 pub const LIMITS_META: &str = "beaker/limits";
@@ -339,6 +345,13 @@ impl Server {
             tools: Arc::new(tools),
             slots: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
             progress_every: options.progress_every.max(Duration::from_millis(10)),
+            tag: {
+                // Tags are scoped by tenant, so a counter keeps each session of this process apart.
+                static SESSIONS: std::sync::atomic::AtomicU64 =
+                    std::sync::atomic::AtomicU64::new(0);
+                let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Arc::from(format!("mcp-session-{n}"))
+            },
         })
     }
 
@@ -435,6 +448,16 @@ impl ServerHandler for Server {
         }
         let params = Value::Object(request.arguments.unwrap_or_default());
         let mut call = ToolCall::new(name, params);
+        call.tag = Some(match context.meta.get(TAG_META) {
+            None => self.tag.to_string(),
+            Some(Value::String(t)) if !t.is_empty() => t.clone(),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!("_meta[\"{TAG_META}\"] must be a non-empty string, got {other}"),
+                    None,
+                ))
+            }
+        });
         if let Some(limits) = context.meta.get(LIMITS_META) {
             call.limits = serde_json::from_value::<LimitsRequest>(limits.clone()).map_err(|e| {
                 ErrorData::invalid_params(format!("_meta[\"{LIMITS_META}\"]: {e}"), None)

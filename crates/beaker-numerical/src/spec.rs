@@ -10,6 +10,7 @@ pub(crate) fn examples() -> Vec<Example> {
         params,
         result,
         elided: Vec::new(),
+        workspace: Default::default(),
     };
     vec![
         ex(
