@@ -11,12 +11,27 @@ use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-/// One engine with every built-in tool, shared by the trials.
+/// One engine with every built-in tool, shared by the trials; `generate_image` and `generate_gif` draw through
+/// the test process's local Images API (`support::images_api`).
 pub fn engine() -> Result<&'static Engine, String> {
     static E: OnceLock<Result<Engine, String>> = OnceLock::new();
-    E.get_or_init(|| beaker::engine().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(Clone::clone)
+    E.get_or_init(|| {
+        let url = crate::support::images_api()?;
+        let provider = beaker::image::Provider::new(&beaker::image::ProviderConfig {
+            url,
+            model: None,
+            api_key_env: None,
+            timeout_ms: None,
+            retries: Some(1),
+        })
+        .map_err(|e| e.to_string())?;
+        Catalog::builtin()
+            .image(Some(std::sync::Arc::new(provider)))
+            .engine()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 /// The specs of every built-in tool.

@@ -14,6 +14,7 @@ mod dialects;
 mod domain;
 mod grading;
 mod http;
+mod image;
 mod logic;
 mod mcp;
 mod memory;
@@ -61,6 +62,7 @@ fn main() {
     trials.extend(pubchem::trials());
     trials.extend(wolfram::trials());
     trials.extend(workspace::trials());
+    trials.extend(image::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

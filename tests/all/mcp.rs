@@ -6,9 +6,17 @@ use libtest_mimic::Trial;
 use serde_json::{json, Value};
 
 fn the_python_sdk_drives_every_tool() -> Outcome {
+    // generate_image's and generate_gif's examples draw through the test process's local Images API.
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let config = dir.path().join("beaker.toml");
+    let url = crate::support::images_api()?;
+    std::fs::write(&config, format!("[image.provider]\nurl = \"{url}\"\n"))
+        .map_err(|e| e.to_string())?;
     python_client_passes([
         root().join("tests/clients/mcp_client.py").into_os_string(),
         env!("CARGO_BIN_EXE_beaker").into(),
+        "--config".into(),
+        config.into_os_string(),
         // One native worker, so a cancelled call that kept its worker would stall the next call.
         "--test-tools".into(),
         "--workers".into(),

@@ -56,6 +56,11 @@ pub mod wolfram {
     pub use beaker_wolfram::{Provider, ProviderConfig};
 }
 
+/// `generate_image`'s and `generate_gif`'s provider, for the front ends that configure it (`[image.provider]`).
+pub mod image {
+    pub use beaker_image::{Provider, ProviderConfig};
+}
+
 /// One family of tools and how to build it.
 pub struct Entry {
     /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.
@@ -78,6 +83,8 @@ pub struct Options {
     pub pubchem: Option<(PathBuf, Option<Arc<beaker_pubchem::Provider>>)>,
     /// `wolfram`'s live provider (the WolframAlpha LLM API; default: none).
     pub wolfram: Option<Arc<beaker_wolfram::Provider>>,
+    /// `generate_image`'s and `generate_gif`'s provider (an OpenAI Images API; default: none, and they refuse).
+    pub image: Option<Arc<beaker_image::Provider>>,
 }
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
@@ -184,6 +191,7 @@ pub const BUILTIN: &[Entry] = &[
     }),
     // Routes questions to the tools above (symbolic_math among them, so it is a sandboxed family).
     Entry::native("files", |_| beaker_files::tools()),
+    Entry::native("image", |o| beaker_image::tools(o.image.clone())),
     Entry::router("wolfram", |o| {
         vec![Arc::new(beaker_wolfram::Wolfram::new(o.wolfram.clone()))]
     }),
@@ -331,6 +339,13 @@ impl Catalog {
     /// Asks `provider` (the WolframAlpha LLM API) the `wolfram` questions no offline route reads.
     pub fn wolfram(mut self, provider: Option<Arc<beaker_wolfram::Provider>>) -> Catalog {
         self.options.wolfram = provider;
+        self
+    }
+
+    /// Answers `generate_image` and `generate_gif` through this provider (without one they refuse, naming the
+    /// setting).
+    pub fn image(mut self, provider: Option<Arc<beaker_image::Provider>>) -> Catalog {
+        self.options.image = provider;
         self
     }
 

@@ -130,6 +130,16 @@ struct File {
     wolfram: WolframFile,
     #[serde(default)]
     workspace: WorkspaceFile,
+    #[serde(default)]
+    image: ImageFile,
+}
+
+/// The `[image]` section.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ImageFile {
+    /// The OpenAI Images API that draws generate_image's and generate_gif's images (they refuse without it).
+    provider: Option<beaker_catalog::image::ProviderConfig>,
 }
 
 /// The `[workspace]` section: each trajectory's files (`write_file`, `execute_python`'s working folder).
@@ -204,6 +214,8 @@ pub struct Settings {
     pub pubchem: (PathBuf, Option<Arc<beaker_catalog::pubchem::Provider>>),
     /// `wolfram`'s live provider (built once, here).
     pub wolfram: Option<Arc<beaker_catalog::wolfram::Provider>>,
+    /// `generate_image`'s and `generate_gif`'s provider (built once, here).
+    pub image: Option<Arc<beaker_catalog::image::Provider>>,
 }
 
 impl Settings {
@@ -329,6 +341,12 @@ impl Settings {
             )),
             None => None,
         };
+        let image = match &file.image.provider {
+            Some(p) => Some(Arc::new(
+                beaker_catalog::image::Provider::new(p).map_err(|e| anyhow::anyhow!("{e}"))?,
+            )),
+            None => None,
+        };
         Ok(Settings {
             config,
             guest_dirs,
@@ -344,6 +362,7 @@ impl Settings {
             indexes: Arc::new(served),
             pubchem,
             wolfram,
+            image,
         })
     }
 
@@ -375,7 +394,8 @@ impl Settings {
         let mut catalog = Catalog::builtin()
             .indexes(self.indexes.clone())
             .pubchem(self.pubchem.0.clone(), self.pubchem.1.clone())
-            .wolfram(self.wolfram.clone());
+            .wolfram(self.wolfram.clone())
+            .image(self.image.clone());
         if !self.python {
             catalog = catalog.without("python");
         }

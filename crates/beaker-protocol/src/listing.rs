@@ -42,7 +42,20 @@ pub fn markdown(specs: &[ToolSpec]) -> String {
         if !s.examples.is_empty() {
             out.push_str("\n### Examples\n\n");
             for ex in &s.examples {
-                let _ = write!(out, "- `{}` → `{}`", ex.params, ex.result);
+                out.push_str("- ");
+                if !ex.workspace.is_empty() {
+                    // Long contents (an image's base64) are named, not shown.
+                    let files: Vec<String> = ex
+                        .workspace
+                        .iter()
+                        .map(|(path, v)| match v.as_str() {
+                            Some(text) if text.len() <= 80 => format!("`{path}` ({text:?})"),
+                            _ => format!("`{path}`"),
+                        })
+                        .collect();
+                    let _ = write!(out, "with {} in the workspace: ", files.join(", "));
+                }
+                let _ = write!(out, "`{}` → `{}`", ex.params, ex.result);
                 if !ex.elided.is_empty() {
                     let _ = write!(out, " (and `{}`, not shown)", ex.elided.join("`, `"));
                 }
