@@ -1,5 +1,6 @@
 //! Workspaces over `beaker serve`: seed 001's file conversations replayed turn by turn in one trajectory (the
-//! observation Beaker renders, byte for byte), a trajectory's files private to it and freed when it closes.
+//! observation Beaker renders, byte for byte), a trajectory's files private to it and freed when it closes, and the
+//! same files `execute_python`'s working folder and the plotter's `save_as`.
 
 use crate::support::{ensure, jsonl, Outcome, Server};
 use libtest_mimic::Trial;
@@ -11,6 +12,10 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "workspace::private_to_a_trajectory_and_freed_by_close",
             private_and_freed,
+        ),
+        Trial::test(
+            "workspace::execute_python_and_the_plotter_share_it",
+            shared_with_python_and_plots,
         ),
     ]
 }
@@ -72,5 +77,82 @@ fn private_and_freed() -> Outcome {
     ensure(r["error"] == "File not found: d/x.txt", || {
         format!("after close: {r}")
     })?;
+    Ok(())
+}
+
+/// A trajectory's files are `execute_python`'s working folder (given in, written and deleted files come back)
+/// and the plotter saves into them; an untagged call's code sees none of them.
+fn shared_with_python_and_plots() -> Outcome {
+    let mut s = Server::start(&[]);
+    let t = Some("analysis");
+    let w = call(
+        &mut s,
+        "write_file",
+        t,
+        json!({"path": "data/values.csv", "content": "x\n1\n2\n3\n"}),
+    );
+    ensure(w["success"] == true, || w.to_string())?;
+    let code = "import os\nvals = [int(v) for v in open('data/values.csv').read().split()[1:]]\n\
+                open('total.txt', 'w').write(str(sum(vals)))\nos.remove('data/values.csv')\n\
+                open('bytes.bin', 'wb').write(bytes(range(256)))\nprint(sorted(os.listdir('.')))";
+    let r = call(&mut s, "execute_python", t, json!({"code": code}));
+    ensure(
+        r["success"] == true && r["result"]["exception"].is_null(),
+        || r.to_string(),
+    )?;
+    ensure(
+        r["result"]["workspace"]
+            == json!({"written": [{"path": "bytes.bin", "size": 256}, {"path": "total.txt", "size": 1}],
+                      "deleted": ["data/values.csv"], "refused": []}),
+        || r.to_string(),
+    )?;
+    let r = call(&mut s, "read_file", t, json!({"path": "total.txt"}));
+    ensure(r["result"]["content"] == "6", || r.to_string())?;
+    let r = call(&mut s, "read_file", t, json!({"path": "data/values.csv"}));
+    ensure(r["error"] == "File not found: data/values.csv", || {
+        r.to_string()
+    })?;
+    // The plotter saves into the workspace; edit_image and the code read it there.
+    let p = call(
+        &mut s,
+        "plotter",
+        t,
+        json!({"plot_type": "function", "data": {"functions": ["x**2"], "x_range": [0, 1]},
+        "options": {"width": 200, "height": 150}, "save_as": "plots/square.png"}),
+    );
+    ensure(p["result"]["output_path"] == "plots/square.png", || {
+        p.to_string()
+    })?;
+    let e = call(
+        &mut s,
+        "edit_image",
+        t,
+        json!({"image_path": "plots/square.png", "edit_type": "resize", "width": 100}),
+    );
+    ensure(
+        e["result"]["output_path"] == "plots/square_resize.png" && e["result"]["height"] == 75,
+        || e.to_string(),
+    )?;
+    let r = call(
+        &mut s,
+        "execute_python",
+        t,
+        json!({"code": "open('plots/square_resize.png', 'rb').read()[:4]"}),
+    );
+    ensure(
+        r["result"]["result"] == "b'\\x89PNG'" && r["result"]["workspace"]["written"] == json!([]),
+        || r.to_string(),
+    )?;
+    // Untagged: the code's folder is empty and nothing is reported.
+    let r = call(
+        &mut s,
+        "execute_python",
+        None,
+        json!({"code": "import os; os.listdir('.')"}),
+    );
+    ensure(
+        r["result"]["result"] == "[]" && r["result"].get("workspace").is_none(),
+        || r.to_string(),
+    )?;
     Ok(())
 }

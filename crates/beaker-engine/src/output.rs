@@ -16,8 +16,9 @@ pub(crate) fn check_size(v: Value, max: u64) -> Result<Value, ToolError> {
     Ok(v)
 }
 
-/// Writes a result's image (`image` + `format`) to `dir` as `TOOL-HASH.EXT` and adds `output_path`. The
-/// name is the content's stable hash, so the same image is one file however often it is drawn.
+/// Writes a result's image (`image` + `format`) to `dir` as `TOOL-HASH.EXT` and adds `output_path`, unless the
+/// call saved it already (`output_path` present). The name is the content's stable hash, so the same image is
+/// one file however often it is drawn.
 pub(crate) fn save_image(
     mut v: Value,
     tool: &str,
@@ -27,6 +28,10 @@ pub(crate) fn save_image(
     let (Some(image), Some(format)) = (v["image"].as_str(), v["format"].as_str()) else {
         return Ok(v);
     };
+    // Saved where the call asked (the plotter's `save_as`, into its workspace): the call's own destination.
+    if v.get("output_path").is_some() {
+        return Ok(v);
+    }
     let bytes = match format {
         "svg" => image.as_bytes().to_vec(),
         _ => base64::engine::general_purpose::STANDARD

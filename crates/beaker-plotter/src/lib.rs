@@ -132,6 +132,8 @@ struct Params {
     #[serde(default)]
     plot_type: Option<String>,
     #[serde(default)]
+    save_as: Option<String>,
+    #[serde(default)]
     options: Options,
 }
 
@@ -422,9 +424,27 @@ impl Tool for Plotter {
                 ctx.limits.max_output_bytes
             )));
         }
-        Ok(
-            json!({"image": image, "format": format, "width": w, "height": h, "description": description}),
-        )
+        let mut out = json!({"image": image, "format": format, "width": w, "height": h, "description": description});
+        if let Some(path) = &p.save_as {
+            // Into the call's workspace (its trajectory's files), as the file a model can then name.
+            let ws = &ctx.workspace;
+            let path = ws.normalize(path, false)?;
+            let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            if ext.as_deref() != Some(format) {
+                return Err(ToolError::invalid_params(format!(
+                    "`save_as` {path} must end in .{format}, the plot's format (options.format)"
+                )));
+            }
+            let bytes = match format {
+                "svg" => image.into_bytes(),
+                _ => base64::engine::general_purpose::STANDARD
+                    .decode(&image)
+                    .map_err(|e| internal(e.to_string()))?,
+            };
+            ws.write(&path, &bytes, false)?;
+            out["output_path"] = json!(path);
+        }
+        Ok(out)
     }
 }
 

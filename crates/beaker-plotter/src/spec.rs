@@ -41,6 +41,7 @@ pub(super) fn spec() -> ToolSpec {
                     },
                     "additionalProperties": false
                 },
+                "save_as": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "Also save the image in this conversation's workspace at this path (.png, or .svg with format svg), for edit_image, read_file or execute_python to use."},
                 "options": {
                     "type": "object",
                     "properties": {
@@ -74,7 +75,7 @@ pub(super) fn spec() -> ToolSpec {
                 "width": {"type": "integer"},
                 "height": {"type": "integer"},
                 "description": {"type": "string", "description": "What was drawn, in words: series, ranges, points."},
-                "output_path": {"type": "string", "description": "Where the image was also written, when the server has an output directory."}
+                "output_path": {"type": "string", "description": "With `save_as`: the workspace file written; otherwise where the image was also written when the server has an output directory."}
             },
             "required": ["image", "format", "width", "height", "description"],
             "additionalProperties": false

@@ -8,9 +8,10 @@
 #
 # Request: {"code": str, "stdin": str|null, "test": str|null, "max_output_bytes": int,
 #           "files": {name: {"text": str} | {"base64": str}}, "fetch_files": [str],
-#           "max_fetch_bytes": int}
+#           "max_fetch_bytes": int, "workspace": {path: base64}|null, "workspace_cap": int}
 # Report:  {"result", "exception": {type, message, line, traceback}|null,
-#           "phase": "code"|"test"|null, "truncated", "figures": [base64 PNG], "files": {...}}
+#           "phase": "code"|"test"|null, "truncated", "figures": [base64 PNG], "files": {...},
+#           "workspace": {"written": {path: base64}, "deleted": [path], "refused": [{path, why}]}|null}
 #
 # Nothing here may read the environment or draw random numbers at import time: the snapshot would
 # freeze them. Each call reseeds `random` and NumPy's global generator from WASI's random_get,
@@ -806,6 +807,39 @@ def _load_files(files):
         _VFS[path] = data
 
 
+# The trajectory's workspace as loaded for this call (path -> the bytes object loaded): what the code wrote is
+# told apart from what it was given by identity, as any write makes a new bytes object.
+_WS_LOADED = {}
+
+
+def _load_workspace(files):
+    """The trajectory's workspace files (path -> base64) into /work, remembered so changes can be returned."""
+    _WS_LOADED.clear()
+    _load_files({name: {"base64": data} for name, data in (files or {}).items()})
+    for name in files or {}:
+        p = _vpath(name)
+        if p is not None:
+            _WS_LOADED[p] = _VFS.get(p)
+
+
+def _workspace_changes(cap):
+    """Files under /work the code made or changed (base64, within `cap` bytes) and workspace files it deleted."""
+    written, deleted, refused = {}, [], []
+    for p in sorted(_VFS):
+        if not p.startswith("/work/") or _WS_LOADED.get(p) is _VFS[p]:
+            continue
+        enc = _b64encode(_VFS[p]).decode("ascii")
+        if _len(enc) > cap:
+            refused.append({"path": p[6:], "why": "past the output limit (max_output_bytes)"})
+            continue
+        cap -= _len(enc)
+        written[p[6:]] = enc
+    for p in _WS_LOADED:
+        if p not in _VFS:
+            deleted.append(p[6:])
+    return {"written": written, "deleted": deleted, "refused": refused}
+
+
 def _fetch(names, cap):
     """`fetch_files`: each name's bytes as base64, within `cap` bytes in all; the rest are named as omitted."""
     out, omitted = {}, []
@@ -894,6 +928,8 @@ def __beaker_main(session=False, request=None):
         _VFS.clear()
         _VFS_MADE.clear()
     try:
+        if req.get("workspace") is not None:
+            _load_workspace(req.get("workspace"))
         _load_files(req.get("files"))
         files_error = None
     except BaseException as e:
@@ -947,6 +983,12 @@ def __beaker_main(session=False, request=None):
             fetched = _fetch(req.get("fetch_files"), cap)
         except BaseException:
             fetched = ({}, [])
+    changes = None
+    if req.get("workspace") is not None:
+        try:
+            changes = _workspace_changes(int(req.get("workspace_cap") or cap))
+        except BaseException:
+            changes = {"written": {}, "deleted": [], "refused": [{"path": "*", "why": "could not be read back"}]}
     _restore_streams()
     for stream in (stdout, stderr):
         try:
@@ -964,6 +1006,7 @@ def __beaker_main(session=False, request=None):
             "figures": figures,
             "files": None if fetched is None else fetched[0],
             "files_omitted": None if fetched is None else fetched[1],
+            "workspace": changes,
         }
     )
 

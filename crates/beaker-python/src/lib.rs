@@ -644,6 +644,60 @@ struct TestParams {
     tests: Vec<String>,
 }
 
+/// A workspace's files as the guest takes them (path -> base64), and how many bytes that is.
+fn workspace_input(ws: &beaker_core::Workspace) -> (serde_json::Map<String, Value>, u64) {
+    let mut carried = 0u64;
+    let files = ws
+        .files()
+        .into_iter()
+        .map(|(path, bytes)| {
+            let enc = base64::engine::general_purpose::STANDARD.encode(&**bytes);
+            carried += enc.len() as u64 + path.len() as u64 + 8;
+            (path, Value::String(enc))
+        })
+        .collect();
+    (files, carried)
+}
+
+/// Applies what the code did to its working folder to the workspace; what it says: each file written with its
+/// size, each deleted, and each refused with why (a path the workspace refuses, a limit).
+fn apply_workspace_changes(ws: &beaker_core::Workspace, changes: &Value) -> Value {
+    let mut written = Vec::new();
+    let mut refused: Vec<Value> = changes["refused"].as_array().cloned().unwrap_or_default();
+    for (path, enc) in changes["written"].as_object().into_iter().flatten() {
+        let bytes = enc
+            .as_str()
+            .and_then(|e| base64::engine::general_purpose::STANDARD.decode(e).ok());
+        let done = bytes
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorKind::Internal,
+                    "the guest sent a file that is not base64",
+                )
+            })
+            .and_then(|b| {
+                let p = ws.normalize(path, false)?;
+                ws.write(&p, &b, false).map(|(size, _)| (p, size))
+            });
+        match done {
+            Ok((p, size)) => written.push(json!({"path": p, "size": size})),
+            Err(e) => refused.push(json!({"path": path, "why": e.message})),
+        }
+    }
+    let mut deleted = Vec::new();
+    for path in changes["deleted"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if ws.delete(path, false).is_ok() {
+            deleted.push(json!(path));
+        }
+    }
+    json!({"written": written, "deleted": deleted, "refused": refused})
+}
+
 /// Most files one call may pass in or fetch.
 pub const MAX_FILES: usize = 64;
 
@@ -732,7 +786,7 @@ impl Tool for ExecutePython {
             .as_ref()
             .map_or(Value::Null, |f| Value::Object(f.clone()));
         let fetch_files = p.fetch_files.as_ref().map(|f| json!(f));
-        let input = json!({
+        let mut input = json!({
             "code": code,
             "stdin": stdin,
             "test": null,
@@ -740,10 +794,23 @@ impl Tool for ExecutePython {
             "files": files,
             "fetch_files": fetch_files,
         });
+        // A trajectory's workspace is the code's working folder: its files go in, what the code writes there comes
+        // back. The guest's input and output grow by what that carries, not the call's own limits.
+        let mut guest_ctx = ctx.clone();
+        if ctx.workspace.is_lasting() {
+            let (encoded, carried) = workspace_input(&ctx.workspace);
+            let cap = ctx.workspace.limits().max_bytes / 3 * 4 + 4096;
+            input["workspace"] = Value::Object(encoded);
+            input["workspace_cap"] = json!(cap);
+            guest_ctx.limits.max_input_bytes =
+                guest_ctx.limits.max_input_bytes.saturating_add(carried);
+            guest_ctx.limits.max_output_bytes =
+                guest_ctx.limits.max_output_bytes.saturating_add(cap / 2);
+        }
         let report = match session {
-            None => run_guest(self.runtime.guest()?, &input, ctx.limits, ctx)?,
+            None => run_guest(self.runtime.guest()?, &input, guest_ctx.limits, &guest_ctx)?,
             Some(name) => {
-                let report = self.session_turn(name, &input, ctx);
+                let report = self.session_turn(name, &input, &guest_ctx);
                 if end_session {
                     self.sessions.close(&ctx.tenant, name);
                 }
@@ -770,6 +837,13 @@ impl Tool for ExecutePython {
                     report.json.get(key).cloned().unwrap_or(Value::Null),
                 );
             }
+        }
+        if ctx.workspace.is_lasting() {
+            let changes = report.json.get("workspace").cloned().unwrap_or(Value::Null);
+            out.insert(
+                "workspace".into(),
+                apply_workspace_changes(&ctx.workspace, &changes),
+            );
         }
         Ok(fit_streams(out, ctx.limits.max_output_bytes))
     }
