@@ -263,5 +263,24 @@ fn seed_001_images() -> Outcome {
     }
     drop(stdin);
     let _ = child.wait();
-    Ok(())
+    // The first turn through `beaker run-text` (one text, one process) renders the same observation.
+    let first = &jsonl("tests/data/image/seed_001.jsonl")[0];
+    let mut run = beaker()
+        .args(["run-text", "--no-python", "--config"])
+        .arg(&config)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    run.stdin
+        .take()
+        .ok_or("stdin")?
+        .write_all(first["turn"].as_str().unwrap_or("").as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = run.wait_with_output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    ensure(
+        out.status.success() && Some(text.trim_end()) == first["observation"].as_str(),
+        || format!("run-text: {:?} {text}", out.status),
+    )
 }

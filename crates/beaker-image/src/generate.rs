@@ -306,6 +306,8 @@ impl Tool for GenerateImage {
 pub struct GenerateGif {
     spec: ToolSpec,
     provider: Option<Arc<Provider>>,
+    /// The catalog's `plotter`, for frames given as plots (handed over by [`Tool::bind`]).
+    plotter: std::sync::OnceLock<Arc<dyn Tool>>,
 }
 
 impl GenerateGif {
@@ -314,6 +316,7 @@ impl GenerateGif {
         GenerateGif {
             spec: crate::spec::generate_gif(),
             provider,
+            plotter: std::sync::OnceLock::new(),
         }
     }
 }
@@ -323,6 +326,7 @@ impl GenerateGif {
 enum FrameParam {
     Prompt(String),
     Image { image_path: String },
+    Plot { plot: Value },
 }
 
 #[derive(Deserialize)]
@@ -377,6 +381,7 @@ impl Tool for GenerateGif {
                 match &p.frames[0] {
                     FrameParam::Prompt(s) => slug(s),
                     FrameParam::Image { image_path } => slug(image_path),
+                    FrameParam::Plot { .. } => "plot".into(),
                 }
             ),
         };
@@ -413,6 +418,7 @@ impl Tool for GenerateGif {
                     let path = ws.normalize(image_path, false)?;
                     codec::decode(&ws.read(&path)?, &path)?.0
                 }
+                FrameParam::Plot { plot } => self.plot_frame(i, plot, asked, ctx)?,
             };
             let img = if img.dimensions() == asked {
                 img
@@ -441,6 +447,56 @@ impl Tool for GenerateGif {
 
     fn pool(&self) -> beaker_core::Pool {
         beaker_core::Pool::Sandboxed
+    }
+
+    fn bind(&self, tools: &[Arc<dyn Tool>]) {
+        if let Some(p) = tools.iter().find(|t| t.spec().name == "plotter") {
+            let _ = self.plotter.set(p.clone());
+        }
+    }
+}
+
+impl GenerateGif {
+    /// Frame `i` drawn by the plotter from `plot` (the plotter's params), at the GIF's size, as PNG.
+    fn plot_frame(
+        &self,
+        i: usize,
+        plot: &Value,
+        (w, h): (u32, u32),
+        ctx: &CallContext,
+    ) -> Result<image::DynamicImage, ToolError> {
+        let plotter = self.plotter.get().ok_or_else(|| {
+            ToolError::new(
+                ErrorKind::ToolError,
+                "frames given as plots need the plotter, which this server does not run",
+            )
+        })?;
+        let Value::Object(params) = plot else {
+            return Err(ToolError::invalid_params(format!(
+                "frames[{i}].plot must be the plotter's params (an object)"
+            )));
+        };
+        let mut params = params.clone();
+        let options = params.entry("options").or_insert_with(|| json!({}));
+        if let Value::Object(o) = options {
+            // The GIF's size and a PNG, whatever the frame asked for.
+            o.insert("width".into(), json!(w.max(64)));
+            o.insert("height".into(), json!(h.max(64)));
+            o.insert("format".into(), json!("png"));
+        }
+        params.remove("save_as");
+        let frame_error = |e: ToolError| ToolError {
+            message: format!("frames[{i}].plot: {}", e.message),
+            ..e
+        };
+        let out = plotter
+            .call(&Value::Object(params), ctx)
+            .map_err(frame_error)?;
+        let png = out["image"]
+            .as_str()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .ok_or_else(|| ToolError::new(ErrorKind::Internal, "the plotter gave no PNG"))?;
+        Ok(codec::decode(&png, &format!("frame {i}"))?.0)
     }
 }
 

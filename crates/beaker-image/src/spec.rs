@@ -112,8 +112,9 @@ pub(crate) fn generate_image() -> ToolSpec {
 pub(crate) fn generate_gif() -> ToolSpec {
     ToolSpec {
         name: "generate_gif".into(),
-        description: "Make an animated GIF from frames: each a description drawn by the server's image model, or \
-            {\"image_path\": ...} for an image already in the workspace; saved in the workspace (default \
+        description: "Make an animated GIF from frames: each a description drawn by the server's image model, \
+            {\"image_path\": ...} for an image already in the workspace, or {\"plot\": {...}} drawn by the \
+            plotter from its params; saved in the workspace (default \
             outputs/FIRST_FRAME_WORDS.gif)."
             .into(),
         params_schema: json!({
@@ -121,8 +122,9 @@ pub(crate) fn generate_gif() -> ToolSpec {
             "properties": {
                 "frames": {"type": "array", "minItems": 1, "maxItems": 120, "items": {"anyOf": [
                     {"type": "string", "minLength": 1, "maxLength": 4000},
-                    {"type": "object", "properties": {"image_path": {"type": "string", "minLength": 1, "maxLength": 1024}}, "required": ["image_path"], "additionalProperties": false}
-                ]}, "description": "The frames in order: descriptions, or workspace images."},
+                    {"type": "object", "properties": {"image_path": {"type": "string", "minLength": 1, "maxLength": 1024}}, "required": ["image_path"], "additionalProperties": false},
+                    {"type": "object", "properties": {"plot": {"type": "object", "description": "The plotter's params (plot_type, data, options), drawn at the GIF's size."}}, "required": ["plot"], "additionalProperties": false}
+                ]}, "description": "The frames in order: descriptions (drawn by the image provider), workspace images ({image_path}) or plots ({plot}: the plotter's params)."},
                 "fps": {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "default": 5, "description": "Frames a second (GIF keeps delays in hundredths of a second)."},
                 "loop": {"type": "integer", "minimum": 0, "maximum": 65535, "default": 0, "description": "Times to loop; 0 loops forever."},
                 "width": {"type": "integer", "minimum": 1, "maximum": 8192, "default": 512, "description": "Every frame is made (or resized to) this size."},

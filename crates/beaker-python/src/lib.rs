@@ -840,10 +840,14 @@ impl Tool for ExecutePython {
         }
         if ctx.workspace.is_lasting() {
             let changes = report.json.get("workspace").cloned().unwrap_or(Value::Null);
-            out.insert(
-                "workspace".into(),
-                apply_workspace_changes(&ctx.workspace, &changes),
-            );
+            let applied = apply_workspace_changes(&ctx.workspace, &changes);
+            // Said only when the code changed something: most calls leave the folder as it was.
+            let quiet = ["written", "deleted", "refused"]
+                .iter()
+                .all(|k| applied[k].as_array().is_none_or(Vec::is_empty));
+            if !quiet {
+                out.insert("workspace".into(), applied);
+            }
         }
         Ok(fit_streams(out, ctx.limits.max_output_bytes))
     }
