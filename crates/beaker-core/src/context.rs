@@ -72,8 +72,36 @@ pub struct CallContext {
     /// The process's memory budget: a tool that holds memory beyond its call's result (an interpreter, a session)
     /// reserves it here first.
     pub memory: crate::MemoryBudget,
-    /// The call's files: its trajectory's workspace when it has a `tag`, else an empty one dropped with it.
-    pub workspace: crate::Workspace,
+    /// The call's files: its trajectory's workspace when it has a `tag`, else an empty one dropped with it (read
+    /// it with [`CallContext::workspace`]).
+    pub workspace: WorkspaceSlot,
+}
+
+/// Where a call's [`Workspace`](crate::Workspace) comes from: its trajectory's, or one made on first use and
+/// dropped with the call, so an untagged call that never touches files allocates nothing for it.
+#[derive(Debug, Clone)]
+pub struct WorkspaceSlot {
+    made: std::sync::OnceLock<crate::Workspace>,
+    limits: crate::WorkspaceLimits,
+}
+
+impl WorkspaceSlot {
+    /// This workspace (a trajectory's).
+    pub fn of(workspace: crate::Workspace) -> WorkspaceSlot {
+        let limits = *workspace.limits();
+        WorkspaceSlot {
+            made: std::sync::OnceLock::from(workspace),
+            limits,
+        }
+    }
+
+    /// A one-call workspace bounded by `limits`, made when a tool first asks for it.
+    pub fn scratch(limits: crate::WorkspaceLimits) -> WorkspaceSlot {
+        WorkspaceSlot {
+            made: std::sync::OnceLock::new(),
+            limits,
+        }
+    }
 }
 
 /// What one call consumed inside the sandbox, reported as `usage` in its envelope.
@@ -131,7 +159,7 @@ impl CallContext {
             usage: UsageSlot::default(),
             tenant: crate::Tenant::default(),
             memory: crate::MemoryBudget::unlimited(),
-            workspace: crate::Workspace::scratch(),
+            workspace: WorkspaceSlot::scratch(crate::WorkspaceLimits::default()),
         }
     }
 
@@ -178,6 +206,20 @@ impl CallContext {
             .reserve_or_wait(bytes, what, hold, wait_for, || {
                 self.cancel.reason().is_none() && self.deadline.is_none_or(|d| Instant::now() < d)
             })
+    }
+
+    /// The call's files: its trajectory's workspace, or (an untagged call) an empty one made now, its bytes
+    /// reserved from the call's memory budget, dropped with the call.
+    pub fn workspace(&self) -> &crate::Workspace {
+        let slot = &self.workspace;
+        slot.made
+            .get_or_init(|| crate::Workspace::new(slot.limits, self.memory.clone(), false))
+    }
+
+    /// The call's trajectory's workspace, if it has one (a tagged call); `None` for an untagged call, without
+    /// making its one-call workspace.
+    pub fn trajectory_workspace(&self) -> Option<&crate::Workspace> {
+        self.workspace.made.get().filter(|w| w.is_lasting())
     }
 
     /// The error of this call run past its deadline.

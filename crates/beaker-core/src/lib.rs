@@ -34,7 +34,7 @@ mod spec;
 mod tenant;
 pub mod workspace;
 
-pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot};
+pub use context::{CallContext, CancelReason, CancelToken, Usage, UsageSlot, WorkspaceSlot};
 pub use envelope::{head_and_tail, Envelope, ToolCall};
 pub use error::{ErrorKind, Fault, ToolError};
 pub use json::{floats_json_len, json_len, json_type};

@@ -564,9 +564,10 @@ fn run(
         tenant,
         memory: inner.memory.clone(),
         // An untagged call's files live as long as it does.
-        workspace: workspace.unwrap_or_else(|| {
-            beaker_core::Workspace::new(inner.config.workspace, inner.memory.clone(), false)
-        }),
+        workspace: match workspace {
+            Some(w) => beaker_core::WorkspaceSlot::of(w),
+            None => beaker_core::WorkspaceSlot::scratch(inner.config.workspace),
+        },
     };
     // A result is bounded by `max_output_bytes` only once it is built: what it may take while it is built,
     // checked and answered (its values and their text) is reserved until the call is answered.

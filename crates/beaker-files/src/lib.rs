@@ -72,7 +72,7 @@ impl Tool for WriteFile {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: WriteParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let path = ws.normalize(&p.path, false)?;
         if p.content.len() as u64 > ctx.limits.max_input_bytes {
             return Err(ToolError::limit(format!(
@@ -123,7 +123,7 @@ impl Tool for ReadFile {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: ReadParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let path = ws.normalize(&p.path, false)?;
         let bytes = ws.read(&path)?;
         let room = ctx.limits.max_output_bytes.saturating_sub(RESULT_OVERHEAD);
@@ -147,6 +147,8 @@ impl Tool for ReadFile {
                 let mut content = String::new();
                 let mut shown = 0u64;
                 let mut cut = false;
+                // The content's size as it will be sent (JSON escapes included), kept as lines are added.
+                let mut sent = 2u64;
                 for line in text
                     .split_inclusive('\n')
                     .skip(usize::try_from(p.offset).unwrap_or(usize::MAX))
@@ -154,12 +156,13 @@ impl Tool for ReadFile {
                     if p.limit.is_some_and(|l| shown >= l) {
                         break;
                     }
-                    // JSON escapes can double a line's size; measure it as it will be sent.
-                    if beaker_core::json_len(&json!(content)) as u64 + 2 * line.len() as u64 > room
-                    {
+                    let escaped =
+                        beaker_core::json_len(&Value::String(line.to_string())) as u64 - 2;
+                    if sent + escaped > room {
                         cut = true;
                         break;
                     }
+                    sent += escaped;
                     content.push_str(line);
                     shown += 1;
                 }
@@ -225,7 +228,7 @@ impl Tool for ListFiles {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: ListParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let dir = ws.normalize(p.path.as_deref().unwrap_or("."), true)?;
         let pattern = match &p.pattern {
             None => None,
@@ -309,7 +312,7 @@ impl Tool for DeleteFile {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: DeleteParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let path = ws.normalize(&p.path, false)?;
         let freed = ws.delete(&path, p.recursive)?;
         Ok(json!({

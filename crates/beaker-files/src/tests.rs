@@ -3,7 +3,7 @@ use beaker_core::{ErrorKind, Limits, Workspace};
 
 fn call(tool: &dyn Tool, ws: &Workspace, params: Value) -> Result<Value, ToolError> {
     let mut ctx = CallContext::new(Limits::default());
-    ctx.workspace = ws.clone();
+    ctx.workspace = beaker_core::WorkspaceSlot::of(ws.clone());
     tool.call(&params, &ctx)
 }
 
@@ -97,7 +97,7 @@ fn a_long_text_stops_within_the_result_limit_and_says_where_to_go_on() {
         max_output_bytes: 10_000,
         ..Limits::default()
     });
-    ctx.workspace = ws.clone();
+    ctx.workspace = beaker_core::WorkspaceSlot::of(ws.clone());
     let out = by_name("read_file")
         .call(&json!({"path": "big.txt"}), &ctx)
         .unwrap();

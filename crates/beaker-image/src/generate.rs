@@ -262,7 +262,7 @@ impl Tool for GenerateImage {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: ImageParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let size = (p.width.unwrap_or(512), p.height.unwrap_or(512));
         codec::check_size("the image asked for", size.0, size.1)?;
         let out = match &p.output_path {
@@ -361,7 +361,7 @@ impl Tool for GenerateGif {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: GifParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         if p.frames.is_empty() || p.frames.len() > MAX_FRAMES {
             return Err(ToolError::invalid_params(format!(
                 "`frames` has {} frames; a GIF takes 1 to {MAX_FRAMES}",

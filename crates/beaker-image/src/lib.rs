@@ -276,7 +276,7 @@ impl Tool for EditImage {
 
     fn call(&self, params: &Value, ctx: &CallContext) -> Result<Value, ToolError> {
         let p: EditParams = beaker_core::params::parse(params)?;
-        let ws = &ctx.workspace;
+        let ws = ctx.workspace();
         let output_path = p
             .output_path
             .as_deref()

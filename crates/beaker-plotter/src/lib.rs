@@ -427,7 +427,7 @@ impl Tool for Plotter {
         let mut out = json!({"image": image, "format": format, "width": w, "height": h, "description": description});
         if let Some(path) = &p.save_as {
             // Into the call's workspace (its trajectory's files), as the file a model can then name.
-            let ws = &ctx.workspace;
+            let ws = ctx.workspace();
             let path = ws.normalize(path, false)?;
             let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
             if ext.as_deref() != Some(format) {

@@ -797,9 +797,9 @@ impl Tool for ExecutePython {
         // A trajectory's workspace is the code's working folder: its files go in, what the code writes there comes
         // back. The guest's input and output grow by what that carries, not the call's own limits.
         let mut guest_ctx = ctx.clone();
-        if ctx.workspace.is_lasting() {
-            let (encoded, carried) = workspace_input(&ctx.workspace);
-            let cap = ctx.workspace.limits().max_bytes / 3 * 4 + 4096;
+        if let Some(ws) = ctx.trajectory_workspace() {
+            let (encoded, carried) = workspace_input(ws);
+            let cap = ws.limits().max_bytes / 3 * 4 + 4096;
             input["workspace"] = Value::Object(encoded);
             input["workspace_cap"] = json!(cap);
             guest_ctx.limits.max_input_bytes =
@@ -838,9 +838,9 @@ impl Tool for ExecutePython {
                 );
             }
         }
-        if ctx.workspace.is_lasting() {
+        if let Some(ws) = ctx.trajectory_workspace() {
             let changes = report.json.get("workspace").cloned().unwrap_or(Value::Null);
-            let applied = apply_workspace_changes(&ctx.workspace, &changes);
+            let applied = apply_workspace_changes(ws, &changes);
             // Said only when the code changed something: most calls leave the folder as it was.
             let quiet = ["written", "deleted", "refused"]
                 .iter()
