@@ -19,6 +19,18 @@ pub struct Example {
     pub workspace: serde_json::Map<String, Value>,
 }
 
+impl Example {
+    /// The examples of `tool` in a family's examples file (`{"TOOL": [example, ...], ...}`), empty when the file
+    /// or the tool's entry does not read (the conformance suite then reports a tool without examples).
+    pub fn of_tool(examples_json: &str, tool: &str) -> Vec<Example> {
+        serde_json::from_str::<serde_json::Map<String, Value>>(examples_json)
+            .ok()
+            .and_then(|all| all.get(tool).cloned())
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()
+    }
+}
+
 /// What a tool is: its name, what it is for, and the JSON Schemas of its params and result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {

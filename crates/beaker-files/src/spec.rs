@@ -3,14 +3,9 @@
 use beaker_core::{Example, ToolSpec};
 use serde_json::{json, Value};
 
-/// The examples of `tool`, from `examples.json` (checked by the conformance suite; a malformed file shows there
-/// as a tool without examples).
+/// The examples of `tool`, from `examples.json` (checked by the conformance suite).
 fn examples(tool: &str) -> Vec<Example> {
-    let all: serde_json::Map<String, Value> =
-        serde_json::from_str(include_str!("examples.json")).unwrap_or_default();
-    all.get(tool)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default()
+    Example::of_tool(include_str!("examples.json"), tool)
 }
 
 const PATH: &str = "A path relative to the workspace's root, such as `notes.txt` or `outputs/plot.png` (no `..`, no absolute paths).";

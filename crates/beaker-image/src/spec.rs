@@ -5,11 +5,7 @@ use serde_json::{json, Value};
 
 /// The examples of `tool`, from `examples.json` (checked by the conformance suite).
 fn examples(tool: &str) -> Vec<Example> {
-    let all: serde_json::Map<String, Value> =
-        serde_json::from_str(include_str!("examples.json")).unwrap_or_default();
-    all.get(tool)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default()
+    Example::of_tool(include_str!("examples.json"), tool)
 }
 
 const OUTPUT_PATH: &str =
