@@ -210,24 +210,32 @@ fn box_rows(img: &mut RgbaImage, r: f32) {
     let ri = r as i64;
     let ww = ((1u32 << 24) as f32 / (r * 2.0 + 1.0)) as u32;
     let fw = ((1u32 << 24) - (ri as u32 * 2 + 1) * ww) / 2;
-    let (w, h) = img.dimensions();
-    let last = i64::from(w) - 1;
-    let mut line = vec![[0u8; 4]; w as usize];
-    for y in 0..h {
-        for (x, px) in line.iter_mut().enumerate() {
-            *px = img.get_pixel(x as u32, y).0;
+    let w = img.width() as usize;
+    let last = w as i64 - 1;
+    let mut line = vec![0u8; w * 4];
+    let at = |i: i64| i.clamp(0, last) as usize * 4;
+    for row in img.chunks_exact_mut(w * 4) {
+        line.copy_from_slice(row);
+        // The window [x - r, x + r] of each channel, slid along the row.
+        let mut acc = [0u32; 4];
+        for k in -ri..=ri {
+            let i = at(k);
+            for c in 0..4 {
+                acc[c] += u32::from(line[i + c]);
+            }
         }
-        let at = |i: i64| line[i.clamp(0, last) as usize];
-        for c in 0..4 {
-            // The window [x - r, x + r], slid along the row.
-            let mut acc: u32 = (-ri..=ri).map(|k| u32::from(at(k)[c])).sum();
-            for x in 0..=last {
-                if x > 0 {
-                    acc = acc + u32::from(at(x + ri)[c]) - u32::from(at(x - ri - 1)[c]);
+        for x in 0..=last {
+            let (add, sub) = (at(x + ri), at(x - ri - 1));
+            let far = at(x + ri + 1);
+            if x > 0 {
+                for c in 0..4 {
+                    acc[c] = acc[c] + u32::from(line[add + c]) - u32::from(line[sub + c]);
                 }
-                let bulk =
-                    acc * ww + (u32::from(at(x - ri - 1)[c]) + u32::from(at(x + ri + 1)[c])) * fw;
-                img.get_pixel_mut(x as u32, y)[c] = ((bulk + (1 << 23)) >> 24) as u8;
+            }
+            let o = x as usize * 4;
+            for c in 0..4 {
+                let bulk = acc[c] * ww + (u32::from(line[sub + c]) + u32::from(line[far + c])) * fw;
+                row[o + c] = ((bulk + (1 << 23)) >> 24) as u8;
             }
         }
     }
