@@ -32,6 +32,10 @@ pub fn trials() -> Vec<Trial> {
         "image::seed_001_image_conversation",
         seed_001_images,
     ));
+    t.push(Trial::test(
+        "image::a_hung_provider_is_the_tools_failure_within_its_timeout",
+        hung_provider,
+    ));
     t
 }
 
@@ -81,6 +85,15 @@ fn against_pillow(case: &Value) -> Outcome {
     )?;
     let (g, w): (Vec<u8>, Vec<u8>) = match case["mode"].as_str() {
         Some("L") => (got.to_luma8().into_raw(), want.to_luma8().into_raw()),
+        Some("LA") => (
+            got.to_luma_alpha8().into_raw(),
+            want.to_luma_alpha8().into_raw(),
+        ),
+        // Colours as they show: times their alpha (a fully transparent pixel's colour is invisible).
+        Some("RGBA") => (
+            premultiplied(got.to_rgba8()),
+            premultiplied(want.to_rgba8()),
+        ),
         _ => (got.to_rgb8().into_raw(), want.to_rgb8().into_raw()),
     };
     ensure(g.len() == w.len(), || {
@@ -106,6 +119,17 @@ fn against_pillow(case: &Value) -> Outcome {
             case["pillow"]
         )
     })
+}
+
+/// An RGBA image's channels with each colour multiplied by its alpha (alpha kept).
+fn premultiplied(img: image::RgbaImage) -> Vec<u8> {
+    img.pixels()
+        .flat_map(|p| {
+            let a = u32::from(p[3]);
+            let c = |v: u8| ((u32::from(v) * a + 127) / 255) as u8;
+            [c(p[0]), c(p[1]), c(p[2]), p[3]]
+        })
+        .collect()
 }
 
 /// Truncated, corrupted and bomb-sized images of every format are refused with a clear error; nothing panics.
@@ -282,5 +306,37 @@ fn seed_001_images() -> Outcome {
     ensure(
         out.status.success() && Some(text.trim_end()) == first["observation"].as_str(),
         || format!("run-text: {:?} {text}", out.status),
+    )
+}
+
+/// A provider that does not answer within `timeout_ms` fails the call as the tool's failure (`tool_error`, fault
+/// `tool`) when its timeout passes, not at the call's own deadline as a `timeout` blamed on the model.
+fn hung_provider() -> Outcome {
+    let url = crate::support::images_api()?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let config = dir.path().join("beaker.toml");
+    std::fs::write(
+        &config,
+        format!("[image.provider]\nurl = \"{url}\"\ntimeout_ms = 300\nretries = 0\n"),
+    )
+    .map_err(|e| e.to_string())?;
+    let out = beaker()
+        .args(["call", "--no-python", "--config"])
+        .arg(&config)
+        .args([
+            "generate_image",
+            r#"{"prompt": "hang", "width": 8, "height": 8}"#,
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let env: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stdout)))?;
+    ensure(
+        env["error_kind"] == "tool_error"
+            && env["fault"] == "tool"
+            && env["error"]
+                .as_str()
+                .is_some_and(|m| m.contains("no answer within 300 ms")),
+        || env.to_string(),
     )
 }

@@ -70,7 +70,7 @@ pub fn draw(prompt: &str, w: u32, h: u32) -> Vec<u8> {
 static BUSY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The OpenAI Images API as a local server, one per test process: `POST /v1/images/generations` draws the
-/// prompt (deterministic PNGs: `draw`); the prompt `busy` gets a 503 every other time, `refuse` a 400. Its
+/// prompt (deterministic PNGs: `draw`); the prompt `busy` gets a 503 every other time, `refuse` a 400, `hang` an answer after 3 s. Its
 /// base url (`http://127.0.0.1:PORT/v1`), what `[image.provider] url` takes.
 pub fn images_api() -> Result<String, String> {
     static URL: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
@@ -82,50 +82,56 @@ fn start_images_api() -> Result<String, String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            use std::io::{BufRead, Read, Write};
-            let mut reader = std::io::BufReader::new(&stream);
-            let mut first = String::new();
-            let _ = reader.read_line(&mut first);
-            let mut len = 0usize;
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 2 {
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
+            // A thread per request, so a provider that hangs (`hang`) keeps nobody else waiting.
+            std::thread::spawn(move || {
+                use std::io::{BufRead, Read, Write};
+                let mut reader = std::io::BufReader::new(&stream);
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let mut len = 0usize;
+                let mut line = String::new();
+                while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                    line.clear();
                 }
-                line.clear();
-            }
-            let mut body = vec![0; len];
-            let _ = reader.read_exact(&mut body);
-            let req: serde_json::Value =
-                serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
-            let prompt = req["prompt"].as_str().unwrap_or("");
-            let (w, h) = req["size"]
-                .as_str()
-                .and_then(|s| s.split_once('x'))
-                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-                .unwrap_or((256, 256));
-            let (status, answer) = if !first.starts_with("POST /v1/images/generations ") {
-                (404, serde_json::json!({"error": {"message": "not found"}}))
-            } else if prompt == "refuse" {
-                (
-                    400,
-                    serde_json::json!({"error": {"message": "Your request was rejected by the safety system."}}),
-                )
-            } else if prompt == "busy"
-                && BUSY
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-                    .is_multiple_of(2)
-            {
-                (503, serde_json::json!({"error": {"message": "busy"}}))
-            } else {
-                (
-                    200,
-                    serde_json::json!({"created": 0, "data": [{"b64_json": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, draw(prompt, w, h))}]}),
-                )
-            };
-            let body = answer.to_string();
-            let mut w = &stream;
-            let _ = write!(w, "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                let mut body = vec![0; len];
+                let _ = reader.read_exact(&mut body);
+                let req: serde_json::Value =
+                    serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+                let prompt = req["prompt"].as_str().unwrap_or("");
+                let (w, h) = req["size"]
+                    .as_str()
+                    .and_then(|s| s.split_once('x'))
+                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                    .unwrap_or((256, 256));
+                let (status, answer) = if !first.starts_with("POST /v1/images/generations ") {
+                    (404, serde_json::json!({"error": {"message": "not found"}}))
+                } else if prompt == "hang" {
+                    std::thread::sleep(std::time::Duration::from_secs(3));
+                    (200, serde_json::json!({"created": 0, "data": []}))
+                } else if prompt == "refuse" {
+                    (
+                        400,
+                        serde_json::json!({"error": {"message": "Your request was rejected by the safety system."}}),
+                    )
+                } else if prompt == "busy"
+                    && BUSY
+                        .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                        .is_multiple_of(2)
+                {
+                    (503, serde_json::json!({"error": {"message": "busy"}}))
+                } else {
+                    (
+                        200,
+                        serde_json::json!({"created": 0, "data": [{"b64_json": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, draw(prompt, w, h))}]}),
+                    )
+                };
+                let body = answer.to_string();
+                let mut w = &stream;
+                let _ = write!(w, "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+            });
         }
     });
     Ok(format!("http://127.0.0.1:{port}/v1"))

@@ -108,6 +108,16 @@ fn shared_with_python_and_plots() -> Outcome {
     )?;
     let r = call(&mut s, "read_file", t, json!({"path": "total.txt"}));
     ensure(r["result"]["content"] == "6", || r.to_string())?;
+    // Renames and moves (os.rename, shutil.move) are a write at the new path and a deletion at the old.
+    let code = "import os, shutil\nos.rename('total.txt', 'sum.txt')\nos.makedirs('bin')\nshutil.move('bytes.bin', 'bin/bytes.bin')";
+    let r = call(&mut s, "execute_python", t, json!({"code": code}));
+    ensure(
+        r["result"]["exception"].is_null()
+            && r["result"]["workspace"]
+                == json!({"written": [{"path": "bin/bytes.bin", "size": 256}, {"path": "sum.txt", "size": 1}],
+                          "deleted": ["bytes.bin", "total.txt"], "refused": []}),
+        || r.to_string(),
+    )?;
     let r = call(&mut s, "read_file", t, json!({"path": "data/values.csv"}));
     ensure(r["error"] == "File not found: data/values.csv", || {
         r.to_string()

@@ -93,8 +93,9 @@ pub struct Entry {
 
 /// Names Windows reserves for devices: refused so a workspace copied to any host means the same files.
 const RESERVED: &[&str] = &[
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
-    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "COM¹", "COM²", "COM³", "LPT¹", "LPT²",
+    "LPT³", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "LPT1", "LPT2",
+    "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
 ];
 
 impl Workspace {
@@ -156,6 +157,16 @@ impl Workspace {
         }
         if raw.chars().any(char::is_control) {
             return Err(bad("has a NUL or control character"));
+        }
+        // What Windows refuses in a name, and the invisible characters that make two names look alike or a
+        // name read backwards (zero-width, bidirectional overrides, byte-order mark).
+        if let Some(c) = raw.chars().find(|c| {
+            matches!(c, ':' | '<' | '>' | '"' | '|' | '?' | '*')
+                || matches!(*c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF)
+        }) {
+            return Err(bad(&format!(
+                "has {c:?}, which a file name may not hold everywhere"
+            )));
         }
         let mut parts: Vec<&str> = Vec::new();
         for part in raw.split('/') {

@@ -314,9 +314,10 @@ impl Tool for DeleteFile {
         let p: DeleteParams = beaker_core::params::parse(params)?;
         let ws = ctx.workspace();
         let path = ws.normalize(&p.path, false)?;
+        let folder = !ws.exists(&path);
         let freed = ws.delete(&path, p.recursive)?;
         Ok(json!({
-            "result": "File deleted successfully",
+            "result": if folder { "Folder deleted successfully" } else { "File deleted successfully" },
             "path": path,
             "bytes_freed": freed,
         }))

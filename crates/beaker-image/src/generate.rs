@@ -36,6 +36,8 @@ pub struct ProviderConfig {
 /// A configured image provider.
 pub struct Provider {
     endpoint: String,
+    /// How long one request may take (`timeout_ms`).
+    timeout: Duration,
     model: Option<String>,
     key: Option<String>,
     retries: u32,
@@ -68,16 +70,16 @@ impl Provider {
                 ProviderError(format!("api_key_env names {var}, which is not set"))
             })?),
         };
+        let timeout = Duration::from_millis(config.timeout_ms.unwrap_or(120_000).max(1));
         let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(
-                config.timeout_ms.unwrap_or(120_000).max(1),
-            )))
+            .timeout_global(Some(timeout))
             .http_status_as_error(false)
             .user_agent("beaker-image")
             .build()
             .new_agent();
         Ok(Provider {
             endpoint: format!("{url}/images/generations"),
+            timeout,
             model: config.model.clone(),
             key,
             retries: config.retries.unwrap_or(2),
@@ -123,15 +125,23 @@ impl Provider {
             if let Some(k) = &self.key {
                 req = req.header("Authorization", &format!("Bearer {k}"));
             }
-            // The call's own deadline bounds the request too.
-            if let Some(d) = ctx.deadline {
-                let left = d.saturating_duration_since(Instant::now());
-                req = req
-                    .config()
-                    .timeout_global(Some(left.max(Duration::from_millis(1))))
-                    .build();
-            }
+            // The provider's timeout, or the call's time left when that is shorter: a hung provider is the
+            // tool's failure (`tool_error`), said before the call's own deadline would blame the call.
+            let left = ctx.deadline.map_or(self.timeout, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            let bound = self
+                .timeout
+                .min(left.saturating_sub(Duration::from_millis(50)));
+            req = req
+                .config()
+                .timeout_global(Some(bound.max(Duration::from_millis(1))))
+                .build();
             let retryable = match req.send(body.to_string().as_bytes()) {
+                Err(ureq::Error::Timeout(_)) => Err(failed(format!(
+                    "no answer within {} ms (timeout_ms, or the call's time left)",
+                    bound.as_millis()
+                ))),
                 Err(e) => Err(failed(e.to_string())),
                 Ok(mut resp) => {
                     let status = resp.status().as_u16();
@@ -198,6 +208,15 @@ fn image_of(text: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("data[0].b64_json is not base64: {e}"))?;
     codec::decode(&bytes, "the provider's image").map_err(|e| e.message)?;
     Ok(bytes)
+}
+
+/// What a call waiting on a provider gets unless it asks otherwise: two minutes (an image model takes seconds to
+/// tens of seconds; the server's maxima still clamp it).
+fn provider_limits() -> beaker_core::LimitsRequest {
+    beaker_core::LimitsRequest {
+        timeout_ms: Some(120_000),
+        ..Default::default()
+    }
 }
 
 /// A file name made from a prompt: its first words, lower case, letters and digits joined by `_`.
@@ -272,10 +291,17 @@ impl Tool for GenerateImage {
         let provider = provider_of(&self.provider, "generate_image")?;
         let bytes = provider.generate(&p.prompt, size, p.steps, p.seed, ctx)?;
         let (img, format) = codec::decode(&bytes, "the provider's image")?;
+        // The size asked for: a provider that draws another (many have fixed sizes) is resampled to it.
+        let resized = img.dimensions() != size;
+        let img = if resized {
+            crate::ops::resize(&img, size.0, size.1)
+        } else {
+            img
+        };
         let (w, h) = img.dimensions();
         // Saved as the output path's format asks (a provider's PNG asked for as .jpg is re-encoded).
-        let want = Format::from_path(&out).unwrap_or(format);
-        let bytes = if want == format {
+        let want = crate::output_format(&out)?.unwrap_or(format);
+        let bytes = if want == format && !resized {
             bytes
         } else {
             codec::encode(&img, want, 90)?
@@ -298,6 +324,10 @@ impl Tool for GenerateImage {
     fn pool(&self) -> beaker_core::Pool {
         // A request to a provider may take seconds: it waits where slow calls wait, not before cheap native ones.
         beaker_core::Pool::Sandboxed
+    }
+
+    fn default_limits(&self) -> beaker_core::LimitsRequest {
+        provider_limits()
     }
 }
 
@@ -380,7 +410,13 @@ impl Tool for GenerateGif {
                 "outputs/{}.gif",
                 match &p.frames[0] {
                     FrameParam::Prompt(s) => slug(s),
-                    FrameParam::Image { image_path } => slug(image_path),
+                    FrameParam::Image { image_path } => slug(
+                        image_path
+                            .rsplit('/')
+                            .next()
+                            .and_then(|f| f.rsplit_once('.').map(|(stem, _)| stem).or(Some(f)))
+                            .unwrap_or(image_path),
+                    ),
                     FrameParam::Plot { .. } => "plot".into(),
                 }
             ),
@@ -390,7 +426,15 @@ impl Tool for GenerateGif {
                 "`output_path` {out} must end in .gif"
             )));
         }
-        let asked = (p.width.unwrap_or(512), p.height.unwrap_or(512));
+        // The size asked for; else a first frame that is a workspace image gives it; else 512 x 512.
+        let first_size = match (&p.frames[0], p.width, p.height) {
+            (FrameParam::Image { image_path }, None, None) => {
+                let path = ws.normalize(image_path, false)?;
+                Some(codec::decode(&ws.read(&path)?, &path)?.0.dimensions())
+            }
+            _ => None,
+        };
+        let asked = first_size.unwrap_or((p.width.unwrap_or(512), p.height.unwrap_or(512)));
         codec::check_size("a frame", asked.0, asked.1)?;
         let total = u64::from(asked.0) * u64::from(asked.1) * p.frames.len() as u64;
         if total > codec::MAX_PIXELS {
@@ -449,6 +493,10 @@ impl Tool for GenerateGif {
         beaker_core::Pool::Sandboxed
     }
 
+    fn default_limits(&self) -> beaker_core::LimitsRequest {
+        provider_limits()
+    }
+
     fn bind(&self, tools: &[Arc<dyn Tool>]) {
         if let Some(p) = tools.iter().find(|t| t.spec().name == "plotter") {
             let _ = self.plotter.set(p.clone());
@@ -479,9 +527,10 @@ impl GenerateGif {
         let mut params = params.clone();
         let options = params.entry("options").or_insert_with(|| json!({}));
         if let Value::Object(o) = options {
-            // The GIF's size and a PNG, whatever the frame asked for.
-            o.insert("width".into(), json!(w.max(64)));
-            o.insert("height".into(), json!(h.max(64)));
+            // Drawn at least 320 x 240 (smaller, axes and labels leave no room for the plot) and resampled to
+            // the GIF's size; a PNG, whatever the frame asked for.
+            o.insert("width".into(), json!(w.max(320)));
+            o.insert("height".into(), json!(h.max(240)));
             o.insert("format".into(), json!("png"));
         }
         params.remove("save_as");

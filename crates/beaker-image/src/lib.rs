@@ -208,13 +208,46 @@ fn read_source(
                     ctx.limits.max_input_bytes
                 )));
             }
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(b64.trim())
-                .map_err(|e| ToolError::invalid_params(format!("`image` is not valid base64: {e}")))?;
+            let bytes = inline_bytes(b64, "`image`")?;
             let (img, format) = codec::decode(&bytes, "`image`")?;
             Ok(Source { img, format, path: None })
         }
     }
+}
+
+/// The format an output path's extension names; refused when it names one edit_image does not write
+/// (`x.bmp`), so no file is written under a name that says another format than its bytes.
+pub(crate) fn output_format(path: &str) -> Result<Option<Format>, ToolError> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    match file.rsplit_once('.') {
+        None => Ok(None),
+        Some(_) => Format::from_path(file).map(Some).ok_or_else(|| {
+            ToolError::invalid_params(format!(
+                "`output_path` {path} names a format that is not written here: end it in .png, .jpg, .jpeg, .webp or .gif"
+            ))
+        }),
+    }
+}
+
+/// An inline image's bytes: base64 with or without padding, and with or without a `data:image/...;base64,` prefix
+/// (as models often write it).
+pub(crate) fn inline_bytes(b64: &str, what: &str) -> Result<Vec<u8>, ToolError> {
+    use base64::engine::{
+        general_purpose, DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig,
+    };
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let _ = general_purpose::STANDARD;
+    let body = b64.trim();
+    let body = match body.strip_prefix("data:") {
+        Some(rest) => rest.split_once(";base64,").map_or(body, |(_, data)| data),
+        None => body,
+    };
+    LENIENT
+        .decode(body)
+        .map_err(|e| ToolError::invalid_params(format!("{what} is not valid base64: {e}")))
 }
 
 /// Where an edit of `path` is saved when no `output_path` is given: beside it, `NAME_EDIT.EXT`.
@@ -384,10 +417,11 @@ impl Tool for EditImage {
         };
         ctx.checkpoint()?;
         // The format: asked for, else the output path's extension, else the source's.
-        let format = p
-            .format
-            .or(output_path.as_deref().and_then(Format::from_path))
-            .unwrap_or(src.format);
+        let path_format = match &output_path {
+            Some(o) => output_format(o)?,
+            None => None,
+        };
+        let format = p.format.or(path_format).unwrap_or(src.format);
         if let (Some(o), Some(f)) = (&output_path, p.format) {
             if Format::from_path(o).is_some_and(|g| g != f) {
                 return Err(ToolError::invalid_params(format!(

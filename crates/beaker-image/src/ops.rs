@@ -63,9 +63,43 @@ pub fn thumbnail_size(w: u32, h: u32, width: u32, height: u32) -> (u32, u32) {
 }
 
 /// Resamples to `width`×`height` with a bicubic filter (Catmull-Rom, a = −0.5, as Pillow's `BICUBIC`), widened
-/// when shrinking so every source pixel counts.
+/// when shrinking so every source pixel counts; an image with alpha in premultiplied form, as Pillow does, so
+/// transparent pixels' colours do not bleed into their neighbours.
 pub fn resize(img: &DynamicImage, width: u32, height: u32) -> DynamicImage {
-    img.resize_exact(width, height, FilterType::CatmullRom)
+    if !img.color().has_alpha() {
+        return img.resize_exact(width, height, FilterType::CatmullRom);
+    }
+    let pre = DynamicImage::ImageRgba8(premultiply(&img.to_rgba8()));
+    let out = pre
+        .resize_exact(width, height, FilterType::CatmullRom)
+        .to_rgba8();
+    back(img, unpremultiply(out))
+}
+
+/// Pillow's `RGBA` to `RGBa`: each colour times alpha / 255, rounded as Pillow's MULDIV255.
+fn premultiply(img: &RgbaImage) -> RgbaImage {
+    let mut out = img.clone();
+    for p in out.pixels_mut() {
+        let a = u32::from(p[3]);
+        for c in 0..3 {
+            let t = u32::from(p[c]) * a + 128;
+            p[c] = (((t >> 8) + t) >> 8) as u8;
+        }
+    }
+    out
+}
+
+/// Pillow's `RGBa` to `RGBA`: each colour times 255 / alpha, truncated and clipped; alpha 0 and 255 unchanged.
+fn unpremultiply(mut img: RgbaImage) -> RgbaImage {
+    for p in img.pixels_mut() {
+        let a = u32::from(p[3]);
+        if a != 0 && a != 255 {
+            for c in 0..3 {
+                p[c] = (255 * u32::from(p[c]) / a).min(255) as u8;
+            }
+        }
+    }
+    img
 }
 
 /// Pillow's `convert("L")`: ITU-R 601-2 luma in Pillow's fixed point (alpha kept, as `LA`).
@@ -158,7 +192,8 @@ pub fn sharpen(img: &DynamicImage, ctx: &CallContext) -> Result<DynamicImage, To
         for y in 1..h - 1 {
             ctx.checkpoint()?;
             for x in 1..w - 1 {
-                for c in 0..3 {
+                // Every band, alpha too, as Pillow filters it.
+                for c in 0..4 {
                     let mut s = 0i32;
                     for dy in 0..3 {
                         for dx in 0..3 {
@@ -290,7 +325,13 @@ pub fn rotate(
     let (e, f) = t(&m, -(nw - wf) / 2.0, -(nh - hf) / 2.0);
     m[2] = e;
     m[5] = f;
-    let src = img.to_rgba8();
+    // With alpha, sampled premultiplied, as Pillow transforms RGBA (through RGBa).
+    let alpha = img.color().has_alpha();
+    let src = if alpha {
+        premultiply(&img.to_rgba8())
+    } else {
+        img.to_rgba8()
+    };
     let (nw, nh) = (nw as u32, nh as u32);
     let mut out = RgbaImage::new(nw, nh);
     let clip = |v: i64, n: u32| v.clamp(0, i64::from(n) - 1) as u32;
@@ -320,6 +361,7 @@ pub fn rotate(
             }
         }
     }
+    let out = if alpha { unpremultiply(out) } else { out };
     Ok(back(img, out))
 }
 

@@ -471,7 +471,7 @@ def _figures(cap, state):
 
 # The scratch folder: files the code reads and writes under /work (its working directory) or /tmp live in
 # this dict, in the guest's own memory (so `max_memory_bytes` bounds them), never on the host. `open`,
-# `io.open`, `os.stat`, `os.listdir`, `os.remove` and `os.getcwd` see it; every other path goes to the real
+# `io.open`, `os.stat`, `os.listdir`, `os.remove`, `os.rename` and `os.getcwd` see it; every other path goes to the real
 # (read-only) filesystem.
 _VFS = {}
 _VFS_DIRS = ("/work", "/tmp")
@@ -481,6 +481,8 @@ _real_open = io.open
 _real_stat = os.stat
 _real_listdir = os.listdir
 _real_remove = os.remove
+_real_rename = os.rename
+_real_replace = os.replace
 _real_mkdir = os.mkdir
 _real_rmdir = os.rmdir
 _itertools_chain = __import__("itertools").chain
@@ -754,6 +756,45 @@ def _remove(path, *args, **kwargs):
         raise FileNotFoundError(_errno.ENOENT, "No such file or directory", path)
 
 
+def _renamer(real):
+    """os.rename / os.replace on the scratch folder: a file or a folder (with everything under it) moves; an
+    existing file at the destination is replaced, as on POSIX; between the scratch folder and the real
+    filesystem is a cross-device move (EXDEV), which shutil.move answers by copying."""
+
+    def rename(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        ps, pd = _vpath(src), _vpath(dst)
+        if ps is None and pd is None:
+            return real(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        if ps is None or pd is None:
+            raise OSError(_errno.EXDEV, "Invalid cross-device link", src, None, dst)
+        if ps in _VFS_DIRS or pd in _VFS_DIRS:
+            raise PermissionError(_errno.EBUSY, "The scratch folder's root cannot be moved", src, None, dst)
+        if not _isdir(_parent(pd)):
+            raise FileNotFoundError(_errno.ENOENT, "No such file or directory", src, None, dst)
+        if ps in _VFS:
+            if _isdir(pd):
+                raise IsADirectoryError(_errno.EISDIR, "Is a directory", src, None, dst)
+            _VFS[pd] = _VFS.pop(ps)
+            return
+        if ps not in _VFS_MADE:
+            raise FileNotFoundError(_errno.ENOENT, "No such file or directory", src, None, dst)
+        if pd == ps:
+            return
+        if pd.startswith(ps + "/"):
+            raise OSError(_errno.EINVAL, "Invalid argument", src, None, dst)
+        if pd in _VFS:
+            raise NotADirectoryError(_errno.ENOTDIR, "Not a directory", src, None, dst)
+        if _isdir(pd) and any(_parent(k) == pd for k in _itertools_chain(_VFS, _VFS_MADE)):
+            raise OSError(_errno.ENOTEMPTY, "Directory not empty", src, None, dst)
+        for k in [k for k in _VFS if k.startswith(ps + "/")]:
+            _VFS[pd + k[_len(ps):]] = _VFS.pop(k)
+        for k in [k for k in _VFS_MADE if k == ps or k.startswith(ps + "/")]:
+            _VFS_MADE.discard(k)
+            _VFS_MADE.add(pd + k[_len(ps):])
+
+    return rename
+
+
 def _install_vfs():
     builtins.open = io.open = _open
     os.stat = _stat
@@ -762,6 +803,8 @@ def _install_vfs():
     os.scandir = _scandir
     os.listdir = _listdir
     os.remove = os.unlink = _remove
+    os.rename = _renamer(_real_rename)
+    os.replace = _renamer(_real_replace)
     os.mkdir = _mkdir
     os.rmdir = _rmdir
     os.getcwd = lambda: "/work"
@@ -830,7 +873,7 @@ def _workspace_changes(cap):
             continue
         enc = _b64encode(_VFS[p]).decode("ascii")
         if _len(enc) > cap:
-            refused.append({"path": p[6:], "why": "past the output limit (max_output_bytes)"})
+            refused.append({"path": p[6:], "why": "larger than the workspace can hold (its max_bytes)"})
             continue
         cap -= _len(enc)
         written[p[6:]] = enc

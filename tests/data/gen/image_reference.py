@@ -46,8 +46,22 @@ def photo():
 CASES = []
 
 
-def case(name, params, make, max_abs, mean_abs, why):
-    CASES.append((name, params, make, max_abs, mean_abs, why))
+def case(name, params, make, max_abs, mean_abs, why, source="photo.png"):
+    CASES.append((name, params, make, max_abs, mean_abs, why, source))
+
+
+def photo_rgba():
+    """The photo with an alpha channel: opaque, half and fully transparent bands and a soft gradient, so the
+    edits that Pillow makes premultiplied (resize, rotate) and those that filter alpha too (sharpen) show it."""
+    im = photo().convert("RGBA")
+    a = np.zeros((61, 97), dtype=np.uint8)
+    y, x = np.mgrid[0:61, 0:97]
+    a[:] = np.clip(255 * x / 96, 0, 255).astype(np.uint8)
+    a[:8] = 100
+    a[50:] = 0
+    a[20:30] = 255
+    im.putalpha(Image.fromarray(a, "L"))
+    return im
 
 
 case("crop", {"edit_type": "crop", "x": 10, "y": 5, "width": 40, "height": 30},
@@ -100,18 +114,35 @@ case("thumbnail_12x12_one_step", {"edit_type": "thumbnail", "width": 12, "height
      "resize(thumbnail((12, 12))'s size, BICUBIC)")
 
 
+# With alpha: Pillow resizes and rotates RGBA premultiplied (through RGBa) and sharpens every band.
+case("rgba_sharpen", {"edit_type": "sharpen"}, lambda im: im.filter(ImageFilter.SHARPEN), 0, 0,
+     "filter(SHARPEN) on RGBA: alpha sharpened too", "photo_rgba.png")
+case("rgba_rotate_30", {"edit_type": "rotate", "angle": 30},
+     lambda im: im.rotate(30, resample=Image.Resampling.BILINEAR, expand=True), 1, 0.01,
+     "rotate(30, BILINEAR, expand=True) on RGBA, premultiplied as Pillow does", "photo_rgba.png")
+case("rgba_resize_48x30", {"edit_type": "resize", "width": 48, "height": 30},
+     lambda im: im.resize((48, 30), Image.Resampling.BICUBIC), 10, 0.3,
+     "resize((48, 30), BICUBIC) on RGBA, premultiplied as Pillow does", "photo_rgba.png")
+case("rgba_blur_2", {"edit_type": "blur", "radius": 2.0},
+     lambda im: im.filter(ImageFilter.GaussianBlur(2.0)), 0, 0, "GaussianBlur(2) on RGBA", "photo_rgba.png")
+case("rgba_grayscale", {"edit_type": "grayscale"}, lambda im: im.convert("LA"), 0, 0, 'convert("LA")',
+     "photo_rgba.png")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "expected").mkdir(exist_ok=True)
-    im = photo()
-    im.save(OUT / "photo.png", optimize=False)
-    src = Image.open(OUT / "photo.png")
-    src.load()
+    photo().save(OUT / "photo.png", optimize=False)
+    photo_rgba().save(OUT / "photo_rgba.png", optimize=False)
+    sources = {}
+    for f in ("photo.png", "photo_rgba.png"):
+        sources[f] = Image.open(OUT / f)
+        sources[f].load()
     lines = []
-    for name, params, make, max_abs, mean_abs, why in CASES:
-        out = make(src)
+    for name, params, make, max_abs, mean_abs, why, source in CASES:
+        out = make(sources[source])
         out.save(OUT / "expected" / f"{name}.png")
-        lines.append(json.dumps({"name": name, "input": "photo.png", "params": params,
+        lines.append(json.dumps({"name": name, "input": source, "params": params,
                                  "expected": f"expected/{name}.png", "size": list(out.size), "mode": out.mode,
                                  "max_abs": max_abs, "mean_abs": mean_abs, "pillow": why}))
     header = "// edit_image against Pillow 12.0.0, written by tests/data/gen/image_reference.py (tolerances explained there)\n"
