@@ -248,17 +248,24 @@ fn no_provider() -> Outcome {
     Ok(())
 }
 
-/// Seed 001's image turns (`tests/data/image/seed_001.jsonl`) sent in order, as {"text", "tag"}, to one
-/// `beaker serve` whose `[image.provider]` is the local Images API: each observation exactly as written there.
-fn seed_001_images() -> Outcome {
+/// A config file whose `[image.provider]` is the local Images API, with `settings` added (the folder holding it
+/// lives as long as the returned guard).
+fn provider_config(settings: &str) -> Result<(tempfile::TempDir, std::path::PathBuf), String> {
     let url = crate::support::images_api()?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let config = dir.path().join("beaker.toml");
     std::fs::write(
         &config,
-        format!("[image.provider]\nurl = \"{url}\"\nretries = 1\n"),
+        format!("[image.provider]\nurl = \"{url}\"\n{settings}\n"),
     )
     .map_err(|e| e.to_string())?;
+    Ok((dir, config))
+}
+
+/// Seed 001's image turns (`tests/data/image/seed_001.jsonl`) sent in order, as {"text", "tag"}, to one
+/// `beaker serve` whose `[image.provider]` is the local Images API: each observation exactly as written there.
+fn seed_001_images() -> Outcome {
+    let (_dir, config) = provider_config("retries = 1")?;
     let mut child = beaker()
         .args(["serve", "--no-python", "--config"])
         .arg(&config)
@@ -312,14 +319,7 @@ fn seed_001_images() -> Outcome {
 /// A provider that does not answer within `timeout_ms` fails the call as the tool's failure (`tool_error`, fault
 /// `tool`) when its timeout passes, not at the call's own deadline as a `timeout` blamed on the model.
 fn hung_provider() -> Outcome {
-    let url = crate::support::images_api()?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let config = dir.path().join("beaker.toml");
-    std::fs::write(
-        &config,
-        format!("[image.provider]\nurl = \"{url}\"\ntimeout_ms = 300\nretries = 0\n"),
-    )
-    .map_err(|e| e.to_string())?;
+    let (_dir, config) = provider_config("timeout_ms = 300\nretries = 0")?;
     let out = beaker()
         .args(["call", "--no-python", "--config"])
         .arg(&config)
