@@ -63,10 +63,9 @@ struct Tree {
     reservation: Option<Reservation>,
 }
 
-impl Tree {
-    fn cost(&self) -> u64 {
-        self.bytes + PER_FILE_OVERHEAD * self.files.len() as u64
-    }
+/// What `files` files of `bytes` content bytes in all cost the memory budget.
+fn cost(bytes: u64, files: usize) -> u64 {
+    bytes + PER_FILE_OVERHEAD * files as u64
 }
 
 impl std::fmt::Debug for Workspace {
@@ -229,11 +228,6 @@ impl Workspace {
         Err(not_found(path))
     }
 
-    /// Whether `path` (normalised) is a file.
-    pub fn exists(&self, path: &str) -> bool {
-        self.lock().files.contains_key(path)
-    }
-
     /// Writes `bytes` to file `path` (normalised), or adds them at its end when `append`; returns the file's
     /// new size and whether it was created. Refused, with nothing changed, past a limit or where a folder of
     /// that name exists or a file stands where a folder of the path would be.
@@ -275,7 +269,7 @@ impl Workspace {
                 l.max_bytes
             )));
         }
-        let cost = total + PER_FILE_OVERHEAD * (t.files.len() as u64 + u64::from(created));
+        let cost = cost(total, t.files.len() + usize::from(created));
         match &mut t.reservation {
             Some(r) => r.resize(cost, "a workspace's files")?,
             None => t.reservation = Some(self.0.memory.try_reserve(cost, "a workspace's files")?),
@@ -294,10 +288,11 @@ impl Workspace {
         Ok((new_len, created))
     }
 
-    /// Deletes file `path` (normalised); returns its size. A folder is refused unless `recursive`, which deletes
-    /// every file under it (returning their total).
-    pub fn delete(&self, path: &str, recursive: bool) -> Result<u64, ToolError> {
+    /// Deletes file `path` (normalised); returns the bytes freed and whether `path` was a folder. A folder is
+    /// refused unless `recursive`, which deletes every file under it.
+    pub fn delete(&self, path: &str, recursive: bool) -> Result<(u64, bool), ToolError> {
         let mut t = self.lock();
+        let folder = !t.files.contains_key(path);
         let freed = if let Some(b) = t.files.remove(path) {
             b.len() as u64
         } else if is_dir(&t, path) {
@@ -316,12 +311,12 @@ impl Workspace {
             return Err(not_found(path));
         };
         t.bytes -= freed;
-        let cost = t.cost();
+        let cost = cost(t.bytes, t.files.len());
         if let Some(r) = &mut t.reservation {
             // A shrink never fails.
             let _ = r.resize(cost, "");
         }
-        Ok(freed)
+        Ok((freed, folder))
     }
 
     /// What folder `dir` (normalised; `""` the root) holds: its files and folders, directly or at every depth
@@ -496,7 +491,7 @@ mod tests {
             .message
             .contains("is a file"));
         assert!(w.delete("a", false).is_err());
-        assert_eq!(w.delete("a", true).unwrap(), 11);
+        assert_eq!(w.delete("a", true).unwrap(), (11, true));
         assert_eq!(w.usage(), (0, 0));
         assert_eq!(
             w.delete("a/b.txt", false).unwrap_err().message,

@@ -98,6 +98,7 @@ impl Trajectory {
     }
 
     fn to_json(&self, tag: &str) -> Value {
+        let (files, bytes) = self.workspace.as_ref().map_or((0, 0), Workspace::usage);
         let l = &self.limits;
         let mut remaining = Map::new();
         if let Some(m) = l.max_calls {
@@ -134,8 +135,8 @@ impl Trajectory {
             "limits": l,
             "remaining": remaining,
             "workspace": {
-                "files": self.workspace.as_ref().map_or(0, |w| w.usage().0),
-                "bytes": self.workspace.as_ref().map_or(0, |w| w.usage().1),
+                "files": files,
+                "bytes": bytes,
             },
         })
     }

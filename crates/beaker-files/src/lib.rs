@@ -314,8 +314,7 @@ impl Tool for DeleteFile {
         let p: DeleteParams = beaker_core::params::parse(params)?;
         let ws = ctx.workspace();
         let path = ws.normalize(&p.path, false)?;
-        let folder = !ws.exists(&path);
-        let freed = ws.delete(&path, p.recursive)?;
+        let (freed, folder) = ws.delete(&path, p.recursive)?;
         Ok(json!({
             "result": if folder { "Folder deleted successfully" } else { "File deleted successfully" },
             "path": path,

@@ -421,7 +421,10 @@ impl Tool for GenerateGif {
                 }
             ),
         };
-        if Format::from_path(&out).is_some_and(|f| f != Format::Gif) {
+        // Any extension but .gif (.png, or one not written here such as .bmp) would misname the GIF's bytes.
+        if crate::output_format(&out).is_err()
+            || Format::from_path(&out).is_some_and(|f| f != Format::Gif)
+        {
             return Err(ToolError::invalid_params(format!(
                 "`output_path` {out} must end in .gif"
             )));

@@ -315,6 +315,20 @@ impl Tool for EditImage {
             .as_deref()
             .map(|o| ws.normalize(o, false))
             .transpose()?;
+        // The output path's format, checked before any work: asked for, else this, else the source's.
+        let path_format = match &output_path {
+            Some(o) => output_format(o)?,
+            None => None,
+        };
+        if let (Some(g), Some(f)) = (path_format, p.format) {
+            if g != f {
+                return Err(ToolError::invalid_params(format!(
+                    "`output_path` {} names another format than `format` {}",
+                    output_path.as_deref().unwrap_or(""),
+                    f.name()
+                )));
+            }
+        }
         let src = read_source(ws, p.image_path.as_deref(), p.image.as_deref(), ctx)?;
         let (w, h) = src.img.dimensions();
         let e = p.edit_type;
@@ -394,12 +408,7 @@ impl Tool for EditImage {
             Edit::Brightness => ops::brightness(img, need(p.factor, "factor", e)?),
             Edit::Contrast => ops::contrast(img, need(p.factor, "factor", e)?),
             Edit::Convert => {
-                need(
-                    p.format
-                        .or(output_path.as_deref().and_then(Format::from_path)),
-                    "format",
-                    e,
-                )?;
+                need(p.format.or(path_format), "format", e)?;
                 img.clone()
             }
             Edit::Annotate => {
@@ -416,20 +425,7 @@ impl Tool for EditImage {
             }
         };
         ctx.checkpoint()?;
-        // The format: asked for, else the output path's extension, else the source's.
-        let path_format = match &output_path {
-            Some(o) => output_format(o)?,
-            None => None,
-        };
         let format = p.format.or(path_format).unwrap_or(src.format);
-        if let (Some(o), Some(f)) = (&output_path, p.format) {
-            if Format::from_path(o).is_some_and(|g| g != f) {
-                return Err(ToolError::invalid_params(format!(
-                    "`output_path` {o} names another format than `format` {}",
-                    f.name()
-                )));
-            }
-        }
         let bytes = codec::encode(&edited, format, p.quality.unwrap_or(90))?;
         let output_path =
             output_path.or_else(|| src.path.as_deref().map(|s| default_output(s, e, format)));

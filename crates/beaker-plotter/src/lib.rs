@@ -399,14 +399,15 @@ impl Tool for Plotter {
                 format!("drawing failed: {m}"),
             )
         };
-        let (image, format) = if p.options.format.as_deref() == Some("svg") {
+        // The file's bytes (for `save_as`) and the result's text (the SVG, or the PNG as base64).
+        let (file, image, format) = if p.options.format.as_deref() == Some("svg") {
             let mut svg = String::new();
             draw(
                 SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area(),
                 &plot,
             )
             .map_err(internal)?;
-            (svg, "svg")
+            (None, svg, "svg")
         } else {
             let mut rgb = vec![0u8; w as usize * h as usize * 3];
             draw(
@@ -415,7 +416,8 @@ impl Tool for Plotter {
             )
             .map_err(internal)?;
             let png = encode_png(&rgb, w, h).map_err(internal)?;
-            (base64::engine::general_purpose::STANDARD.encode(png), "png")
+            let text = base64::engine::general_purpose::STANDARD.encode(&png);
+            (Some(png), text, "png")
         };
         let bytes = image.len() as u64;
         if bytes > ctx.limits.max_output_bytes {
@@ -424,7 +426,7 @@ impl Tool for Plotter {
                 ctx.limits.max_output_bytes
             )));
         }
-        let mut out = json!({"image": image, "format": format, "width": w, "height": h, "description": description});
+        let mut saved = None;
         if let Some(path) = &p.save_as {
             // Into the call's workspace (its trajectory's files), as the file a model can then name.
             let ws = ctx.workspace();
@@ -435,13 +437,11 @@ impl Tool for Plotter {
                     "`save_as` {path} must end in .{format}, the plot's format (options.format)"
                 )));
             }
-            let bytes = match format {
-                "svg" => image.into_bytes(),
-                _ => base64::engine::general_purpose::STANDARD
-                    .decode(&image)
-                    .map_err(|e| internal(e.to_string()))?,
-            };
-            ws.write(&path, &bytes, false)?;
+            ws.write(&path, file.as_deref().unwrap_or(image.as_bytes()), false)?;
+            saved = Some(path);
+        }
+        let mut out = json!({"image": image, "format": format, "width": w, "height": h, "description": description});
+        if let Some(path) = saved {
             out["output_path"] = json!(path);
         }
         Ok(out)

@@ -839,8 +839,8 @@ impl Tool for ExecutePython {
             }
         }
         if let Some(ws) = ctx.trajectory_workspace() {
-            let changes = report.json.get("workspace").cloned().unwrap_or(Value::Null);
-            let applied = apply_workspace_changes(ws, &changes);
+            let changes = report.json.get("workspace").unwrap_or(&Value::Null);
+            let applied = apply_workspace_changes(ws, changes);
             // Said only when the code changed something: most calls leave the folder as it was.
             let quiet = ["written", "deleted", "refused"]
                 .iter()
