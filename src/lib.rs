@@ -45,7 +45,9 @@
 //! ```
 #![deny(missing_docs)]
 
-pub use beaker_catalog::{engine, image, pubchem, search, BuildError, Catalog, CatalogError};
+pub use beaker_catalog::{
+    datasets, engine, image, pubchem, search, BuildError, Catalog, CatalogError,
+};
 pub use beaker_core::{
     CallContext, CancelToken, Envelope, ErrorKind, Example, Fault, Limits, LimitsRequest, Pool,
     Tool, ToolCall, ToolError, ToolSpec, Usage, Workspace, WorkspaceLimits,

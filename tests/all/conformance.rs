@@ -27,11 +27,38 @@ pub fn engine() -> Result<&'static Engine, String> {
         .map_err(|e| e.to_string())?;
         Catalog::builtin()
             .image(Some(std::sync::Arc::new(provider)))
+            .data(Some(std::sync::Arc::new(example_data()?)))
             .engine()
             .map_err(|e| e.to_string())
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// A data folder holding the dataset `example` (tests/data/health/'s synthetic export) that the health tools'
+/// examples and adversarial cases read, imported through the library.
+fn example_data() -> Result<beaker::datasets::Datasets, String> {
+    let dir = std::env::temp_dir().join(format!("beaker-examples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = beaker::datasets::Datasets::open(&dir).map_err(|e| e.to_string())?;
+    let settings = beaker::datasets::Settings {
+        time_zone: "America/Los_Angeles".into(),
+    };
+    let ds = data
+        .create("example", Some(settings))
+        .map_err(|e| e.to_string())?;
+    let mut import = beaker::datasets::import::Importer::new(&data, ds);
+    for f in [
+        "export.xml",
+        "cgm.csv",
+        "body_temperature.csv",
+        "reports.json",
+    ] {
+        let path = crate::support::root().join("tests/data/health").join(f);
+        import.file(&path, &mut |_| {}).map_err(|e| e.to_string())?;
+    }
+    import.finish().map_err(|e| e.to_string())?;
+    Ok(data)
 }
 
 /// The specs of every built-in tool.
@@ -61,8 +88,15 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// A call's envelope as JSON.
-fn run(tool: &str, params: Value, limits: LimitsRequest) -> Result<Value, String> {
-    let env = engine()?.call(ToolCall::new(tool, params).with_limits(limits));
+fn run(
+    tool: &str,
+    params: Value,
+    limits: LimitsRequest,
+    dataset: Option<&str>,
+) -> Result<Value, String> {
+    let mut call = ToolCall::new(tool, params).with_limits(limits);
+    call.dataset = dataset.map(str::to_string);
+    let env = engine()?.call(call);
     serde_json::to_value(env).map_err(|e| e.to_string())
 }
 
@@ -83,7 +117,8 @@ pub fn run_example(
     tool: &str,
     ex: &beaker::Example,
 ) -> Result<beaker::Envelope, String> {
-    let call = ToolCall::new(tool, ex.params.clone());
+    let mut call = ToolCall::new(tool, ex.params.clone());
+    call.dataset = ex.dataset.clone();
     if ex.workspace.is_empty() {
         return Ok(e.call(call));
     }
@@ -196,7 +231,7 @@ fn adversarial(case: &Value) -> Outcome {
     let limits: LimitsRequest =
         serde_json::from_value(case.get("limits").cloned().unwrap_or(json!({})))
             .map_err(|e| format!("bad limits in case: {e}"))?;
-    let env = run(tool, params, limits)?;
+    let env = run(tool, params, limits, case["dataset"].as_str())?;
     let short = || env.to_string().chars().take(600).collect::<String>();
     match case.get("error_kind") {
         // One kind, or a list of acceptable ones (a runaway computation may stop on time or on fuel).

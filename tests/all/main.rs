@@ -13,6 +13,7 @@ mod conformance;
 mod dialects;
 mod domain;
 mod grading;
+mod health;
 mod http;
 mod image;
 mod logic;
@@ -48,6 +49,7 @@ fn main() {
     pubchem::prepare();
     let mut trials = Vec::new();
     trials.extend(calculator::trials());
+    trials.extend(health::trials());
     trials.extend(conformance::trials());
     trials.extend(dialects::trials());
     trials.extend(serve::trials());

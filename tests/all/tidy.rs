@@ -6,7 +6,7 @@ use libtest_mimic::Trial;
 use std::collections::BTreeMap;
 
 /// The layers of the crate graph, bottom up. A crate may depend only on crates of lower layers, and only the
-/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 3, beside the engine,
+/// catalog may depend on tool crates. A crate not named here is a tool crate (layer 4, beside the engine,
 /// which knows no tool): a new tool's crate needs no entry.
 const LAYERS: &[(&str, u8)] = &[
     ("beaker-core", 0),
@@ -17,20 +17,21 @@ const LAYERS: &[(&str, u8)] = &[
     ("beaker-worker", 1),
     ("beaker-jail", 1),
     ("beaker-units", 2),
-    ("beaker-engine", 3),
-    ("beaker-catalog", 4),
-    ("beaker-protocol", 5),
-    ("beaker-traces", 6),
-    ("beaker-http", 6),
-    ("beaker-mcp", 6),
-    ("beaker-pymodule", 6),
-    ("beaker-bench", 7),
-    ("beaker-cli", 8),
-    ("beaker", 9),
+    ("beaker-datasets", 3),
+    ("beaker-engine", 4),
+    ("beaker-catalog", 5),
+    ("beaker-protocol", 6),
+    ("beaker-traces", 7),
+    ("beaker-http", 7),
+    ("beaker-mcp", 7),
+    ("beaker-pymodule", 7),
+    ("beaker-bench", 8),
+    ("beaker-cli", 9),
+    ("beaker", 10),
 ];
 
-/// Where a crate sits in [`LAYERS`]: tool crates are layer 3, beside the engine.
-const TOOL_LAYER: u8 = 3;
+/// Where a crate sits in [`LAYERS`]: tool crates are layer 4, beside the engine.
+const TOOL_LAYER: u8 = 4;
 
 /// Whether `name` is a tool crate (one [`LAYERS`] does not name).
 fn is_tool_crate(name: &str) -> bool {

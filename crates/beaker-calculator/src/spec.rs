@@ -36,13 +36,13 @@ pub(super) fn spec() -> ToolSpec {
             "additionalProperties": false
         }),
         examples: vec![
-            Example { params: json!({"expression": "7 * 8"}), result: json!({"value": "56", "exact": true}), elided: Vec::new(), workspace: Default::default() },
+            Example { params: json!({"expression": "7 * 8"}), result: json!({"value": "56", "exact": true}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"expression": "sqrt(2)", "precision": 15}),
-                result: json!({"value": "1.414213562373095", "exact": false}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"value": "1.414213562373095", "exact": false}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"expression": "1/3 + 1/6"}),
-                result: json!({"value": "0.5", "exact": true, "fraction": "1/2"}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"value": "0.5", "exact": true, "fraction": "1/2"}), elided: Vec::new(), workspace: Default::default(), dataset: None },
         ],
         notes: include_str!("calculator.md").into(),
     }

@@ -64,6 +64,9 @@ pub mod image {
     pub use beaker_image::{Provider, ProviderConfig};
 }
 
+/// Seed 002's data layer, for the front ends that open a data folder (`--data`) and import into it.
+pub use beaker_datasets as datasets;
+
 /// One family of tools and how to build it.
 pub struct Entry {
     /// The family's name: `tests/data/NAME/` holds its reference and adversarial data.
@@ -88,6 +91,9 @@ pub struct Options {
     pub wolfram: Option<Arc<beaker_wolfram::Provider>>,
     /// `generate_image`'s and `generate_gif`'s provider (an OpenAI Images API; default: none, and they refuse).
     pub image: Option<Arc<beaker_image::Provider>>,
+    /// The data folder seed 002's health tools read datasets from (`--data DIR`; default: none, and they say
+    /// how to give one).
+    pub data: Option<Arc<beaker_datasets::Datasets>>,
 }
 
 /// Builds a sandboxed family's tools over a sandbox (loading, and on first use snapshotting, its guest).
@@ -195,6 +201,11 @@ pub const BUILTIN: &[Entry] = &[
     // Routes questions to the tools above (symbolic_math among them, so it is a sandboxed family).
     Entry::native("files", |_| beaker_files::tools()),
     Entry::native("image", |o| beaker_image::tools(o.image.clone())),
+    // Seed 002's health data; correlations and their p-values come from the statistics tool, injected here.
+    Entry::native("health", |o| {
+        let stats: Arc<dyn Tool> = Arc::new(beaker_statistics::Statistics::new());
+        beaker_health::tools(o.data.clone(), stats)
+    }),
     Entry::router("wolfram", |o| {
         vec![Arc::new(beaker_wolfram::Wolfram::new(o.wolfram.clone()))]
     }),
@@ -349,6 +360,12 @@ impl Catalog {
     /// setting).
     pub fn image(mut self, provider: Option<Arc<beaker_image::Provider>>) -> Catalog {
         self.options.image = provider;
+        self
+    }
+
+    /// Reads seed 002's health datasets from this data folder (`--data DIR`).
+    pub fn data(mut self, data: Option<Arc<beaker_datasets::Datasets>>) -> Catalog {
+        self.options.data = data;
         self
     }
 

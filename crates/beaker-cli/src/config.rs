@@ -56,6 +56,13 @@ pub struct EngineArgs {
     /// machine's (or the cgroup's) memory.
     #[arg(long, value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
+    /// The data folder seed 002's health tools read datasets from (`beaker data import` fills it).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Bind this server's clients (stdio, MCP, HTTP without tokens) to one dataset: every call reads it, and a
+    /// request naming another is refused.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
     /// Also register testing-only tools (`_block`).
     #[arg(long, hide = true)]
     pub test_tools: bool,
@@ -132,6 +139,22 @@ struct File {
     workspace: WorkspaceFile,
     #[serde(default)]
     image: ImageFile,
+    #[serde(default)]
+    data: DataFile,
+}
+
+/// The `[data]` section: seed 002's datasets.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct DataFile {
+    /// The data folder (as `--data`).
+    dir: Option<PathBuf>,
+    /// The dataset every client is bound to (as `--dataset`).
+    dataset: Option<String>,
+    /// Months that ended more than this many days ago live in the object store (default 90).
+    local_days: Option<u32>,
+    /// An S3-compatible object store for history, encrypted (Storj's gateway, MinIO).
+    object_store: Option<beaker_catalog::datasets::ObjectConfig>,
 }
 
 /// The `[image]` section.
@@ -216,6 +239,10 @@ pub struct Settings {
     pub wolfram: Option<Arc<beaker_catalog::wolfram::Provider>>,
     /// `generate_image`'s and `generate_gif`'s provider (built once, here).
     pub image: Option<Arc<beaker_catalog::image::Provider>>,
+    /// The data folder (opened once, here).
+    pub data: Option<Arc<beaker_catalog::datasets::Datasets>>,
+    /// The dataset the default tenant is bound to.
+    pub dataset: Option<String>,
 }
 
 impl Settings {
@@ -347,6 +374,22 @@ impl Settings {
             )),
             None => None,
         };
+        let data = match args.data.clone().or(file.data.dir.clone()) {
+            Some(dir) => {
+                let mut d = beaker_catalog::datasets::Datasets::open(&dir)
+                    .with_context(|| format!("opening the data folder {}", dir.display()))?;
+                if let Some(store) = file.data.object_store.clone() {
+                    d = d.with_object_store(store, file.data.local_days.unwrap_or(90));
+                }
+                Some(Arc::new(d))
+            }
+            None => None,
+        };
+        let dataset = args.dataset.clone().or(file.data.dataset.clone());
+        if let Some(name) = &dataset {
+            beaker_catalog::datasets::check_name(name)?;
+            anyhow::ensure!(data.is_some(), "--dataset needs a data folder (--data DIR)");
+        }
         Ok(Settings {
             config,
             guest_dirs,
@@ -363,6 +406,8 @@ impl Settings {
             pubchem,
             wolfram,
             image,
+            data,
+            dataset,
         })
     }
 
@@ -395,7 +440,8 @@ impl Settings {
             .indexes(self.indexes.clone())
             .pubchem(self.pubchem.0.clone(), self.pubchem.1.clone())
             .wolfram(self.wolfram.clone())
-            .image(self.image.clone());
+            .image(self.image.clone())
+            .data(self.data.clone());
         if !self.python {
             catalog = catalog.without("python");
         }
@@ -416,7 +462,7 @@ impl Settings {
             .natives_only()
             .engine_with(self.config.clone())?;
         if native.spec(tool).is_some() {
-            return Ok(native);
+            return Ok(self.bound(native));
         }
         drop(native);
         self.engine()
@@ -449,8 +495,43 @@ impl Settings {
         for e in &load_errors {
             eprintln!("beaker: guest tool not loaded: {e}");
         }
-        Ok((engine, load_errors))
+        Ok((self.bound(engine), load_errors))
     }
+
+    /// The engine acting for the default tenant bound to `--dataset`, when given.
+    fn bound(&self, engine: Engine) -> Engine {
+        match &self.dataset {
+            Some(name) => {
+                let tenant = engine.tenant().clone().bound_to(name.as_str());
+                engine.for_tenant(tenant)
+            }
+            None => engine,
+        }
+    }
+}
+
+/// The data folder `dir` (or the config file's `[data] dir`), with the config file's object store.
+pub fn open_data(
+    dir: Option<PathBuf>,
+    config: Option<&std::path::Path>,
+) -> anyhow::Result<beaker_catalog::datasets::Datasets> {
+    let file: File = match config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+        }
+        None => File::default(),
+    };
+    let dir = dir
+        .or(file.data.dir)
+        .context("no data folder: give --data DIR (or `dir` in the config file's [data])")?;
+    let mut d = beaker_catalog::datasets::Datasets::open(&dir)
+        .with_context(|| format!("opening the data folder {}", dir.display()))?;
+    if let Some(store) = file.data.object_store {
+        d = d.with_object_store(store, file.data.local_days.unwrap_or(90));
+    }
+    Ok(d)
 }
 
 /// An index flag's `NAME=DIR`.

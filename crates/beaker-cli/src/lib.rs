@@ -99,6 +99,10 @@ enum Command {
     /// Build and describe `web_search`'s BM25 indexes (`beaker index build CORPUS --out DIR`, `beaker index
     /// info DIR`); serve one with `beaker serve --index NAME=DIR`.
     Index(commands::index::IndexArgs),
+    /// Seed 002's health datasets: `beaker data import --data DIR --dataset NAME FILE...` reads Apple Health's
+    /// export.xml (streamed), CGM and generic CSV, and JSON reports into a dataset; `beaker data list --data DIR`
+    /// lists the datasets. Serve them with `beaker serve --data DIR`.
+    Data(commands::data::DataArgs),
 }
 
 /// Runs the `beaker` command line with the process's arguments.
@@ -169,6 +173,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => commands::bench::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Index(args) => commands::index::run(args),
+        Command::Data(args) => commands::data::run(args),
         Command::Tools(args) => commands::tools::run(args),
         Command::RunText(args) => commands::run_text::run(args),
     }

@@ -75,6 +75,9 @@ pub struct CallContext {
     /// The call's files: its trajectory's workspace when it has a `tag`, else an empty one dropped with it (read
     /// it with [`CallContext::workspace`]).
     pub workspace: WorkspaceSlot,
+    /// The dataset the call reads (seed 002's health data): the request's `dataset`, or the one its tenant is
+    /// bound to. Tools that read user data read this one only.
+    pub dataset: Option<std::sync::Arc<str>>,
 }
 
 /// Where a call's [`Workspace`](crate::Workspace) comes from: its trajectory's, or one made on first use and
@@ -160,6 +163,7 @@ impl CallContext {
             tenant: crate::Tenant::default(),
             memory: crate::MemoryBudget::unlimited(),
             workspace: WorkspaceSlot::scratch(crate::WorkspaceLimits::default()),
+            dataset: None,
         }
     }
 

@@ -26,6 +26,9 @@ pub struct ToolCall {
     /// An explicit seed for any randomness; otherwise one is derived from `(tag, id, tool)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The dataset the call reads (seed 002's health tools); a tenant bound to a dataset may name only it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
 }
 
 fn empty_object() -> Value {
@@ -47,6 +50,7 @@ impl ToolCall {
             meta: None,
             tag: None,
             seed: None,
+            dataset: None,
         }
     }
 
@@ -65,6 +69,12 @@ impl ToolCall {
     /// The same call in trajectory `tag` (its budgets, its figures, its workspace).
     pub fn with_tag(mut self, tag: impl Into<String>) -> Self {
         self.tag = Some(tag.into());
+        self
+    }
+
+    /// The same call reading dataset `name`.
+    pub fn with_dataset(mut self, name: impl Into<String>) -> Self {
+        self.dataset = Some(name.into());
         self
     }
 

@@ -37,6 +37,7 @@ pub fn example(params: Value, result: Value) -> Example {
         result,
         elided: Vec::new(),
         workspace: Default::default(),
+        dataset: None,
     }
 }
 

@@ -17,6 +17,10 @@ pub struct Example {
     /// that reads files (`read_file`, `edit_image`) starts from these, written by `write_file` in its trajectory.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub workspace: serde_json::Map<String, Value>,
+    /// The dataset the call reads (the health tools' examples read `example`: the synthetic export in
+    /// tests/data/health/, which the conformance suite imports under that name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
 }
 
 impl Example {

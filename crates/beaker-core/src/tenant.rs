@@ -17,6 +17,7 @@ pub struct Tenant(Option<Arc<TenantInfo>>);
 struct TenantInfo {
     name: Box<str>,
     max_sessions: Option<usize>,
+    dataset: Option<Box<str>>,
 }
 
 impl Tenant {
@@ -25,7 +26,41 @@ impl Tenant {
         Tenant(Some(Arc::new(TenantInfo {
             name: name.into(),
             max_sessions: max_sessions.map(|n| n.max(1)),
+            dataset: None,
         })))
+    }
+
+    /// The same tenant bound to dataset `name`: its calls read that dataset, and naming another is refused.
+    pub fn bound_to(self, name: impl Into<Box<str>>) -> Tenant {
+        let (tenant, max_sessions) = (self.name().unwrap_or("default").into(), self.max_sessions());
+        Tenant(Some(Arc::new(TenantInfo {
+            name: tenant,
+            max_sessions,
+            dataset: Some(name.into()),
+        })))
+    }
+
+    /// The dataset it is bound to, if any.
+    pub fn dataset(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|t| t.dataset.as_deref())
+    }
+
+    /// The dataset a call of this tenant reads when it names `asked`: the one asked for, or the one the tenant
+    /// is bound to; an error when a bound tenant names another.
+    pub fn resolve_dataset(
+        &self,
+        asked: Option<&str>,
+    ) -> Result<Option<Arc<str>>, crate::ToolError> {
+        match (self.dataset(), asked) {
+            (Some(bound), Some(asked)) if bound != asked => Err(crate::ToolError::new(
+                crate::ErrorKind::InvalidParams,
+                format!(
+                    "dataset `{asked}` is not this client's: its token is bound to another dataset"
+                ),
+            )),
+            (Some(bound), _) => Ok(Some(bound.into())),
+            (None, asked) => Ok(asked.map(Into::into)),
+        }
     }
 
     /// Its name; `None` for the default tenant.

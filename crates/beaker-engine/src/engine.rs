@@ -408,6 +408,8 @@ impl Engine {
             limits.timeout_ms = limits.timeout_ms.min(ms);
         }
         let seed = call.effective_seed();
+        // A tenant bound to a dataset reads that one whatever the call names, and may not name another.
+        let dataset = self.tenant.resolve_dataset(call.dataset.as_deref());
         let ToolCall {
             id,
             tool,
@@ -437,11 +439,22 @@ impl Engine {
         let handle = CallHandle {
             state: state.clone(),
         };
-        match budgeted.refusal {
-            Some(e) => {
+        match (budgeted.refusal, dataset) {
+            (Some(e), _) | (None, Err(e)) => {
                 state.finish(Err(e), None);
             }
-            None => self.queue(&state, registered, params, limits, seed, budgeted.workspace),
+            (None, Ok(dataset)) => self.queue(
+                &state,
+                registered,
+                params,
+                limits,
+                seed,
+                Whose {
+                    tenant: self.tenant.clone(),
+                    workspace: budgeted.workspace,
+                    dataset,
+                },
+            ),
         }
         handle
     }
@@ -455,7 +468,7 @@ impl Engine {
         params: Value,
         limits: Limits,
         seed: u64,
-        workspace: Option<beaker_core::Workspace>,
+        whose: Whose,
     ) {
         let inner = &self.inner;
         let Some(registered) = registered else {
@@ -484,7 +497,6 @@ impl Engine {
         // The job holds the engine alive: calls already queued finish even if every `Engine` handle is dropped.
         let engine = self.inner.clone();
         let job_state = state.clone();
-        let tenant = self.tenant.clone();
         let job: Job = Box::new(move || {
             run(
                 &engine,
@@ -493,7 +505,7 @@ impl Engine {
                 &params,
                 limits,
                 seed,
-                Whose { tenant, workspace },
+                whose,
             )
         });
         if queue.send(job).is_err() {
@@ -526,10 +538,12 @@ fn unknown_tool_message<'a>(name: &str, known: impl Iterator<Item = &'a String>)
     )
 }
 
-/// Whose a call is: its tenant, and its trajectory's workspace (`None`: untagged, it gets one of its own).
+/// Whose a call is: its tenant, its trajectory's workspace (`None`: untagged, it gets one of its own) and the
+/// dataset it reads.
 struct Whose {
     tenant: Tenant,
     workspace: Option<beaker_core::Workspace>,
+    dataset: Option<Arc<str>>,
 }
 
 /// Runs one call on a worker: arms its deadline, calls the tool (a panic becomes `internal`), checks and
@@ -543,7 +557,11 @@ fn run(
     seed: u64,
     whose: Whose,
 ) {
-    let Whose { tenant, workspace } = whose;
+    let Whose {
+        tenant,
+        workspace,
+        dataset,
+    } = whose;
     if state.cancel.reason().is_some() {
         return;
     }
@@ -568,6 +586,7 @@ fn run(
             Some(w) => beaker_core::WorkspaceSlot::of(w),
             None => beaker_core::WorkspaceSlot::scratch(inner.config.workspace),
         },
+        dataset,
     };
     // A result is bounded by `max_output_bytes` only once it is built: what it may take while it is built,
     // checked and answered (its values and their text) is reserved until the call is answered.

@@ -14,6 +14,8 @@
 //! ```
 //!
 //! A token without `name=` is a tenant of its own, labelled by its line (`line-7`), never by its secret.
+//! `dataset=NAME` binds a token to one dataset (seed 002's health data): its calls read that dataset, and a
+//! request naming another is refused.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,6 +36,8 @@ pub struct Token {
     pub name: Option<String>,
     /// Python sessions its tenant may hold open (beyond it, its own least recently used one is ended).
     pub sessions: Option<usize>,
+    /// The one dataset its calls read (`None`: any the request names).
+    pub dataset: Option<String>,
 }
 
 impl Token {
@@ -46,6 +50,7 @@ impl Token {
             in_flight: None,
             name: None,
             sessions: None,
+            dataset: None,
         }
     }
 }
@@ -63,7 +68,7 @@ pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
         for w in words {
             let bad = || {
                 format!(
-                    "line {}: `{w}` is not rate=N, burst=N, in_flight=N, sessions=N or name=LABEL",
+                    "line {}: `{w}` is not rate=N, burst=N, in_flight=N, sessions=N, name=LABEL or dataset=NAME",
                     n + 1
                 )
             };
@@ -76,6 +81,13 @@ pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
                     ));
                 }
                 t.name = Some(value.to_string());
+                continue;
+            }
+            if key == "dataset" {
+                if value.is_empty() {
+                    return Err(format!("line {}: dataset= needs a dataset's name", n + 1));
+                }
+                t.dataset = Some(value.to_string());
                 continue;
             }
             let number: f64 = value.parse().map_err(|_| bad())?;
@@ -95,6 +107,16 @@ pub fn parse_tokens(text: &str) -> Result<Vec<Token>, String> {
         }
         if t.name.is_none() {
             t.name = Some(format!("line-{}", n + 1));
+        }
+        if let Some(other) = out
+            .iter()
+            .find(|o| o.name == t.name && o.dataset != t.dataset)
+        {
+            return Err(format!(
+                "line {}: tokens of tenant `{}` are bound to different datasets",
+                n + 1,
+                other.name.as_deref().unwrap_or_default(),
+            ));
         }
         if let Some(other) = out
             .iter()
@@ -144,6 +166,10 @@ impl Guarded {
                 .unwrap_or_else(|| format!("token-{}", index + 1)),
             token.sessions,
         );
+        let tenant = match &token.dataset {
+            Some(d) => tenant.bound_to(d.as_str()),
+            None => tenant,
+        };
         Guarded {
             token,
             tenant,

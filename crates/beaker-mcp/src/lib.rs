@@ -326,6 +326,9 @@ pub struct Server {
 /// The `_meta` key naming the trajectory (`tag`) a call belongs to; default: the session's own.
 pub const TAG_META: &str = "beaker/tag";
 
+/// The `_meta` key naming the dataset a call reads (seed 002's health tools), as a protocol call's `dataset`.
+pub const DATASET_META: &str = "beaker/dataset";
+
 /// The `_meta` key a call's limits may come in (`{"timeout_ms": 2000, ...}`, as a protocol call's `limits`).
 pub const LIMITS_META: &str = "beaker/limits";
 
@@ -458,6 +461,16 @@ impl ServerHandler for Server {
                 ))
             }
         });
+        match context.meta.get(DATASET_META) {
+            None => {}
+            Some(Value::String(d)) => call.dataset = Some(d.clone()),
+            Some(other) => {
+                return Err(ErrorData::invalid_params(
+                    format!("_meta[\"{DATASET_META}\"] must be a string, got {other}"),
+                    None,
+                ))
+            }
+        }
         if let Some(limits) = context.meta.get(LIMITS_META) {
             call.limits = serde_json::from_value::<LimitsRequest>(limits.clone()).map_err(|e| {
                 ErrorData::invalid_params(format!("_meta[\"{LIMITS_META}\"]: {e}"), None)

@@ -11,6 +11,7 @@ pub(crate) fn examples() -> Vec<Example> {
         result,
         elided: Vec::new(),
         workspace: Default::default(),
+        dataset: None,
     };
     vec![
         ex(

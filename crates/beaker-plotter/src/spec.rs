@@ -84,6 +84,7 @@ pub(super) fn spec() -> ToolSpec {
             params: json!({"plot_type": "function", "data": {"functions": ["sin(x)", "cos(x)"], "x_range": [0, std::f64::consts::TAU]}, "options": {"title": "sin and cos", "width": 400, "height": 300}}),
             result: json!({"format": "png", "width": 400, "height": 300, "description": "Function plot for x in [0, 6.2832]: y = sin(x): 801 samples, y from -1 to 1; y = cos(x): 801 samples, y from -1 to 1. Axes: x from -0.3142 to 6.5973, y from -1.1 to 1.1. Title: sin and cos."}),
             elided: vec!["image".into()], workspace: Default::default(),
+                dataset: None,
         }],
         notes: include_str!("plotter.md").into(),
     }

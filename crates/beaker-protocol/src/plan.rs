@@ -55,6 +55,8 @@ pub struct PlanRequest {
     pub tag: Option<String>,
     /// The seed the steps' seeds derive from.
     pub seed: Option<u64>,
+    /// The dataset the steps read (the request's `dataset`).
+    pub dataset: Option<String>,
 }
 
 /// The keys a step may have: what the plan uses, and seed 004's descriptive keys. Anything else is most likely
@@ -180,6 +182,7 @@ impl PlanRequest {
             },
             tag: obj.get("tag").and_then(Value::as_str).map(String::from),
             seed: obj.get("seed").and_then(Value::as_u64),
+            dataset: None,
         };
         if let Some(at) = plan.cycle() {
             return Err(invalid(format!(
@@ -495,6 +498,7 @@ impl Running {
             limits: step.limits.unwrap_or(self.plan.limits),
             meta: None,
             tag: self.plan.tag.clone(),
+            dataset: self.plan.dataset.clone(),
             seed: Some(stable_hash(&[
                 &self.base_seed.to_le_bytes(),
                 step.step_id.as_bytes(),

@@ -23,6 +23,7 @@ pub const TEXT_KEYS: &[&str] = &[
     "max_calls",
     "limits",
     "tag",
+    "dataset",
     "seed",
     "meta",
     "template",
@@ -335,6 +336,8 @@ pub struct TextOptions {
     pub limits: LimitsRequest,
     /// `tag`: the trajectory the calls belong to.
     pub tag: Option<String>,
+    /// `dataset`: the dataset the calls read.
+    pub dataset: Option<String>,
     /// `seed` the calls' seeds derive from.
     pub seed: Option<u64>,
     /// `template` (a built-in name) or `chat_template` (Jinja source) with `template_kwargs`.
@@ -361,6 +364,7 @@ impl TextOptions {
             },
             limits: self.limits,
             tag: self.tag,
+            dataset: self.dataset,
             seed: self.seed,
             key: String::new(),
             template: self.template,
@@ -400,10 +404,19 @@ fn plan_request(id: Option<Value>, mut obj: Map<String, Value>) -> Result<Reques
     if let Some(seed) = obj.get("seed").and_then(Value::as_u64) {
         plan.seed = Some(seed);
     }
+    if let Some(dataset) = obj.get("dataset") {
+        let Value::String(dataset) = dataset else {
+            return Err(Refusal::parse(id, "", "`dataset` must be a string"));
+        };
+        plan.dataset = Some(dataset.clone());
+    }
     for key in obj.keys() {
-        if !matches!(key.as_str(), "id" | "limits" | "tag" | "seed" | "meta") {
+        if !matches!(
+            key.as_str(),
+            "id" | "limits" | "tag" | "dataset" | "seed" | "meta"
+        ) {
             let msg = format!(
-                "unknown key `{key}` in a plan request (id, plan, limits, tag, seed, meta)"
+                "unknown key `{key}` in a plan request (id, plan, limits, tag, dataset, seed, meta)"
             );
             return Err(Refusal::parse(id, "", msg));
         }
@@ -667,6 +680,11 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(other) => return Err(format!("`tag` must be a string, got {other}")),
     };
+    let dataset = match obj.get("dataset") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => return Err(format!("`dataset` must be a string, got {other}")),
+    };
     let max_calls = match obj.get("max_calls") {
         None => None,
         Some(v) => Some(
@@ -688,6 +706,7 @@ fn text_options(obj: &Map<String, Value>) -> Result<TextOptions, String> {
         max_calls,
         limits,
         tag,
+        dataset,
         seed,
         template: template_option(obj)?,
     })

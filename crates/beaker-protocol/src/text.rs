@@ -23,6 +23,8 @@ pub struct TextRequest {
     pub limits: LimitsRequest,
     /// A group name (a trajectory): cancels the calls with `cancel_tag` and feeds their seeds.
     pub tag: Option<String>,
+    /// The dataset the calls read (seed 002's health tools).
+    pub dataset: Option<String>,
     /// The seed the calls' seeds derive from (otherwise derived from `tag` and `key`).
     pub seed: Option<u64>,
     /// The request's own id as text (e.g. the JSON Lines `id`), mixed into derived seeds.
@@ -560,6 +562,7 @@ impl Dispatcher {
                         limits,
                         meta: None,
                         tag: req.tag.clone(),
+                        dataset: req.dataset.clone(),
                         seed: Some(stable_hash(&[
                             &base_seed.to_le_bytes(),
                             &call.index.to_le_bytes(),

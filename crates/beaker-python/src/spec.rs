@@ -66,16 +66,16 @@ pub(crate) fn execute_python_spec() -> ToolSpec {
         examples: vec![
             Example {
                 params: json!({"code": "print(2**100)"}),
-                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"stdout": "1267650600228229401496703205376\n", "stderr": "", "result": null, "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"code": "from fractions import Fraction\nFraction(1, 3) + Fraction(1, 6)"}),
-                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"stdout": "", "stderr": "", "result": "Fraction(1, 2)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"code": "import sympy as sp\nx = sp.symbols('x')\nsp.integrate(x**2 * sp.sin(x), x)"}),
-                result: json!({"stdout": "", "stderr": "", "result": "-x**2*cos(x) + 2*x*sin(x) + 2*cos(x)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"stdout": "", "stderr": "", "result": "-x**2*cos(x) + 2*x*sin(x) + 2*cos(x)", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"code": "import numpy as np\nnp.linalg.solve([[3, 1], [1, 2]], [9, 8])"}),
-                result: json!({"stdout": "", "stderr": "", "result": "array([2., 3.])", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"stdout": "", "stderr": "", "result": "array([2., 3.])", "exception": null, "truncated": false, "figures": []}), elided: Vec::new(), workspace: Default::default(), dataset: None },
         ],
         notes: include_str!("execute_python.md").into(),
     }
@@ -132,7 +132,7 @@ pub(crate) fn code_test_spec() -> ToolSpec {
             result: json!({"passed": 1, "failed": 1, "results": [
                 {"test": "assert square(3) == 9", "passed": true, "error": null},
                 {"test": "assert square(-2) == 5", "passed": false, "error": "AssertionError (test line 1)"}
-            ]}), elided: Vec::new(), workspace: Default::default() }],
+            ]}), elided: Vec::new(), workspace: Default::default(), dataset: None }],
         notes: include_str!("code_test.md").into(),
     }
 }

@@ -312,6 +312,7 @@ fn symbolic_examples() -> Vec<Example> {
         result,
         elided: Vec::new(),
         workspace: Default::default(),
+        dataset: None,
     };
     vec![
         ex(
@@ -445,18 +446,21 @@ fn latex_render_spec() -> ToolSpec {
                 result: json!({"latex": "\\frac{\\sqrt{x}}{2 y}"}),
                 elided: Vec::new(),
                 workspace: Default::default(),
+                dataset: None,
             },
             Example {
                 params: json!({"expression": "\\int_0^1 x^2\\,dx = \\frac{1}{3}", "input": "latex", "format": "png"}),
                 result: json!({"latex": "\\int_0^1 x^2\\,dx = \\frac{1}{3}", "format": "png", "width": 166, "height": 64}),
                 elided: vec!["image".into()],
                 workspace: Default::default(),
+                dataset: None,
             },
             Example {
                 params: json!({"expression": "exp(I theta) = cos(theta) + I sin(theta)", "format": "svg"}),
                 result: json!({"latex": "e^{i \\theta} = i \\sin{\\left(\\theta \\right)} + \\cos{\\left(\\theta \\right)}", "format": "svg"}),
                 elided: vec!["image".into()],
                 workspace: Default::default(),
+                dataset: None,
             },
         ],
         notes: include_str!("latex_render.md").into(),

@@ -46,13 +46,13 @@ pub(super) fn spec() -> ToolSpec {
         examples: vec![
             Example {
                 params: json!({"value": 100, "from_unit": "km/h", "to_unit": "m/s"}),
-                result: json!({"value": "27.7777777777778", "unit": "m/s", "from_unit": "km/h", "dimension": "speed", "exact": false, "fraction": "250/9"}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"value": "27.7777777777778", "unit": "m/s", "from_unit": "km/h", "dimension": "speed", "exact": false, "fraction": "250/9"}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"value": 100, "from_unit": "degC", "to_unit": "degF"}),
-                result: json!({"value": "212", "unit": "degF", "from_unit": "degC", "dimension": "temperature", "exact": true}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"value": "212", "unit": "degF", "from_unit": "degC", "dimension": "temperature", "exact": true}), elided: Vec::new(), workspace: Default::default(), dataset: None },
             Example {
                 params: json!({"value": "1", "from_unit": "lb", "to_unit": "kg"}),
-                result: json!({"value": "0.45359237", "unit": "kg", "from_unit": "lb", "dimension": "mass", "exact": true}), elided: Vec::new(), workspace: Default::default() },
+                result: json!({"value": "0.45359237", "unit": "kg", "from_unit": "lb", "dimension": "mass", "exact": true}), elided: Vec::new(), workspace: Default::default(), dataset: None },
         ],
         notes: include_str!("units.md").into(),
     }

@@ -4,6 +4,7 @@
 pub(crate) mod bench;
 pub(crate) mod call;
 pub(crate) mod compile;
+pub(crate) mod data;
 pub(crate) mod index;
 pub(crate) mod run_plan;
 pub(crate) mod run_text;

@@ -90,6 +90,8 @@ pub(crate) fn run(args: RunTextArgs) -> anyhow::Result<ExitCode> {
         max_calls,
         limits,
         tag: None,
+        // `--dataset` binds the engine's tenant: every call reads it.
+        dataset: None,
         seed: None,
         template,
     }

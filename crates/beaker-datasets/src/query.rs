@@ -1,0 +1,652 @@
+//! The questions seed 002's tools ask of a dataset's samples, as DataFusion plans: select metrics and a span,
+//! filter samples or whole periods, bucket by calendar periods in the dataset's time zone, aggregate.
+
+use crate::metrics::{self, Kind};
+use crate::source::Span;
+use crate::{Aggregation, Condition, DataError, Dataset, Period, Result};
+use chrono::{NaiveDate, NaiveTime, Offset, TimeZone};
+use chrono_tz::Tz;
+use datafusion::arrow::array::{
+    Array, Float64Array, Int64Array, StringArray, TimestampMicrosecondArray,
+};
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::{JoinType, ScalarValue};
+use datafusion::functions::expr_fn::date_trunc;
+use datafusion::functions_aggregate::expr_fn::{avg, count, max, min, sum};
+use datafusion::logical_expr::{cast, col, lit, when, Expr};
+use datafusion::prelude::{DataFrame, SessionContext};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Microseconds in an hour.
+const HOUR_US: i64 = 3_600_000_000;
+/// How far a night's samples are moved back so it counts on the day it starts (noon to noon).
+const NIGHT_SHIFT_US: i64 = 12 * HOUR_US;
+
+/// A filter: on the samples of a metric the query reads, or on whole periods by another metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    /// The metric it tests (`None`: every metric the query reads).
+    pub metric: Option<String>,
+    /// The test.
+    pub condition: Condition,
+}
+
+/// A time-series question (seed 002's `query_timeseries_metrics`).
+#[derive(Debug, Clone)]
+pub struct SeriesQuery {
+    /// The metrics to read.
+    pub metrics: Vec<String>,
+    /// First and last day, in the dataset's time zone, both included (`None`: all).
+    pub dates: Option<(NaiveDate, NaiveDate)>,
+    /// Filters (all must hold).
+    pub filters: Vec<Filter>,
+    /// Periods to aggregate into (`None`: the samples themselves).
+    pub group_by: Option<Period>,
+    /// How periods aggregate (`None`: each metric's natural aggregation).
+    pub aggregation: Option<Aggregation>,
+    /// Most points to return per answer, after `offset`.
+    pub limit: usize,
+    /// Points to skip.
+    pub offset: usize,
+}
+
+/// One point of an answer: a period's aggregate, or one sample.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The period (`2024-12-01`, `2024-W49` as its Monday, `2024-12`, `2024-12-01T08:00+01:00`) or the
+    /// sample's start, in the dataset's time zone.
+    pub time: String,
+    /// The sample's end, when it is an interval (steps over ten minutes, a sleep stage).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    /// The value, in the metric's unit.
+    pub value: f64,
+    /// How many samples it aggregates (periods only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
+}
+
+/// One metric's points.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    /// The metric.
+    pub metric: String,
+    /// Its unit.
+    pub unit: String,
+    /// The aggregation each point took (periods only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<&'static str>,
+    /// The points, oldest first.
+    pub points: Vec<Point>,
+}
+
+/// An answer to a [`SeriesQuery`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesAnswer {
+    /// One per metric asked for, in the order asked (a metric with nothing in range has no points).
+    pub series: Vec<Series>,
+    /// First and last day the points cover, in the dataset's time zone (`None` when there are none).
+    pub covered: Option<(String, String)>,
+    /// Points there are in all.
+    pub total: usize,
+    /// Points returned (`total` less `offset` and past `limit`).
+    pub returned: usize,
+}
+
+/// What a dataset holds: per metric, its unit, where it came from, how many samples and the days they span.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    /// Metrics by name.
+    pub metrics: BTreeMap<String, MetricInfo>,
+}
+
+/// One metric in a [`Catalog`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricInfo {
+    /// Its unit.
+    pub unit: String,
+    /// `apple-health`, `cgm` or `csv`.
+    pub data_type: String,
+    /// Samples held.
+    pub samples: u64,
+    /// First sample's start, µs since the epoch.
+    pub first: i64,
+    /// Last sample's start, µs since the epoch.
+    pub last: i64,
+}
+
+/// A fresh engine session for one question: one partition, since the data of one call is small and a call's
+/// latency matters more than its parallelism.
+pub fn session() -> SessionContext {
+    let config = datafusion::prelude::SessionConfig::new()
+        .with_target_partitions(1)
+        .with_batch_size(8192);
+    SessionContext::new_with_config(config)
+}
+
+/// The UTC span of local days `first..=last` in `tz`.
+pub fn day_span(tz: Tz, first: NaiveDate, last: NaiveDate) -> Span {
+    let at = |d: NaiveDate| local_midnight(tz, d);
+    Span {
+        lo: at(first),
+        hi: last.succ_opt().map_or(i64::MAX, at),
+    }
+}
+
+/// µs of the first instant of local day `d` in `tz` (the instant after a gap when midnight is skipped).
+pub fn local_midnight(tz: Tz, d: NaiveDate) -> i64 {
+    let mut t = d.and_time(NaiveTime::MIN);
+    for _ in 0..4 {
+        if let Some(x) = tz.from_local_datetime(&t).earliest() {
+            return x.timestamp_micros();
+        }
+        t += chrono::TimeDelta::minutes(30);
+    }
+    t.and_utc().timestamp_micros()
+}
+
+/// The local day an instant falls on in `tz`.
+pub fn local_day(tz: Tz, micros: i64) -> NaiveDate {
+    tz.timestamp_micros(micros)
+        .single()
+        .map(|t| t.date_naive())
+        .unwrap_or_default()
+}
+
+/// A period's label: the day (`2024-12-01`), the week's Monday, the month (`2024-12`), or the hour with its
+/// UTC offset (`2024-12-01T08:00+01:00`).
+pub fn label(tz: Tz, period: Option<Period>, micros: i64) -> String {
+    let Some(t) = tz.timestamp_micros(micros).single() else {
+        return String::new();
+    };
+    match period {
+        Some(Period::Day | Period::Week) => t.format("%Y-%m-%d").to_string(),
+        Some(Period::Month) => t.format("%Y-%m").to_string(),
+        Some(Period::Hour) => t.format("%Y-%m-%dT%H:%M%:z").to_string(),
+        None => {
+            let offset = t.offset().fix();
+            if offset.local_minus_utc() == 0 && tz == Tz::UTC {
+                t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+            } else {
+                t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+            }
+        }
+    }
+}
+
+fn utc_literal(micros: i64) -> Expr {
+    lit(ScalarValue::TimestampMicrosecond(
+        Some(micros),
+        Some("UTC".into()),
+    ))
+}
+
+/// The instant a sample counts at: its start, or for a night's sleep its start less 12 hours.
+fn counted_at() -> Expr {
+    let by_night: Vec<Expr> = metrics::METRICS
+        .iter()
+        .filter(|m| m.by_night())
+        .map(|m| lit(m.name))
+        .collect();
+    when(
+        col("metric").in_list(by_night, false),
+        col("start") - lit(ScalarValue::DurationMicrosecond(Some(NIGHT_SHIFT_US))),
+    )
+    .otherwise(col("start"))
+    .unwrap_or_else(|_| col("start"))
+}
+
+/// The period an instant column falls in, truncated in `tz` (DataFusion truncates a zoned timestamp locally,
+/// so a day in Berlin is Berlin's midnight to midnight, 23 or 25 hours around a DST change).
+fn bucket(period: Period, tz: Tz, at: Expr) -> Expr {
+    let zoned = cast(
+        at,
+        DataType::Timestamp(TimeUnit::Microsecond, Some(tz.name().into())),
+    );
+    date_trunc(lit(period.name()), zoned)
+}
+
+fn condition(e: Expr, c: Condition) -> Expr {
+    match c {
+        Condition::Gt(v) => e.gt(lit(v)),
+        Condition::Lt(v) => e.lt(lit(v)),
+        Condition::Eq(v) => e.eq(lit(v)),
+        Condition::Ge(v) => e.gt_eq(lit(v)),
+        Condition::Le(v) => e.lt_eq(lit(v)),
+        Condition::Ne(v) => e.not_eq(lit(v)),
+        Condition::Between(a, b) => e.between(lit(a), lit(b)),
+    }
+}
+
+/// The samples of `metrics` whose counted instant falls in `span` (all of them when `None`), with the
+/// counted instant as column `t`. `None` when the dataset holds no month meeting the span.
+async fn samples(
+    ctx: &SessionContext,
+    dataset: &Dataset,
+    metrics: &[String],
+    span: Option<Span>,
+) -> Result<Option<DataFrame>> {
+    // A night counts 12 hours earlier: read 12 hours more on each side, then cut on `t`.
+    let wide = span.map_or(Span::ALL, |s| Span {
+        lo: s.lo.saturating_sub(NIGHT_SHIFT_US),
+        hi: s.hi.saturating_add(NIGHT_SHIFT_US),
+    });
+    let Some(df) = dataset.source().samples(ctx, wide).await? else {
+        return Ok(None);
+    };
+    let names: Vec<Expr> = metrics.iter().map(|m| lit(m.as_str())).collect();
+    let mut df = df
+        .filter(col("metric").in_list(names, false))?
+        .with_column("t", counted_at())?;
+    if let Some(s) = span {
+        df = df.filter(
+            col("t")
+                .gt_eq(utc_literal(s.lo))
+                .and(col("t").lt(utc_literal(s.hi))),
+        )?;
+    }
+    Ok(Some(df))
+}
+
+/// Answers a time-series question over `dataset` (whose catalog says which metrics exist: check names first).
+pub async fn series(
+    ctx: &SessionContext,
+    dataset: &Dataset,
+    catalog: &Catalog,
+    q: &SeriesQuery,
+) -> Result<SeriesAnswer> {
+    let tz = dataset.tz();
+    let span = q.dates.map(|(a, b)| day_span(tz, a, b));
+    let empty = || SeriesAnswer {
+        series: q
+            .metrics
+            .iter()
+            .map(|m| Series {
+                metric: m.clone(),
+                unit: catalog
+                    .metrics
+                    .get(m)
+                    .map(|i| i.unit.clone())
+                    .unwrap_or_default(),
+                aggregation: None,
+                points: Vec::new(),
+            })
+            .collect(),
+        covered: None,
+        total: 0,
+        returned: 0,
+    };
+    let Some(mut df) = samples(ctx, dataset, &q.metrics, span).await? else {
+        return Ok(empty());
+    };
+    // Filters on a metric read here test its samples; filters on another metric choose whole periods.
+    let mut period_filters = Vec::new();
+    for f in &q.filters {
+        match &f.metric {
+            None => df = df.filter(condition(col("value"), f.condition))?,
+            Some(m) if q.metrics.contains(m) => {
+                df = df.filter(
+                    col("metric")
+                        .not_eq(lit(m.as_str()))
+                        .or(condition(col("value"), f.condition)),
+                )?
+            }
+            Some(m) => period_filters.push((m.clone(), f.condition)),
+        }
+    }
+    let period = q.group_by.unwrap_or(Period::Day);
+    if !period_filters.is_empty() {
+        df = df.with_column("bucket", bucket(period, tz, col("t")))?;
+        for (i, (m, c)) in period_filters.iter().enumerate() {
+            let Some(other) = samples(ctx, dataset, std::slice::from_ref(m), span).await? else {
+                return Ok(empty());
+            };
+            let key = format!("fbucket{i}");
+            let test = match metrics::metric(m).map_or(Kind::Level, |x| x.kind) {
+                // A day of steps is its total...
+                Kind::Cumulative => condition(sum(col("value")), *c),
+                // ...a day of glucose qualifies when any reading does ("goes above 140").
+                Kind::Level => {
+                    max(when(condition(col("value"), *c), lit(1i64)).otherwise(lit(0i64))?)
+                        .eq(lit(1i64))
+                }
+            };
+            let chosen = other
+                .with_column(&key, bucket(period, tz, col("t")))?
+                .aggregate(vec![col(&key)], vec![test.alias("ok")])?
+                .filter(col("ok"))?
+                .select(vec![col(&key)])?;
+            df = df.join(
+                chosen,
+                JoinType::LeftSemi,
+                &["bucket"],
+                &[key.as_str()],
+                None,
+            )?;
+        }
+    }
+    match q.group_by {
+        Some(period) => grouped(df, dataset, catalog, q, period).await,
+        None => raw(df, dataset, catalog, q).await,
+    }
+}
+
+fn strings<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
+    b.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+        .ok_or_else(|| DataError::Invalid(format!("internal: no text column `{name}`")))
+}
+
+fn times<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a TimestampMicrosecondArray> {
+    b.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<TimestampMicrosecondArray>())
+        .ok_or_else(|| DataError::Invalid(format!("internal: no time column `{name}`")))
+}
+
+fn floats<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a Float64Array> {
+    b.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<Float64Array>())
+        .ok_or_else(|| DataError::Invalid(format!("internal: no number column `{name}`")))
+}
+
+fn ints<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a Int64Array> {
+    b.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<Int64Array>())
+        .ok_or_else(|| DataError::Invalid(format!("internal: no count column `{name}`")))
+}
+
+/// Points of each metric, in the order asked; `covered` from the first and last counted instants.
+struct Collector {
+    series: Vec<Series>,
+    first: Option<i64>,
+    last: Option<i64>,
+}
+
+impl Collector {
+    fn new(q: &SeriesQuery, catalog: &Catalog, aggregated: bool) -> Self {
+        let series = q
+            .metrics
+            .iter()
+            .map(|m| Series {
+                metric: m.clone(),
+                unit: catalog
+                    .metrics
+                    .get(m)
+                    .map(|i| i.unit.clone())
+                    .unwrap_or_default(),
+                aggregation: aggregated
+                    .then(|| q.aggregation.unwrap_or_else(|| metrics::natural(m)).name()),
+                points: Vec::new(),
+            })
+            .collect();
+        Collector {
+            series,
+            first: None,
+            last: None,
+        }
+    }
+
+    fn seen(&mut self, lo: i64, hi: i64) {
+        self.first = Some(self.first.map_or(lo, |f| f.min(lo)));
+        self.last = Some(self.last.map_or(hi, |l| l.max(hi)));
+    }
+
+    fn push(&mut self, metric: &str, point: Point) {
+        if let Some(s) = self.series.iter_mut().find(|s| s.metric == metric) {
+            s.points.push(point);
+        }
+    }
+
+    fn finish(self, tz: Tz, total: usize) -> SeriesAnswer {
+        let returned = self.series.iter().map(|s| s.points.len()).sum();
+        SeriesAnswer {
+            covered: self
+                .first
+                .zip(self.last)
+                .map(|(a, b)| (local_day(tz, a).to_string(), local_day(tz, b).to_string())),
+            series: self.series,
+            total,
+            returned,
+        }
+    }
+}
+
+async fn grouped(
+    df: DataFrame,
+    dataset: &Dataset,
+    catalog: &Catalog,
+    q: &SeriesQuery,
+    period: Period,
+) -> Result<SeriesAnswer> {
+    let tz = dataset.tz();
+    let df = df
+        .with_column("period", bucket(period, tz, col("t")))?
+        .aggregate(
+            vec![col("metric"), col("period")],
+            vec![
+                avg(col("value")).alias("avg"),
+                sum(col("value")).alias("sum"),
+                min(col("value")).alias("min"),
+                max(col("value")).alias("max"),
+                count(col("value")).alias("n"),
+                min(col("t")).alias("first"),
+                max(col("t")).alias("last"),
+            ],
+        )?
+        .sort(vec![
+            col("metric").sort(true, false),
+            col("period").sort(true, false),
+        ])?;
+    let batches = df.collect().await?;
+    let total: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let mut out = Collector::new(q, catalog, true);
+    let mut index = 0usize;
+    for b in &batches {
+        let (metric, at) = (strings(b, "metric")?, times(b, "period")?);
+        let (a, s, lo, hi) = (
+            floats(b, "avg")?,
+            floats(b, "sum")?,
+            floats(b, "min")?,
+            floats(b, "max")?,
+        );
+        let (n, first, last) = (ints(b, "n")?, times(b, "first")?, times(b, "last")?);
+        for i in 0..b.num_rows() {
+            let m = metric.value(i);
+            let agg = q.aggregation.unwrap_or_else(|| metrics::natural(m));
+            let value = match agg {
+                Aggregation::Avg => a.value(i),
+                Aggregation::Sum => s.value(i),
+                Aggregation::Min => lo.value(i),
+                Aggregation::Max => hi.value(i),
+                Aggregation::Count => n.value(i) as f64,
+            };
+            out.seen(first.value(i), last.value(i));
+            if index >= q.offset && index < q.offset.saturating_add(q.limit) {
+                out.push(
+                    m,
+                    Point {
+                        time: label(tz, Some(period), at.value(i)),
+                        end: None,
+                        value,
+                        count: Some(n.value(i)),
+                    },
+                );
+            }
+            index += 1;
+        }
+    }
+    Ok(out.finish(tz, total))
+}
+
+async fn raw(
+    df: DataFrame,
+    dataset: &Dataset,
+    catalog: &Catalog,
+    q: &SeriesQuery,
+) -> Result<SeriesAnswer> {
+    let tz = dataset.tz();
+    let span_df = df.clone().aggregate(
+        vec![],
+        vec![
+            min(col("t")).alias("first"),
+            max(col("t")).alias("last"),
+            count(col("value")).alias("n"),
+        ],
+    )?;
+    let page = df
+        .sort(vec![
+            col("metric").sort(true, false),
+            col("start").sort(true, false),
+            col("end").sort(true, false),
+        ])?
+        .limit(q.offset, Some(q.limit))?;
+    let mut out = Collector::new(q, catalog, false);
+    let mut total = 0usize;
+    for b in span_df.collect().await? {
+        let (first, last, n) = (times(&b, "first")?, times(&b, "last")?, ints(&b, "n")?);
+        if b.num_rows() > 0 && !first.is_null(0) {
+            out.seen(first.value(0), last.value(0));
+            total = usize::try_from(n.value(0)).unwrap_or(usize::MAX);
+        }
+    }
+    for b in page.collect().await? {
+        let (metric, start, end, value) = (
+            strings(&b, "metric")?,
+            times(&b, "start")?,
+            times(&b, "end")?,
+            floats(&b, "value")?,
+        );
+        for i in 0..b.num_rows() {
+            let (s, e) = (start.value(i), end.value(i));
+            out.push(
+                metric.value(i),
+                Point {
+                    time: label(tz, None, s),
+                    end: (e != s).then(|| label(tz, None, e)),
+                    value: value.value(i),
+                    count: None,
+                },
+            );
+        }
+    }
+    Ok(out.finish(tz, total))
+}
+
+/// One day of a metric: what each aggregation gives (the day a night's sleep starts on, for sleep).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Day {
+    /// Mean of the day's samples.
+    pub avg: f64,
+    /// Their total.
+    pub sum: f64,
+    /// The least.
+    pub min: f64,
+    /// The greatest.
+    pub max: f64,
+    /// How many.
+    pub count: i64,
+}
+
+impl Day {
+    /// The day's value under `agg`.
+    pub fn value(&self, agg: Aggregation) -> f64 {
+        match agg {
+            Aggregation::Avg => self.avg,
+            Aggregation::Sum => self.sum,
+            Aggregation::Min => self.min,
+            Aggregation::Max => self.max,
+            Aggregation::Count => self.count as f64,
+        }
+    }
+}
+
+/// Each local day's aggregates of `metric` within `dates` (all days when `None`).
+pub async fn daily(
+    ctx: &SessionContext,
+    dataset: &Dataset,
+    metric: &str,
+    dates: Option<(NaiveDate, NaiveDate)>,
+) -> Result<BTreeMap<NaiveDate, Day>> {
+    let tz = dataset.tz();
+    let span = dates.map(|(a, b)| day_span(tz, a, b));
+    let mut out = BTreeMap::new();
+    let Some(df) = samples(ctx, dataset, &[metric.to_string()], span).await? else {
+        return Ok(out);
+    };
+    let df = df
+        .with_column("day", bucket(Period::Day, tz, col("t")))?
+        .aggregate(
+            vec![col("day")],
+            vec![
+                avg(col("value")).alias("avg"),
+                sum(col("value")).alias("sum"),
+                min(col("value")).alias("min"),
+                max(col("value")).alias("max"),
+                count(col("value")).alias("n"),
+            ],
+        )?;
+    for b in df.collect().await? {
+        let day = times(&b, "day")?;
+        let (a, s, lo, hi, n) = (
+            floats(&b, "avg")?,
+            floats(&b, "sum")?,
+            floats(&b, "min")?,
+            floats(&b, "max")?,
+            ints(&b, "n")?,
+        );
+        for i in 0..b.num_rows() {
+            out.insert(
+                local_day(tz, day.value(i)),
+                Day {
+                    avg: a.value(i),
+                    sum: s.value(i),
+                    min: lo.value(i),
+                    max: hi.value(i),
+                    count: n.value(i),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The catalog of everything the dataset's source holds (a full pass: the importer runs it and stores it).
+pub async fn catalog(ctx: &SessionContext, dataset: &Dataset) -> Result<Catalog> {
+    let mut out = Catalog::default();
+    let Some(df) = dataset.source().samples(ctx, Span::ALL).await? else {
+        return Ok(out);
+    };
+    let df = df.aggregate(
+        vec![col("metric")],
+        vec![
+            max(col("unit")).alias("unit"),
+            max(col("data_type")).alias("data_type"),
+            count(col("value")).alias("n"),
+            min(col("start")).alias("first"),
+            max(col("start")).alias("last"),
+        ],
+    )?;
+    for b in df.collect().await? {
+        let (metric, unit, kind) = (
+            strings(&b, "metric")?,
+            strings(&b, "unit")?,
+            strings(&b, "data_type")?,
+        );
+        let (n, first, last) = (ints(&b, "n")?, times(&b, "first")?, times(&b, "last")?);
+        for i in 0..b.num_rows() {
+            out.metrics.insert(
+                metric.value(i).to_string(),
+                MetricInfo {
+                    unit: unit.value(i).to_string(),
+                    data_type: kind.value(i).to_string(),
+                    samples: u64::try_from(n.value(i)).unwrap_or(0),
+                    first: first.value(i),
+                    last: last.value(i),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
