@@ -17,7 +17,7 @@ DIR/../downloads, so a reinstall needs no network. Nothing is changed when DIR a
 
 It also makes the virtual environment of the Python clients the tests drive against Beaker's front ends
 (CACHE/clients, CACHE being the folder above DIR by default: `sandbox-fusion`, the client verl uses for
-`/run_code`; `mcp`, the official MCP SDK; `prometheus-client`, whose parser reads `/metrics`), pinned below; `--no-clients` skips it.
+`/run_code`; `mcp`, the official MCP SDK; `prometheus-client`, whose parser reads `/metrics`; moto's S3 server for the datasets' object store), pinned below; `--no-clients` skips it.
 
 And it makes the virtual environment of `execute_code`'s native Python: Debian's CPython with numpy, scipy,
 sympy, pandas, networkx, mpmath and matplotlib pinned by SHA-256 in scripts/native-python.lock, at
@@ -207,6 +207,8 @@ CLIENTS = [
     "pytest==9.2.0",
     # beaker.ray's tests start a local Ray instance.
     "ray==2.60.0",
+    # The health datasets' object store is tested against moto's S3 server (`moto_server`).
+    "moto[server]==5.2.5",
 ]
 
 

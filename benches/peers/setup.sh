@@ -4,7 +4,7 @@
 #   bash benches/peers/setup.sh    # -> ~/.cache/beaker/peers ($BEAKER_CACHE_DIR/peers if set)
 set -euo pipefail
 VENV="${BEAKER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/beaker}/peers"
-PINS=(numpy==2.4.6 scipy==1.17.1 sympy==1.14.0 mpmath==1.3.0 pint==0.25.3 matplotlib==3.11.2 periodictable==2.1.0 bm25s==0.3.16 chemicals==1.5.2)
+PINS=(numpy==2.4.6 scipy==1.17.1 sympy==1.14.0 mpmath==1.3.0 pint==0.25.3 matplotlib==3.11.2 periodictable==2.1.0 bm25s==0.3.16 chemicals==1.5.2 pandas==3.1.1 duckdb==2.0.0)
 if [ -f "$VENV/PINS" ] && [ "$(cat "$VENV/PINS")" = "${PINS[*]}" ]; then
   echo "peer packages are installed in $VENV"
   exit 0

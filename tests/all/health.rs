@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 /// Relative tolerance of every reference value (sums and means taken in another order than pandas').
 const RTOL: f64 = 1e-9;
 
-/// A data folder with `alice` (the whole synthetic export, America/Los_Angeles) and `bob` (one CSV, UTC),
-/// imported once per test run through the binary.
+/// A data folder with `alice` and `example` (the whole synthetic export, America/Los_Angeles), `bob` (one CSV,
+/// UTC) and `dave` (a FreeStyle Libre export, Europe/Berlin), imported once per test run through the binary.
 pub fn data_dir() -> Result<&'static PathBuf, String> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -52,6 +52,19 @@ pub fn data_dir() -> Result<&'static PathBuf, String> {
             return Err(format!("the import should count what it skipped: {alice}"));
         }
         import("bob", "UTC", &["body_temperature.csv"])?;
+        // The tools' examples read `example` (over MCP, tests/clients/mcp_client.py).
+        import(
+            "example",
+            "America/Los_Angeles",
+            &[
+                "export.xml",
+                "cgm.csv",
+                "body_temperature.csv",
+                "reports.json",
+            ],
+        )?;
+        // A FreeStyle Libre export (its first line is about the export; mmol/L, historic and scan rows).
+        import("dave", "Europe/Berlin", &["libre.csv"])?;
         Ok(dir)
     })
     .as_ref()
@@ -239,6 +252,8 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("health::summary_counts", summary_counts),
         Trial::test("health::seed_reports", seed_reports),
         Trial::test("health::isolation", isolation),
+        Trial::test("health::object_store", object_store),
+        Trial::test("health::libre_import", libre_import),
     ];
     for case in jsonl("tests/data/health/reference.jsonl") {
         let name = format!(
@@ -248,4 +263,229 @@ pub fn trials() -> Vec<Trial> {
         out.push(Trial::test(name, move || reference(&case)));
     }
     out
+}
+
+/// moto's S3 server on a free port, stopped when dropped.
+struct S3 {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for S3 {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl S3 {
+    fn start() -> Result<S3, String> {
+        let python = crate::support::clients_python().map_err(|e| format!("{e:?}"))?;
+        let server = python.with_file_name("moto_server");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let child = std::process::Command::new(&server)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", server.display()))?;
+        let s3 = S3 { child, port };
+        for _ in 0..200 {
+            if s3
+                .request("PUT", "/health-history", b"")
+                .is_ok_and(|(status, _)| status == 200)
+            {
+                return Ok(s3);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Err("moto_server did not start".into())
+    }
+
+    /// An object's bytes, read with boto3 (moto answers unsigned reads 403).
+    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, String> {
+        let python = crate::support::clients_python().map_err(|e| format!("{e:?}"))?;
+        let script = format!(
+            "import boto3, sys; s3 = boto3.client('s3', endpoint_url='http://127.0.0.1:{}', region_name='us-east-1', \
+             aws_access_key_id='test', aws_secret_access_key='test'); \
+             sys.stdout.buffer.write(s3.get_object(Bucket='{bucket}', Key='{key}')['Body'].read())",
+            self.port
+        );
+        let out = std::process::Command::new(python)
+            .args(["-c", &script])
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("boto3: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(out.stdout)
+    }
+
+    /// One unsigned request (moto takes them for buckets): status and body.
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        use std::io::{Read, Write};
+        let mut s =
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
+        );
+        s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+        s.write_all(body).map_err(|e| e.to_string())?;
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&raw);
+        let status = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let at = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(raw.len(), |i| i + 4);
+        Ok((status, raw[at..].to_vec()))
+    }
+}
+
+/// History in an S3-compatible store (moto), encrypted, and recent months in the folder: the hybrid answers as
+/// the local dataset does, the store never holds a plaintext byte, and a wrong key reads nothing.
+fn object_store() -> Outcome {
+    let s3 = S3::start()?;
+    let dir = std::env::temp_dir().join(format!("beaker-health-s3-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let config = dir.join("beaker.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[data]\ndir = {:?}\nlocal_days = 60\n[data.object_store]\nendpoint = \"http://127.0.0.1:{}\"\nbucket = \"health-history\"\nprefix = \"users\"\naccess_key_env = \"T_S3_KEY\"\nsecret_key_env = \"T_S3_SECRET\"\nkey_env = \"T_DATA_KEY\"\n",
+            dir.join("data"),
+            s3.port
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    // Steps from the last three days: a month that stays in the folder.
+    let recent = dir.join("recent.csv");
+    let today = chrono::Utc::now().date_naive();
+    let recent_days: Vec<String> = (1..=3)
+        .map(|d| (today - chrono::TimeDelta::days(d)).to_string())
+        .collect();
+    let rows: String = recent_days
+        .iter()
+        .map(|d| format!("{d}T12:00:00Z,steps,1000,count\n"))
+        .collect();
+    std::fs::write(&recent, format!("timestamp,metric,value,unit\n{rows}"))
+        .map_err(|e| e.to_string())?;
+    let key = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    let env = |cmd: &mut std::process::Command, key: &str| {
+        cmd.env("T_S3_KEY", "test")
+            .env("T_S3_SECRET", "test")
+            .env("T_DATA_KEY", key);
+    };
+    let data = root().join("tests/data/health");
+    let mut import = beaker();
+    import
+        .args(["data", "import", "--quiet", "--config"])
+        .arg(&config)
+        .args(["--dataset", "carol", "--time-zone", "America/Los_Angeles"])
+        .args(
+            [
+                "export.xml",
+                "cgm.csv",
+                "body_temperature.csv",
+                "reports.json",
+            ]
+            .map(|f| data.join(f)),
+        )
+        .arg(&recent);
+    env(&mut import, key);
+    let out = import.output().map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!("import: {}", String::from_utf8_lossy(&out.stderr))
+    })?;
+    // 2024's months are history: in the store, encrypted (Parquet's encrypted-footer magic, no metric name in
+    // clear), and not in the folder.
+    let bytes = s3.get("health-history", "users/carol/samples/2024-12.parquet")?;
+    ensure(bytes.ends_with(b"PARE"), || {
+        format!("not an encrypted Parquet file: {} bytes", bytes.len())
+    })?;
+    ensure(!bytes.windows(9).any(|w| w == b"heartRate"), || {
+        "plaintext in the store".into()
+    })?;
+    ensure(
+        !dir.join("data/carol/samples/2024-12.parquet").exists(),
+        || "history kept locally".into(),
+    )?;
+    // The same questions as the local dataset, through the hybrid.
+    let serve = |key: &str, request: Value| -> Result<Value, String> {
+        let config = config.to_string_lossy().into_owned();
+        let mut s = Server::start_with_env(
+            &["--no-python", "--config", &config],
+            &[
+                ("T_S3_KEY", "test".as_ref()),
+                ("T_S3_SECRET", "test".as_ref()),
+                ("T_DATA_KEY", key.as_ref()),
+            ],
+        );
+        s.send(&request);
+        let answer = s.recv();
+        drop(s.finish());
+        Ok(answer)
+    };
+    for case in jsonl("tests/data/health/reference.jsonl").iter().take(12) {
+        let env = serve(
+            key,
+            json!({"id": 1, "dataset": "carol", "tool": case["tool"], "params": case["params"]}),
+        )?;
+        ensure(env["success"] == true, || {
+            format!("{}: {env}", case["name"])
+        })?;
+        compare(&env["result"], &case["expect"], RTOL, 0.0, "result")
+            .map_err(|e| format!("{}: {e}", case["name"]))?;
+    }
+    let env = serve(
+        key,
+        json!({"id": 1, "dataset": "carol", "tool": "query_timeseries_metrics", "params": {"metrics": ["steps"], "dateRange": {"start": recent_days[2], "end": recent_days[0]}, "groupBy": "day"}}),
+    )?;
+    ensure(
+        env["result"]["source"] == "hybrid" && env["result"]["totalRecords"] == 3,
+        || format!("{env}"),
+    )?;
+    // A wrong data key decrypts nothing.
+    let wrong = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+    let env = serve(
+        wrong,
+        json!({"id": 1, "dataset": "carol", "tool": "query_timeseries_metrics", "params": {"metrics": ["heartRate"], "groupBy": "month"}}),
+    )?;
+    ensure(env["success"] == false, || {
+        format!("read with a wrong key: {env}")
+    })?;
+    Ok(())
+}
+
+/// A FreeStyle Libre export: its header on the second line, historic (type 0) and scan (type 1) readings in
+/// mmol/L brought to mg/dL with glucose's molar mass (180.156 g/mol), other record types skipped, local times
+/// in the dataset's zone.
+fn libre_import() -> Outcome {
+    let env = call(
+        "dave",
+        "query_timeseries_metrics",
+        json!({"metrics": ["glucose"], "groupBy": "day"}),
+    )?;
+    let mg = 180.156 / 10.0;
+    let want = json!({"timeZone": "Europe/Berlin", "series": [{"metric": "glucose", "unit": "mg/dL", "aggregation": "avg", "points": [
+        {"time": "2024-11-19", "value": (5.5 + 6.1 + 6.3) / 3.0 * mg, "count": 3},
+        {"time": "2024-11-20", "value": 7.0 * mg, "count": 1}
+    ]}]});
+    compare(&env["result"], &want, 1e-12, 0.0, "result").map_err(|e| format!("{e}: {env}"))?;
+    let env = call("dave", "get_data_summary", json!({"dataTypes": ["cgm"]}))?;
+    ensure(
+        env["result"]["dataTypes"]["cgm"]["metrics"]["glucose"]["samples"] == 4,
+        || format!("{env}"),
+    )
 }

@@ -17,6 +17,9 @@ fn the_python_sdk_drives_every_tool() -> Outcome {
         env!("CARGO_BIN_EXE_beaker").into(),
         "--config".into(),
         config.into_os_string(),
+        // The health tools' examples read the dataset `example` (tests/data/health's export).
+        "--data".into(),
+        crate::health::data_dir()?.clone().into_os_string(),
         // One native worker, so a cancelled call that kept its worker would stall the next call.
         "--test-tools".into(),
         "--workers".into(),

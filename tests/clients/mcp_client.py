@@ -64,8 +64,10 @@ async def every_tool(specs):
                             else {"path": path, "content": content["base64"], "encoding": "base64"})
                     w = await c.call_tool("write_file", args)
                     check(f"{s['name']} example {i}: {path} written", not w.is_error, w)
-                # The client checks structuredContent against the tool's outputSchema on every success.
-                r = await c.call_tool(s["name"], ex["params"])
+                # The client checks structuredContent against the tool's outputSchema on every success. An
+                # example that reads a dataset names it in _meta (the server's --data folder holds `example`).
+                extra = {"meta": {"beaker/dataset": ex["dataset"]}} if "dataset" in ex else {}
+                r = await c.call_tool(s["name"], ex["params"], **extra)
                 shown = {k: v for k, v in r.structured_content.items() if k not in ex.get("elided", [])}
                 check(f"{s['name']} example {i}", not r.is_error and shown == ex["result"],
                       (r.structured_content, ex["result"]))

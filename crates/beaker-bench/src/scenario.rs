@@ -78,10 +78,16 @@ pub struct Scenario {
 /// The kinds of JSON entry, by the key that marks them, and the keys each may hold (Beaker's protocol; `id`, in
 /// the protocol's text keys too, is the harness's to give and refused in every entry).
 const KINDS: [(&str, &[&str]); 4] = [
-    ("tool", &["tool", "params", "limits", "meta", "tag", "seed"]),
+    (
+        "tool",
+        &["tool", "params", "limits", "meta", "tag", "dataset", "seed"],
+    ),
     ("text", beaker_protocol::TEXT_KEYS),
     ("messages", beaker_protocol::TEXT_KEYS),
-    ("plan", &["plan", "limits", "meta", "tag", "seed"]),
+    (
+        "plan",
+        &["plan", "limits", "meta", "tag", "dataset", "seed"],
+    ),
 ];
 
 impl Scenario {
