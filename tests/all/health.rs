@@ -254,6 +254,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("health::isolation", isolation),
         Trial::test("health::object_store", object_store),
         Trial::test("health::libre_import", libre_import),
+        Trial::test("health::memory_budget", memory_budget),
     ];
     for case in jsonl("tests/data/health/reference.jsonl") {
         let name = format!(
@@ -488,4 +489,37 @@ fn libre_import() -> Outcome {
         env["result"]["dataTypes"]["cgm"]["metrics"]["glucose"]["samples"] == 4,
         || format!("{env}"),
     )
+}
+
+/// A question reserves what its months take from the process's one memory budget (16 times their Parquet
+/// bytes) before it runs: past the budget it is refused, and the server goes on answering.
+fn memory_budget() -> Outcome {
+    let dir = data_dir()?.to_string_lossy().into_owned();
+    let mut s = Server::start(&["--no-python", "--data", &dir, "--max-memory", "1MiB"]);
+    let small = json!({"max_output_bytes": 20000});
+    s.send(
+        &json!({"id": 1, "dataset": "alice", "tool": "query_timeseries_metrics", "limits": small,
+        "params": {"metrics": ["heartRate"], "groupBy": "month"}}),
+    );
+    s.send(
+        &json!({"id": 2, "dataset": "alice", "tool": "get_latest_report", "limits": small,
+        "params": {"reportType": "dexa"}}),
+    );
+    let (lines, _) = s.finish();
+    let by_id = |id: i64| {
+        lines
+            .iter()
+            .find(|l| l["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let big = by_id(1);
+    ensure(
+        big["error_kind"] == "limit_exceeded"
+            && big["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("the months this question reads")),
+        || format!("{big}"),
+    )?;
+    ensure(by_id(2)["success"] == true, || format!("{lines:?}"))
 }

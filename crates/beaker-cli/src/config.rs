@@ -378,8 +378,8 @@ impl Settings {
             Some(dir) => {
                 let mut d = beaker_catalog::datasets::Datasets::open(&dir)
                     .with_context(|| format!("opening the data folder {}", dir.display()))?;
-                if let Some(store) = file.data.object_store.clone() {
-                    d = d.with_object_store(store, file.data.local_days.unwrap_or(90));
+                if let Some(store) = &file.data.object_store {
+                    d = d.with_object_store(store, file.data.local_days.unwrap_or(90))?;
                 }
                 Some(Arc::new(d))
             }
@@ -528,8 +528,8 @@ pub fn open_data(
         .context("no data folder: give --data DIR (or `dir` in the config file's [data])")?;
     let mut d = beaker_catalog::datasets::Datasets::open(&dir)
         .with_context(|| format!("opening the data folder {}", dir.display()))?;
-    if let Some(store) = file.data.object_store {
-        d = d.with_object_store(store, file.data.local_days.unwrap_or(90));
+    if let Some(store) = &file.data.object_store {
+        d = d.with_object_store(store, file.data.local_days.unwrap_or(90))?;
     }
     Ok(d)
 }

@@ -22,7 +22,9 @@ mod store;
 pub mod units;
 
 pub use error::{DataError, Result};
-pub use source::{DataSource, HybridSource, LocalSource, ObjectConfig, ObjectSource, Span};
+pub use source::{
+    DataSource, HybridSource, LocalSource, Month, ObjectConfig, ObjectSource, Span, Store,
+};
 pub use store::{check_name, parse_tz as store_tz, Dataset, Datasets, Settings};
 
 use serde::{Deserialize, Serialize};

@@ -117,6 +117,31 @@ pub struct MetricInfo {
     pub last: i64,
 }
 
+/// How many times its Parquet bytes a month may take while a question works on it: decoded into Arrow batches
+/// (dictionary-encoded, zstd-compressed text columns expand most), then filtered and aggregated. What the
+/// tools reserve from the process's memory budget before they ask (docs/PERFORMANCE.md, "Health data").
+pub const WORKING_PER_STORED_BYTE: u64 = 16;
+
+/// Bytes of the month files a question about `dates` reads (all months when `None`), with the 12 hours more on
+/// each side that nights need.
+pub async fn bytes_read(dataset: &Dataset, dates: Option<(NaiveDate, NaiveDate)>) -> Result<u64> {
+    let span = dates.map_or(Span::ALL, |(a, b)| {
+        let s = day_span(dataset.tz(), a, b);
+        Span {
+            lo: s.lo.saturating_sub(NIGHT_SHIFT_US),
+            hi: s.hi.saturating_add(NIGHT_SHIFT_US),
+        }
+    });
+    Ok(dataset
+        .source()
+        .months()
+        .await?
+        .iter()
+        .filter(|m| crate::schema::month_span(&m.name).is_some_and(|(lo, hi)| span.meets(lo, hi)))
+        .map(|m| m.bytes)
+        .sum())
+}
+
 /// A fresh engine session for one question: one partition, since the data of one call is small and a call's
 /// latency matters more than its parallelism.
 pub fn session() -> SessionContext {

@@ -45,6 +45,15 @@ impl Span {
     }
 }
 
+/// One month a store holds: its name (`2024-12`) and the bytes of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Month {
+    /// The UTC month, `YYYY-MM`.
+    pub name: String,
+    /// The size of its Parquet file (both files' when a hybrid holds it twice).
+    pub bytes: u64,
+}
+
 /// Where a dataset's months of samples are kept: the one interface every store implements, as seed 002's
 /// `DataSource` is. A month is a Parquet file of the samples whose `start` falls in that UTC month
 /// (`YYYY-MM`), sorted by metric and time, without duplicates.
@@ -52,8 +61,8 @@ pub trait DataSource: Send + Sync {
     /// `local`, `object_store` or `hybrid`: what answers say the data came from.
     fn name(&self) -> &'static str;
 
-    /// The months it holds, sorted (`2024-12`).
-    fn months(&self) -> Fut<'_, Vec<String>>;
+    /// The months it holds, sorted.
+    fn months(&self) -> Fut<'_, Vec<Month>>;
 
     /// One month's samples (`None` when it holds no such month).
     fn read_month<'a>(&'a self, month: &'a str) -> Fut<'a, Option<Vec<RecordBatch>>>;
@@ -67,9 +76,9 @@ pub trait DataSource: Send + Sync {
         Box::pin(async move {
             let mut batches = Vec::new();
             for month in self.months().await? {
-                if let Some((lo, hi)) = schema::month_span(&month) {
+                if let Some((lo, hi)) = schema::month_span(&month.name) {
                     if span.meets(lo, hi) {
-                        if let Some(b) = self.read_month(&month).await? {
+                        if let Some(b) = self.read_month(&month.name).await? {
                             batches.extend(b);
                         }
                     }
@@ -106,19 +115,23 @@ impl DataSource for LocalSource {
         "local"
     }
 
-    fn months(&self) -> Fut<'_, Vec<String>> {
+    fn months(&self) -> Fut<'_, Vec<Month>> {
         Box::pin(async move {
-            let mut out: Vec<String> = std::fs::read_dir(self.dir.join("samples"))
+            let mut out: Vec<Month> = std::fs::read_dir(self.dir.join("samples"))
                 .into_iter()
                 .flatten()
                 .flatten()
                 .filter_map(|e| {
                     let name = e.file_name().into_string().ok()?;
                     let month = name.strip_suffix(".parquet")?;
-                    schema::month_span(month).map(|_| month.to_string())
+                    schema::month_span(month)?;
+                    Some(Month {
+                        name: month.to_string(),
+                        bytes: e.metadata().ok()?.len(),
+                    })
                 })
                 .collect();
-            out.sort();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(out)
         })
     }
@@ -151,8 +164,8 @@ impl DataSource for LocalSource {
                 .months()
                 .await?
                 .into_iter()
-                .filter(|m| schema::month_span(m).is_some_and(|(lo, hi)| span.meets(lo, hi)))
-                .map(|m| self.month_path(&m).to_string_lossy().into_owned())
+                .filter(|m| schema::month_span(&m.name).is_some_and(|(lo, hi)| span.meets(lo, hi)))
+                .map(|m| self.month_path(&m.name).to_string_lossy().into_owned())
                 .collect();
             if paths.is_empty() {
                 return Ok(None);
@@ -251,14 +264,20 @@ impl std::fmt::Debug for ObjectConfig {
 /// A dataset's months in an S3-compatible object store (Storj through its S3 gateway), each an encrypted
 /// Parquet file `PREFIX/DATASET/samples/YYYY-MM.parquet`.
 pub struct ObjectSource {
-    store: AmazonS3,
+    store: Arc<Store>,
     folder: StorePath,
+}
+
+/// A configured object store: its client (one per process, so connections are reused) and the data key.
+pub struct Store {
+    client: AmazonS3,
+    prefix: String,
     key: Vec<u8>,
 }
 
-impl ObjectSource {
-    /// The store `config` names, for dataset `name`; an error names the setting or variable that is missing.
-    pub fn new(config: &ObjectConfig, name: &str) -> Result<ObjectSource> {
+impl Store {
+    /// The store `config` names; an error names the setting or variable that is missing.
+    pub fn new(config: &ObjectConfig) -> Result<Store> {
         let var = |v: &str| {
             std::env::var(v).map_err(|_| {
                 DataError::Invalid(format!(
@@ -267,7 +286,7 @@ impl ObjectSource {
             })
         };
         let key = parse_key(var(&config.key_env)?.trim())?;
-        let store = AmazonS3Builder::new()
+        let client = AmazonS3Builder::new()
             .with_endpoint(&config.endpoint)
             .with_allow_http(config.endpoint.starts_with("http://"))
             .with_bucket_name(&config.bucket)
@@ -276,17 +295,26 @@ impl ObjectSource {
             .with_secret_access_key(var(&config.secret_key_env)?)
             .build()
             .map_err(|e| DataError::Invalid(format!("[data.object_store]: {e}")))?;
-        let prefix = config.prefix.trim_matches('/');
-        let folder = if prefix.is_empty() {
-            format!("{name}/samples")
-        } else {
-            format!("{prefix}/{name}/samples")
-        };
-        Ok(ObjectSource {
-            store,
-            folder: StorePath::from(folder),
+        Ok(Store {
+            client,
+            prefix: config.prefix.trim_matches('/').to_string(),
             key,
         })
+    }
+}
+
+impl ObjectSource {
+    /// Dataset `name`'s folder in `store`.
+    pub fn new(store: Arc<Store>, name: &str) -> ObjectSource {
+        let folder = if store.prefix.is_empty() {
+            format!("{name}/samples")
+        } else {
+            format!("{}/{name}/samples", store.prefix)
+        };
+        ObjectSource {
+            store,
+            folder: StorePath::from(folder),
+        }
     }
 
     fn month_path(&self, month: &str) -> StorePath {
@@ -319,23 +347,28 @@ impl DataSource for ObjectSource {
         "object_store"
     }
 
-    fn months(&self) -> Fut<'_, Vec<String>> {
+    fn months(&self) -> Fut<'_, Vec<Month>> {
         Box::pin(async move {
             let listed = self
                 .store
+                .client
                 .list_with_delimiter(Some(&self.folder))
                 .await
                 .map_err(store_error(format!("cannot list {}", self.folder)))?;
-            let mut out: Vec<String> = listed
+            let mut out: Vec<Month> = listed
                 .objects
                 .iter()
                 .filter_map(|o| {
                     let name = o.location.filename()?;
                     let month = name.strip_suffix(".parquet")?;
-                    schema::month_span(month).map(|_| month.to_string())
+                    schema::month_span(month)?;
+                    Some(Month {
+                        name: month.to_string(),
+                        bytes: o.size,
+                    })
                 })
                 .collect();
-            out.sort();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(out)
         })
     }
@@ -343,7 +376,12 @@ impl DataSource for ObjectSource {
     fn read_month<'a>(&'a self, month: &'a str) -> Fut<'a, Option<Vec<RecordBatch>>> {
         Box::pin(async move {
             let path = self.month_path(month);
-            let got = match self.store.get_opts(&path, GetOptions::default()).await {
+            let got = match self
+                .store
+                .client
+                .get_opts(&path, GetOptions::default())
+                .await
+            {
                 Ok(g) => g,
                 Err(object_store::Error::NotFound { .. }) => return Ok(None),
                 Err(e) => return Err(DataError::io(format!("cannot read {path}"), e)),
@@ -352,15 +390,16 @@ impl DataSource for ObjectSource {
                 .bytes()
                 .await
                 .map_err(store_error(format!("cannot read {path}")))?;
-            decode(bytes.to_vec(), Some(&self.key)).map(Some)
+            decode(bytes.to_vec(), Some(&self.store.key)).map(Some)
         })
     }
 
     fn write_month<'a>(&'a self, month: &'a str, batches: &'a [RecordBatch]) -> Fut<'a, ()> {
         Box::pin(async move {
-            let bytes = encode(batches, Some(&self.key))?;
+            let bytes = encode(batches, Some(&self.store.key))?;
             let path = self.month_path(month);
             self.store
+                .client
                 .put_opts(&path, PutPayload::from(bytes), PutOptions::default())
                 .await
                 .map_err(store_error(format!("cannot write {path}")))?;
@@ -401,12 +440,19 @@ impl DataSource for HybridSource {
         "hybrid"
     }
 
-    fn months(&self) -> Fut<'_, Vec<String>> {
+    fn months(&self) -> Fut<'_, Vec<Month>> {
         Box::pin(async move {
             let mut out = self.local.months().await?;
             out.extend(self.remote.months().await?);
-            out.sort();
-            out.dedup();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
+            // A month in both places is read from both.
+            out.dedup_by(|later, kept| {
+                let same = later.name == kept.name;
+                if same {
+                    kept.bytes += later.bytes;
+                }
+                same
+            });
             Ok(out)
         })
     }

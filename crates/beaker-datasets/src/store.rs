@@ -1,6 +1,6 @@
 //! The data folder and its datasets.
 
-use crate::source::{DataSource, HybridSource, LocalSource, ObjectConfig, ObjectSource};
+use crate::source::{DataSource, HybridSource, LocalSource, ObjectConfig, ObjectSource, Store};
 use crate::{DataError, Result};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -21,7 +21,7 @@ pub struct Datasets {
 /// Where history lives when an object store is configured.
 #[derive(Clone)]
 struct Remote {
-    config: ObjectConfig,
+    store: Arc<Store>,
     local_days: u32,
 }
 
@@ -88,11 +88,15 @@ impl Datasets {
         })
     }
 
-    /// The same folder with history in an object store: months older than `local_days` are read from (and
-    /// imported into) `config`'s bucket, encrypted; newer ones stay in the folder.
-    pub fn with_object_store(mut self, config: ObjectConfig, local_days: u32) -> Datasets {
-        self.remote = Some(Remote { config, local_days });
-        self
+    /// The same folder with history in an object store: months that ended more than `local_days` ago are read
+    /// from (and imported into) `config`'s bucket, encrypted; newer ones stay in the folder. An error names the
+    /// setting or environment variable that is missing.
+    pub fn with_object_store(mut self, config: &ObjectConfig, local_days: u32) -> Result<Datasets> {
+        self.remote = Some(Remote {
+            store: Arc::new(Store::new(config)?),
+            local_days,
+        });
+        Ok(self)
     }
 
     /// The folder.
@@ -166,7 +170,7 @@ impl Datasets {
         Ok(match &self.remote {
             None => Arc::new(local),
             Some(r) => {
-                let remote = ObjectSource::new(&r.config, name)?;
+                let remote = ObjectSource::new(r.store.clone(), name);
                 Arc::new(HybridSource::new(local, remote, r.local_days))
             }
         })

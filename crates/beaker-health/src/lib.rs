@@ -80,6 +80,24 @@ impl Health {
         })
     }
 
+    /// Reserves from the process's memory budget what a question about `dates` may take while it works on the
+    /// months it reads; held until the returned reservation drops.
+    pub(crate) fn reserve(
+        &self,
+        o: &Opened,
+        dates: Option<(chrono::NaiveDate, chrono::NaiveDate)>,
+        ctx: &CallContext,
+    ) -> Result<beaker_core::Reservation, ToolError> {
+        let stored = o
+            .data
+            .block_on(beaker_datasets::query::bytes_read(&o.dataset, dates))
+            .map_err(error)?;
+        ctx.reserve_memory(
+            stored.saturating_mul(beaker_datasets::query::WORKING_PER_STORED_BYTE),
+            "the months this question reads",
+        )
+    }
+
     /// Runs the `statistics` tool.
     pub(crate) fn statistics(&self, params: Value, ctx: &CallContext) -> Result<Value, ToolError> {
         self.statistics.call(&params, ctx)

@@ -59,6 +59,7 @@ pub(crate) fn query(h: &Health, params: &Value, ctx: &CallContext) -> Result<Val
         limit,
         offset: p.offset.unwrap_or(0),
     };
+    let _held = h.reserve(&o, dates, ctx)?;
     let ctx_df = query::session();
     let answer = o
         .data
@@ -160,6 +161,13 @@ pub(crate) fn correlations(
             b + chrono::TimeDelta::days(lag),
         )
     });
+    let _held = h.reserve(
+        &o,
+        dates
+            .zip(shifted)
+            .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1))),
+        ctx,
+    )?;
     let session = query::session();
     let (primary, secondary) = o
         .data
