@@ -223,14 +223,159 @@ fn counted_at() -> Expr {
     .unwrap_or_else(|_| col("start"))
 }
 
-/// The period an instant column falls in, truncated in `tz` (DataFusion truncates a zoned timestamp locally,
-/// so a day in Berlin is Berlin's midnight to midnight, 23 or 25 hours around a DST change).
-fn bucket(period: Period, tz: Tz, at: Expr) -> Expr {
-    let zoned = cast(
-        at,
-        DataType::Timestamp(TimeUnit::Microsecond, Some(tz.name().into())),
-    );
-    date_trunc(lit(period.name()), zoned)
+/// Microseconds in a day.
+const DAY_US: i64 = 24 * HOUR_US;
+/// 400 Gregorian years (146,097 days, a whole number of weeks): added before integer division so the keys of
+/// instants back to 1570 are positive and truncate downwards.
+const BIAS_DAYS: i64 = 146_097;
+const BIAS_US: i64 = BIAS_DAYS * DAY_US;
+
+/// The dataset's time zone over the instants a question reads, as constant UTC offsets between its transitions:
+/// local wall-clock time is `t + offset`, an addition per sample where a zone lookup per sample cost most of a
+/// query (a year of minute-level samples: 162 ms, most of it chrono-tz). Periods are then integer keys.
+pub struct Clock {
+    tz: Tz,
+    /// `(first instant, offset µs)`, oldest first; the first applies before its instant too.
+    segments: Vec<(i64, i64)>,
+}
+
+impl Clock {
+    /// `tz` between instants `lo` and `hi` (µs), found by probing its offset once a day and bisecting to the
+    /// microsecond where it changes.
+    pub fn new(tz: Tz, lo: i64, hi: i64) -> Clock {
+        let offset = |t: i64| {
+            tz.timestamp_micros(t).single().map_or(0, |x| {
+                i64::from(x.offset().fix().local_minus_utc()) * 1_000_000
+            })
+        };
+        let (lo, hi) = (
+            lo.max(-BIAS_US / 2),
+            hi.min(BIAS_US).max(lo.max(-BIAS_US / 2)),
+        );
+        let mut segments = vec![(lo, offset(lo))];
+        let mut at = lo;
+        while at < hi {
+            let next = at.saturating_add(DAY_US).min(hi);
+            let current = segments.last().map_or(0, |s| s.1);
+            if offset(next) != current {
+                // The first microsecond with the new offset lies in (at, next].
+                let (mut a, mut b) = (at, next);
+                while b - a > 1 {
+                    let mid = a + (b - a) / 2;
+                    if offset(mid) == current {
+                        a = mid;
+                    } else {
+                        b = mid;
+                    }
+                }
+                segments.push((b, offset(b)));
+                at = b;
+            } else {
+                at = next;
+            }
+        }
+        Clock { tz, segments }
+    }
+
+    /// The time zone.
+    pub fn tz(&self) -> Tz {
+        self.tz
+    }
+
+    /// `f(t, offset)` in each segment, as one expression over the column `t` (µs as Int64).
+    fn per_segment(&self, f: impl Fn(Expr, i64) -> Expr) -> Expr {
+        let t = || cast(col("t"), DataType::Int64);
+        let mut segments = self.segments.iter().rev();
+        let Some(&(_, last)) = segments.next() else {
+            return f(t(), 0);
+        };
+        let mut out = f(t(), last);
+        for (&(_, offset), &(until, _)) in self
+            .segments
+            .iter()
+            .rev()
+            .skip(1)
+            .zip(self.segments.iter().rev())
+        {
+            out = when(t().lt(lit(until)), f(t(), offset))
+                .otherwise(out.clone())
+                .unwrap_or(out);
+        }
+        out
+    }
+
+    /// The key (Int64) of the period `t` falls in: days and weeks counted from 400 years before 1970, months
+    /// as their local first instant, hours as the UTC instant their local hour starts (so the two 01:00 hours
+    /// of a night when clocks go back are two periods).
+    pub fn key(&self, period: Period) -> Expr {
+        let day = |t: Expr, o: i64| (t + lit(o + BIAS_US)) / lit(DAY_US);
+        match period {
+            Period::Day => self.per_segment(day),
+            Period::Week => self.per_segment(|t, o| (day(t, o) + lit(3i64)) / lit(7i64)),
+            Period::Hour => self.per_segment(|t, o| {
+                (t + lit(o + BIAS_US)) / lit(HOUR_US) * lit(HOUR_US) - lit(o + BIAS_US)
+            }),
+            Period::Month => {
+                let local = self.per_segment(|t, o| t + lit(o));
+                cast(
+                    date_trunc(
+                        lit("month"),
+                        cast(local, DataType::Timestamp(TimeUnit::Microsecond, None)),
+                    ),
+                    DataType::Int64,
+                )
+            }
+        }
+    }
+
+    /// The local day of a day key.
+    pub fn day(key: i64) -> NaiveDate {
+        epoch() + chrono::TimeDelta::days(key - BIAS_DAYS)
+    }
+
+    /// A period key's label: the day (`2024-12-01`), the week's Monday, the month (`2024-12`), or the hour with
+    /// its UTC offset (`2024-11-03T01:00-08:00`).
+    pub fn label(&self, period: Period, key: i64) -> String {
+        match period {
+            Period::Day => Self::day(key).to_string(),
+            Period::Week => Self::day(key * 7 - 3).to_string(),
+            Period::Month => chrono::DateTime::from_timestamp_micros(key)
+                .map(|t| t.format("%Y-%m").to_string())
+                .unwrap_or_default(),
+            Period::Hour => label(self.tz, Some(Period::Hour), key),
+        }
+    }
+}
+
+fn epoch() -> NaiveDate {
+    NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default()
+}
+
+/// The clock for a question: over `span`, or over everything the catalog says the dataset holds.
+fn clock(tz: Tz, span: Option<Span>, catalog: &Catalog) -> Clock {
+    let (lo, hi) = match span {
+        Some(s) => (
+            s.lo.saturating_sub(NIGHT_SHIFT_US),
+            s.hi.saturating_add(NIGHT_SHIFT_US),
+        ),
+        None => (
+            catalog
+                .metrics
+                .values()
+                .map(|m| m.first)
+                .min()
+                .unwrap_or(0)
+                .saturating_sub(2 * DAY_US),
+            catalog
+                .metrics
+                .values()
+                .map(|m| m.last)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(2 * DAY_US),
+        ),
+    };
+    Clock::new(tz, lo, hi)
 }
 
 fn condition(e: Expr, c: Condition) -> Expr {
@@ -322,8 +467,9 @@ pub async fn series(
         }
     }
     let period = q.group_by.unwrap_or(Period::Day);
+    let clock = clock(tz, span, catalog);
     if !period_filters.is_empty() {
-        df = df.with_column("bucket", bucket(period, tz, col("t")))?;
+        df = df.with_column("bucket", clock.key(period))?;
         for (i, (m, c)) in period_filters.iter().enumerate() {
             let Some(other) = samples(ctx, dataset, std::slice::from_ref(m), span).await? else {
                 return Ok(empty());
@@ -339,7 +485,7 @@ pub async fn series(
                 }
             };
             let chosen = other
-                .with_column(&key, bucket(period, tz, col("t")))?
+                .with_column(&key, clock.key(period))?
                 .aggregate(vec![col(&key)], vec![test.alias("ok")])?
                 .filter(col("ok"))?
                 .select(vec![col(&key)])?;
@@ -353,7 +499,8 @@ pub async fn series(
         }
     }
     match q.group_by {
-        Some(period) => grouped(df, dataset, catalog, q, period).await,
+        Some(period) => grouped(df, &clock, catalog, q, Some(period)).await,
+        None if q.aggregation.is_some() => grouped(df, &clock, catalog, q, None).await,
         None => raw(df, dataset, catalog, q).await,
     }
 }
@@ -438,16 +585,19 @@ impl Collector {
     }
 }
 
+/// Aggregates each metric by `period`, or over the whole range when `None` (one point labelled with the days it
+/// covers, `2024-12-01/2024-12-31`).
 async fn grouped(
     df: DataFrame,
-    dataset: &Dataset,
+    clock: &Clock,
     catalog: &Catalog,
     q: &SeriesQuery,
-    period: Period,
+    period: Option<Period>,
 ) -> Result<SeriesAnswer> {
-    let tz = dataset.tz();
+    let tz = clock.tz();
+    let key = period.map_or(lit(0i64), |p| clock.key(p));
     let df = df
-        .with_column("period", bucket(period, tz, col("t")))?
+        .with_column("period", key)?
         .aggregate(
             vec![col("metric"), col("period")],
             vec![
@@ -469,7 +619,7 @@ async fn grouped(
     let mut out = Collector::new(q, catalog, true);
     let mut index = 0usize;
     for b in &batches {
-        let (metric, at) = (strings(b, "metric")?, times(b, "period")?);
+        let (metric, at) = (strings(b, "metric")?, ints(b, "period")?);
         let (a, s, lo, hi) = (
             floats(b, "avg")?,
             floats(b, "sum")?,
@@ -492,7 +642,14 @@ async fn grouped(
                 out.push(
                     m,
                     Point {
-                        time: label(tz, Some(period), at.value(i)),
+                        time: match period {
+                            Some(p) => clock.label(p, at.value(i)),
+                            None => format!(
+                                "{}/{}",
+                                local_day(tz, first.value(i)),
+                                local_day(tz, last.value(i))
+                            ),
+                        },
                         end: None,
                         value,
                         count: Some(n.value(i)),
@@ -591,6 +748,7 @@ impl Day {
 pub async fn daily(
     ctx: &SessionContext,
     dataset: &Dataset,
+    catalog: &Catalog,
     metric: &str,
     dates: Option<(NaiveDate, NaiveDate)>,
 ) -> Result<BTreeMap<NaiveDate, Day>> {
@@ -601,7 +759,7 @@ pub async fn daily(
         return Ok(out);
     };
     let df = df
-        .with_column("day", bucket(Period::Day, tz, col("t")))?
+        .with_column("day", clock(tz, span, catalog).key(Period::Day))?
         .aggregate(
             vec![col("day")],
             vec![
@@ -613,7 +771,7 @@ pub async fn daily(
             ],
         )?;
     for b in df.collect().await? {
-        let day = times(&b, "day")?;
+        let day = ints(&b, "day")?;
         let (a, s, lo, hi, n) = (
             floats(&b, "avg")?,
             floats(&b, "sum")?,
@@ -623,7 +781,7 @@ pub async fn daily(
         );
         for i in 0..b.num_rows() {
             out.insert(
-                local_day(tz, day.value(i)),
+                Clock::day(day.value(i)),
                 Day {
                     avg: a.value(i),
                     sum: s.value(i),
@@ -674,4 +832,52 @@ pub async fn catalog(ctx: &SessionContext, dataset: &Dataset) -> Result<Catalog>
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Clock, BIAS_DAYS};
+    use crate::Period;
+    use chrono::{NaiveDate, TimeZone, Utc};
+
+    fn at(y: i32, m: u32, d: u32, h: u32) -> i64 {
+        Utc.with_ymd_and_hms(y, m, d, h, 0, 0)
+            .single()
+            .map_or(0, |t| t.timestamp_micros())
+    }
+
+    #[test]
+    fn a_clock_finds_each_transition_exactly() {
+        let la: chrono_tz::Tz = "America/Los_Angeles".parse().expect("a zone");
+        let c = Clock::new(la, at(2024, 1, 1, 0), at(2025, 1, 1, 0));
+        let h = 3_600_000_000;
+        // 02:00 PST on 10 March is 10:00 UTC; 02:00 PDT on 3 November is 09:00 UTC.
+        assert_eq!(
+            c.segments,
+            vec![
+                (at(2024, 1, 1, 0), -8 * h),
+                (at(2024, 3, 10, 10), -7 * h),
+                (at(2024, 11, 3, 9), -8 * h)
+            ]
+        );
+        // Adelaide is +10:30 in summer, +9:30 in winter.
+        let adl: chrono_tz::Tz = "Australia/Adelaide".parse().expect("a zone");
+        let c = Clock::new(adl, at(2024, 3, 1, 0), at(2024, 5, 1, 0));
+        assert_eq!(
+            c.segments.iter().map(|s| s.1).collect::<Vec<_>>(),
+            vec![10 * h + h / 2, 9 * h + h / 2]
+        );
+    }
+
+    #[test]
+    fn keys_label_as_days_mondays_and_months() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).expect("a day");
+        assert_eq!(Clock::day(BIAS_DAYS), day(1970, 1, 1));
+        let c = Clock::new(chrono_tz::Tz::UTC, 0, 1);
+        // 2024-12-04 is a Wednesday: its week is labelled by Monday the 2nd.
+        let key = BIAS_DAYS + (day(2024, 12, 4) - day(1970, 1, 1)).num_days();
+        assert_eq!(c.label(Period::Week, (key + 3) / 7), "2024-12-02");
+        assert_eq!(c.label(Period::Day, key), "2024-12-04");
+        assert_eq!(c.label(Period::Month, at(2024, 12, 1, 0)), "2024-12");
+    }
 }

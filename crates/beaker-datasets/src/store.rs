@@ -16,6 +16,8 @@ pub struct Datasets {
     root: PathBuf,
     runtime: tokio::runtime::Runtime,
     remote: Option<Remote>,
+    /// One engine session for every question (its functions registered once, its Parquet footers cached).
+    session: datafusion::prelude::SessionContext,
 }
 
 /// Where history lives when an object store is configured.
@@ -85,6 +87,7 @@ impl Datasets {
             root,
             runtime,
             remote: None,
+            session: crate::query::session(),
         })
     }
 
@@ -102,6 +105,11 @@ impl Datasets {
     /// The folder.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The engine session questions run in.
+    pub fn session(&self) -> &datafusion::prelude::SessionContext {
+        &self.session
     }
 
     /// Runs `f` to completion on the query runtime (from a thread outside it).

@@ -60,10 +60,9 @@ pub(crate) fn query(h: &Health, params: &Value, ctx: &CallContext) -> Result<Val
         offset: p.offset.unwrap_or(0),
     };
     let _held = h.reserve(&o, dates, ctx)?;
-    let ctx_df = query::session();
     let answer = o
         .data
-        .block_on(query::series(&ctx_df, &o.dataset, &o.catalog, &q))
+        .block_on(query::series(o.data.session(), &o.dataset, &o.catalog, &q))
         .map_err(error)?;
     let mut out = json!({
         "dataset": o.dataset.name(),
@@ -168,12 +167,12 @@ pub(crate) fn correlations(
             .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1))),
         ctx,
     )?;
-    let session = query::session();
+    let session = o.data.session();
     let (primary, secondary) = o
         .data
         .block_on(async {
-            let a = query::daily(&session, &o.dataset, pm, dates).await?;
-            let b = query::daily(&session, &o.dataset, sm, shifted).await?;
+            let a = query::daily(session, &o.dataset, &o.catalog, pm, dates).await?;
+            let b = query::daily(session, &o.dataset, &o.catalog, sm, shifted).await?;
             Ok::<_, beaker_datasets::DataError>((a, b))
         })
         .map_err(error)?;

@@ -219,7 +219,10 @@ def series(df, params):
             counts = g.count()
             points = [{"time": k, "value": float(vals[k]), "count": int(counts[k])} for k in sorted(vals.index)]
         elif agg:
-            continue
+            # One value over the whole range, labelled with the days it covers.
+            days = x["local"].dt.strftime("%Y-%m-%d")
+            v = {"avg": x["value"].mean(), "sum": x["value"].sum(), "min": x["value"].min(), "max": x["value"].max(), "count": float(len(x))}[how]
+            points = [{"time": f"{days.min()}/{days.max()}", "value": float(v), "count": int(len(x))}] if len(x) else []
         else:
             points = [{"time": t.tz_convert(TZ_NAME).isoformat(), "value": float(v)} for t, v in zip(x["start"], x["value"])]
         out.append({"metric": m, "points": points})
@@ -281,6 +284,7 @@ def cases(df):
     q("two metrics at once, by month", {"metrics": ["activeEnergyBurned", "weight"], "groupBy": "month"})
     q("kJ imported as kcal, lb as kg, fractions as percent", {"metrics": ["activeEnergyBurned", "weight", "oxygenSaturation"], "dateRange": {"start": "2024-12-01", "end": "2024-12-07"}, "groupBy": "day"})
     q("degF imported as degC from a generic CSV", {"metrics": ["bodyTemperature"], "groupBy": "day"})
+    q("aggregation without groupBy: one value over the range", {"metrics": ["heartRate", "steps"], "dateRange": dec, "aggregation": "avg"})
     q("raw samples, no grouping", {"metrics": ["restingHeartRate"], "dateRange": {"start": "2024-11-01", "end": "2024-11-10"}})
     q("glucose from the Dexcom export, by day", {"metrics": ["glucose"], "groupBy": "day", "aggregation": "max"})
     q("glucose by hour on one day", {"metrics": ["glucose"], "dateRange": {"start": "2024-12-02", "end": "2024-12-02"}, "groupBy": "hour"})
