@@ -48,12 +48,7 @@ fn example_data() -> Result<beaker::datasets::Datasets, String> {
         .create("example", Some(settings))
         .map_err(|e| e.to_string())?;
     let mut import = beaker::datasets::import::Importer::new(&data, ds);
-    for f in [
-        "export.xml",
-        "cgm.csv",
-        "body_temperature.csv",
-        "reports.json",
-    ] {
+    for f in crate::health::EXPORT {
         let path = crate::support::root().join("tests/data/health").join(f);
         import.file(&path, &mut |_| {}).map_err(|e| e.to_string())?;
     }

@@ -10,6 +10,14 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+/// The synthetic export's files (tests/data/health/).
+pub const EXPORT: [&str; 4] = [
+    "export.xml",
+    "cgm.csv",
+    "body_temperature.csv",
+    "reports.json",
+];
+
 /// Relative tolerance of every reference value (sums and means taken in another order than pandas').
 const RTOL: f64 = 1e-9;
 
@@ -37,32 +45,14 @@ pub fn data_dir() -> Result<&'static PathBuf, String> {
             }
             serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
         };
-        let alice = import(
-            "alice",
-            "America/Los_Angeles",
-            &[
-                "export.xml",
-                "cgm.csv",
-                "body_temperature.csv",
-                "reports.json",
-            ],
-        )?;
+        let alice = import("alice", "America/Los_Angeles", &EXPORT)?;
         // What the import skipped: in-bed and awake sleep records, Dexcom's Low/High and non-EGV rows.
         if alice["skipped"].as_object().is_none_or(|s| s.len() < 3) {
             return Err(format!("the import should count what it skipped: {alice}"));
         }
         import("bob", "UTC", &["body_temperature.csv"])?;
         // The tools' examples read `example` (over MCP, tests/clients/mcp_client.py).
-        import(
-            "example",
-            "America/Los_Angeles",
-            &[
-                "export.xml",
-                "cgm.csv",
-                "body_temperature.csv",
-                "reports.json",
-            ],
-        )?;
+        import("example", "America/Los_Angeles", &EXPORT)?;
         // A FreeStyle Libre export (its first line is about the export; mmol/L, historic and scan rows).
         import("dave", "Europe/Berlin", &["libre.csv"])?;
         Ok(dir)
@@ -394,15 +384,7 @@ fn object_store() -> Outcome {
         .args(["data", "import", "--quiet", "--config"])
         .arg(&config)
         .args(["--dataset", "carol", "--time-zone", "America/Los_Angeles"])
-        .args(
-            [
-                "export.xml",
-                "cgm.csv",
-                "body_temperature.csv",
-                "reports.json",
-            ]
-            .map(|f| data.join(f)),
-        )
+        .args(EXPORT.map(|f| data.join(f)))
         .arg(&recent);
     env(&mut import, key);
     let out = import.output().map_err(|e| e.to_string())?;

@@ -2,8 +2,9 @@
 //! filter samples or whole periods, bucket by calendar periods in the dataset's time zone, aggregate.
 
 use crate::metrics::{self, Kind};
+use crate::schema::column;
 use crate::source::Span;
-use crate::{Aggregation, Condition, DataError, Dataset, Period, Result};
+use crate::{Aggregation, Condition, Dataset, Period, Result};
 use chrono::{NaiveDate, NaiveTime, Offset, TimeZone};
 use chrono_tz::Tz;
 use datafusion::arrow::array::{
@@ -398,10 +399,14 @@ async fn samples(
     metrics: &[String],
     span: Option<Span>,
 ) -> Result<Option<DataFrame>> {
-    // A night counts 12 hours earlier: read 12 hours more on each side, then cut on `t`.
+    // A night counts 12 hours earlier: for sleep, read 12 hours more on each side, then cut on `t`.
+    let nights = metrics
+        .iter()
+        .any(|m| metrics::metric(m).is_some_and(|x| x.by_night()));
+    let margin = if nights { NIGHT_SHIFT_US } else { 0 };
     let wide = span.map_or(Span::ALL, |s| Span {
-        lo: s.lo.saturating_sub(NIGHT_SHIFT_US),
-        hi: s.hi.saturating_add(NIGHT_SHIFT_US),
+        lo: s.lo.saturating_sub(margin),
+        hi: s.hi.saturating_add(margin),
     });
     let Some(df) = dataset.source().samples(ctx, wide).await? else {
         return Ok(None);
@@ -505,30 +510,6 @@ pub async fn series(
     }
 }
 
-fn strings<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
-    b.column_by_name(name)
-        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-        .ok_or_else(|| DataError::Invalid(format!("internal: no text column `{name}`")))
-}
-
-fn times<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a TimestampMicrosecondArray> {
-    b.column_by_name(name)
-        .and_then(|c| c.as_any().downcast_ref::<TimestampMicrosecondArray>())
-        .ok_or_else(|| DataError::Invalid(format!("internal: no time column `{name}`")))
-}
-
-fn floats<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a Float64Array> {
-    b.column_by_name(name)
-        .and_then(|c| c.as_any().downcast_ref::<Float64Array>())
-        .ok_or_else(|| DataError::Invalid(format!("internal: no number column `{name}`")))
-}
-
-fn ints<'a>(b: &'a RecordBatch, name: &str) -> Result<&'a Int64Array> {
-    b.column_by_name(name)
-        .and_then(|c| c.as_any().downcast_ref::<Int64Array>())
-        .ok_or_else(|| DataError::Invalid(format!("internal: no count column `{name}`")))
-}
-
 /// Points of each metric, in the order asked; `covered` from the first and last counted instants.
 struct Collector {
     series: Vec<Series>,
@@ -619,14 +600,21 @@ async fn grouped(
     let mut out = Collector::new(q, catalog, true);
     let mut index = 0usize;
     for b in &batches {
-        let (metric, at) = (strings(b, "metric")?, ints(b, "period")?);
-        let (a, s, lo, hi) = (
-            floats(b, "avg")?,
-            floats(b, "sum")?,
-            floats(b, "min")?,
-            floats(b, "max")?,
+        let (metric, at) = (
+            column::<StringArray>(b, "metric")?,
+            column::<Int64Array>(b, "period")?,
         );
-        let (n, first, last) = (ints(b, "n")?, times(b, "first")?, times(b, "last")?);
+        let (a, s, lo, hi) = (
+            column::<Float64Array>(b, "avg")?,
+            column::<Float64Array>(b, "sum")?,
+            column::<Float64Array>(b, "min")?,
+            column::<Float64Array>(b, "max")?,
+        );
+        let (n, first, last) = (
+            column::<Int64Array>(b, "n")?,
+            column::<TimestampMicrosecondArray>(b, "first")?,
+            column::<TimestampMicrosecondArray>(b, "last")?,
+        );
         for i in 0..b.num_rows() {
             let m = metric.value(i);
             let agg = q.aggregation.unwrap_or_else(|| metrics::natural(m));
@@ -687,7 +675,11 @@ async fn raw(
     let mut out = Collector::new(q, catalog, false);
     let mut total = 0usize;
     for b in span_df.collect().await? {
-        let (first, last, n) = (times(&b, "first")?, times(&b, "last")?, ints(&b, "n")?);
+        let (first, last, n) = (
+            column::<TimestampMicrosecondArray>(&b, "first")?,
+            column::<TimestampMicrosecondArray>(&b, "last")?,
+            column::<Int64Array>(&b, "n")?,
+        );
         if b.num_rows() > 0 && !first.is_null(0) {
             out.seen(first.value(0), last.value(0));
             total = usize::try_from(n.value(0)).unwrap_or(usize::MAX);
@@ -695,10 +687,10 @@ async fn raw(
     }
     for b in page.collect().await? {
         let (metric, start, end, value) = (
-            strings(&b, "metric")?,
-            times(&b, "start")?,
-            times(&b, "end")?,
-            floats(&b, "value")?,
+            column::<StringArray>(&b, "metric")?,
+            column::<TimestampMicrosecondArray>(&b, "start")?,
+            column::<TimestampMicrosecondArray>(&b, "end")?,
+            column::<Float64Array>(&b, "value")?,
         );
         for i in 0..b.num_rows() {
             let (s, e) = (start.value(i), end.value(i));
@@ -771,13 +763,13 @@ pub async fn daily(
             ],
         )?;
     for b in df.collect().await? {
-        let day = ints(&b, "day")?;
+        let day = column::<Int64Array>(&b, "day")?;
         let (a, s, lo, hi, n) = (
-            floats(&b, "avg")?,
-            floats(&b, "sum")?,
-            floats(&b, "min")?,
-            floats(&b, "max")?,
-            ints(&b, "n")?,
+            column::<Float64Array>(&b, "avg")?,
+            column::<Float64Array>(&b, "sum")?,
+            column::<Float64Array>(&b, "min")?,
+            column::<Float64Array>(&b, "max")?,
+            column::<Int64Array>(&b, "n")?,
         );
         for i in 0..b.num_rows() {
             out.insert(
@@ -813,11 +805,15 @@ pub async fn catalog(ctx: &SessionContext, dataset: &Dataset) -> Result<Catalog>
     )?;
     for b in df.collect().await? {
         let (metric, unit, kind) = (
-            strings(&b, "metric")?,
-            strings(&b, "unit")?,
-            strings(&b, "data_type")?,
+            column::<StringArray>(&b, "metric")?,
+            column::<StringArray>(&b, "unit")?,
+            column::<StringArray>(&b, "data_type")?,
         );
-        let (n, first, last) = (ints(&b, "n")?, times(&b, "first")?, times(&b, "last")?);
+        let (n, first, last) = (
+            column::<Int64Array>(&b, "n")?,
+            column::<TimestampMicrosecondArray>(&b, "first")?,
+            column::<TimestampMicrosecondArray>(&b, "last")?,
+        );
         for i in 0..b.num_rows() {
             out.metrics.insert(
                 metric.value(i).to_string(),

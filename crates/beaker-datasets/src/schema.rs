@@ -130,7 +130,8 @@ pub fn samples_batch(rows: &[Sample]) -> Result<RecordBatch> {
     )?)
 }
 
-fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
+/// Column `name` of `batch` as an array of type `T`; an error names it when it is missing or of another type.
+pub(crate) fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
     batch
         .column_by_name(name)
         .and_then(|c| c.as_any().downcast_ref::<T>())

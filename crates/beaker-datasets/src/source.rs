@@ -54,6 +54,18 @@ pub struct Month {
     pub bytes: u64,
 }
 
+impl Month {
+    /// The month a file named `YYYY-MM.parquet` holds (`None` for any other name).
+    fn of(file_name: &str, bytes: u64) -> Option<Month> {
+        let month = file_name.strip_suffix(".parquet")?;
+        schema::month_span(month)?;
+        Some(Month {
+            name: month.to_string(),
+            bytes,
+        })
+    }
+}
+
 /// Where a dataset's months of samples are kept: the one interface every store implements, as seed 002's
 /// `DataSource` is. A month is a Parquet file of the samples whose `start` falls in that UTC month
 /// (`YYYY-MM`), sorted by metric and time, without duplicates.
@@ -122,13 +134,7 @@ impl DataSource for LocalSource {
                 .flatten()
                 .flatten()
                 .filter_map(|e| {
-                    let name = e.file_name().into_string().ok()?;
-                    let month = name.strip_suffix(".parquet")?;
-                    schema::month_span(month)?;
-                    Some(Month {
-                        name: month.to_string(),
-                        bytes: e.metadata().ok()?.len(),
-                    })
+                    Month::of(&e.file_name().into_string().ok()?, e.metadata().ok()?.len())
                 })
                 .collect();
             out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -189,13 +195,13 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| DataError::io(format!("cannot write {}", path.display()), e))
 }
 
-/// Parquet bytes of `batches` (zstd-compressed), encrypted with `key` when given (Parquet modular encryption:
+/// Parquet bytes of `batches` (Snappy-compressed: a zstd reader's contexts cost more to make than a month's
+/// pages cost to decode), encrypted with `key` when given (Parquet modular encryption:
 /// AES-GCM over the footer and every page). Samples (sorted by metric) get a row group per metric, so a
 /// question about steps skips the heart rate's pages by the row groups' statistics.
 pub(crate) fn encode(batches: &[RecordBatch], key: Option<&[u8]>) -> Result<Vec<u8>> {
-    let mut props = WriterProperties::builder().set_compression(
-        datafusion::parquet::basic::Compression::ZSTD(Default::default()),
-    );
+    let mut props = WriterProperties::builder()
+        .set_compression(datafusion::parquet::basic::Compression::SNAPPY);
     if let Some(key) = key {
         props = props.with_file_encryption_properties(
             FileEncryptionProperties::builder(key.to_vec()).build()?,
@@ -373,15 +379,7 @@ impl DataSource for ObjectSource {
             let mut out: Vec<Month> = listed
                 .objects
                 .iter()
-                .filter_map(|o| {
-                    let name = o.location.filename()?;
-                    let month = name.strip_suffix(".parquet")?;
-                    schema::month_span(month)?;
-                    Some(Month {
-                        name: month.to_string(),
-                        bytes: o.size,
-                    })
-                })
+                .filter_map(|o| Month::of(o.location.filename()?, o.size))
                 .collect();
             out.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(out)
