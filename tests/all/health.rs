@@ -205,7 +205,9 @@ fn isolation() -> Outcome {
     let plan = json!({"id": 3, "dataset": "bob", "plan": {"steps": [
         {"step_id": "what", "tool": "get_data_summary", "params": {"dataTypes": ["csv"]}}]}});
     let env = ask(plan, &[])?;
-    ensure(env.to_string().contains("\"dataset\":\"bob\""), || format!("{env}"))?;
+    ensure(env.to_string().contains("\"dataset\":\"bob\""), || {
+        format!("{env}")
+    })?;
     // Over HTTP: one token bound to bob, one to alice.
     let dir = data_dir()?.to_string_lossy().into_owned();
     let tokens = TokenFile::new(
