@@ -78,7 +78,7 @@ def main():
 
     local = "(start - CASE WHEN metric = 'sleep' THEN INTERVAL 12 HOUR ELSE INTERVAL 0 HOUR END)"
     def daily_sql(m, a, b):
-        return (f"SELECT date_trunc('day', {local}) AS d, avg(value) AS avg, sum(value) AS sum, max(value) AS max, "
+        return (f"SELECT strftime(date_trunc('day', {local}), '%Y-%m-%d') AS d, avg(value) AS avg, sum(value) AS sum, max(value) AS max, "
                 f"count(*) AS n FROM s WHERE metric = '{m}' AND {local} >= TIMESTAMPTZ '{a}' "
                 f"AND {local} < TIMESTAMPTZ '{b}' + INTERVAL 1 DAY GROUP BY d ORDER BY d")
 
@@ -95,13 +95,13 @@ def main():
 
     filter_sql = (f"WITH ok AS (SELECT date_trunc('day', start) AS d FROM s WHERE metric = 'exerciseMinutes' "
                   f"AND start >= TIMESTAMPTZ '2024-12-01' AND start < TIMESTAMPTZ '2025-01-01' GROUP BY d HAVING sum(value) > 60) "
-                  f"SELECT date_trunc('day', start) AS d, avg(value), count(*) FROM s WHERE metric = 'heartRate' "
+                  f"SELECT strftime(date_trunc('day', start), '%Y-%m-%d') AS d, avg(value), count(*) FROM s WHERE metric = 'heartRate' "
                   f"AND start >= TIMESTAMPTZ '2024-12-01' AND start < TIMESTAMPTZ '2025-01-01' "
                   f"AND date_trunc('day', start) IN (SELECT d FROM ok) GROUP BY d ORDER BY d")
     duck_q = {
         "month_daily_avg": lambda: con.execute(daily_sql("heartRate", "2024-12-01", "2024-12-31")).fetchall(),
         "month_daily_steps": lambda: con.execute(daily_sql("steps", "2024-06-01", "2024-06-30")).fetchall(),
-        "year_weekly_avg": lambda: con.execute("SELECT date_trunc('week', start) AS w, avg(value), count(*) FROM s "
+        "year_weekly_avg": lambda: con.execute("SELECT strftime(date_trunc('week', start), '%Y-%m-%d') AS w, avg(value), count(*) FROM s "
                                                "WHERE metric = 'heartRate' GROUP BY w ORDER BY w").fetchall(),
         "month_exercise_filter": lambda: con.execute(filter_sql).fetchall(),
         "year_correlation": lambda: duck_corr("steps", "sum", "sleep"),
