@@ -4,7 +4,7 @@
 use crate::metrics::{self, Kind};
 use crate::schema::column;
 use crate::source::Span;
-use crate::{Aggregation, Condition, Dataset, Period, Result};
+use crate::{Aggregation, Condition, DataError, Dataset, Period, Result};
 use chrono::{NaiveDate, NaiveTime, Offset, TimeZone};
 use chrono_tz::Tz;
 use datafusion::arrow::array::{
@@ -416,7 +416,7 @@ async fn samples(
     let names: Vec<Expr> = metrics.iter().map(|m| lit(m.as_str())).collect();
     let mut df = df
         .filter(col("metric").in_list(names, false))?
-        .with_column("t", counted_at())?;
+        .with_column("t", if nights { counted_at() } else { col("start") })?;
     if let Some(s) = span {
         df = df.filter(
             col("t")
@@ -579,20 +579,30 @@ async fn grouped(
 ) -> Result<SeriesAnswer> {
     let tz = clock.tz();
     let key = period.map_or(lit(0i64), |p| clock.key(p));
+    // Only the aggregations some metric takes (with the count and the span every point reports).
+    let wanted: Vec<Aggregation> = q
+        .metrics
+        .iter()
+        .map(|m| q.aggregation.unwrap_or_else(|| metrics::natural(m)))
+        .collect();
+    let mut aggregates = vec![
+        count(col("value")).alias("n"),
+        min(col("t")).alias("first"),
+        max(col("t")).alias("last"),
+    ];
+    for (agg, expr) in [
+        (Aggregation::Avg, avg(col("value")).alias("avg")),
+        (Aggregation::Sum, sum(col("value")).alias("sum")),
+        (Aggregation::Min, min(col("value")).alias("min")),
+        (Aggregation::Max, max(col("value")).alias("max")),
+    ] {
+        if wanted.contains(&agg) {
+            aggregates.push(expr);
+        }
+    }
     let df = df
         .with_column("period", key)?
-        .aggregate(
-            vec![col("metric"), col("period")],
-            vec![
-                avg(col("value")).alias("avg"),
-                sum(col("value")).alias("sum"),
-                min(col("value")).alias("min"),
-                max(col("value")).alias("max"),
-                count(col("value")).alias("n"),
-                min(col("t")).alias("first"),
-                max(col("t")).alias("last"),
-            ],
-        )?
+        .aggregate(vec![col("metric"), col("period")], aggregates)?
         .sort(vec![
             col("metric").sort(true, false),
             col("period").sort(true, false),
@@ -606,12 +616,9 @@ async fn grouped(
             column::<StringArray>(b, "metric")?,
             column::<Int64Array>(b, "period")?,
         );
-        let (a, s, lo, hi) = (
-            column::<Float64Array>(b, "avg")?,
-            column::<Float64Array>(b, "sum")?,
-            column::<Float64Array>(b, "min")?,
-            column::<Float64Array>(b, "max")?,
-        );
+        // The aggregations no metric took are not computed.
+        let taken = |name: &str| column::<Float64Array>(b, name).ok();
+        let (a, s, lo, hi) = (taken("avg"), taken("sum"), taken("min"), taken("max"));
         let (n, first, last) = (
             column::<Int64Array>(b, "n")?,
             column::<TimestampMicrosecondArray>(b, "first")?,
@@ -621,12 +628,15 @@ async fn grouped(
             let m = metric.value(i);
             let agg = q.aggregation.unwrap_or_else(|| metrics::natural(m));
             let value = match agg {
-                Aggregation::Avg => a.value(i),
-                Aggregation::Sum => s.value(i),
-                Aggregation::Min => lo.value(i),
-                Aggregation::Max => hi.value(i),
-                Aggregation::Count => n.value(i) as f64,
-            };
+                Aggregation::Avg => a.map(|x| x.value(i)),
+                Aggregation::Sum => s.map(|x| x.value(i)),
+                Aggregation::Min => lo.map(|x| x.value(i)),
+                Aggregation::Max => hi.map(|x| x.value(i)),
+                Aggregation::Count => Some(n.value(i) as f64),
+            }
+            .ok_or_else(|| {
+                DataError::Invalid(format!("internal: {} was not computed", agg.name()))
+            })?;
             out.seen(first.value(i), last.value(i));
             if index >= q.offset && index < q.offset.saturating_add(q.limit) {
                 out.push(
