@@ -185,22 +185,14 @@ pub fn local_day(tz: Tz, micros: i64) -> NaiveDate {
 
 /// A period's label: the day (`2024-12-01`), the week's Monday, the month (`2024-12`), or the hour with its
 /// UTC offset (`2024-12-01T08:00+01:00`).
-pub fn label(tz: Tz, period: Option<Period>, micros: i64) -> String {
+pub fn instant_label(tz: Tz, micros: i64) -> String {
     let Some(t) = tz.timestamp_micros(micros).single() else {
         return String::new();
     };
-    match period {
-        Some(Period::Day | Period::Week) => t.format("%Y-%m-%d").to_string(),
-        Some(Period::Month) => t.format("%Y-%m").to_string(),
-        Some(Period::Hour) => t.format("%Y-%m-%dT%H:%M%:z").to_string(),
-        None => {
-            let offset = t.offset().fix();
-            if offset.local_minus_utc() == 0 && tz == Tz::UTC {
-                t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-            } else {
-                t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
-            }
-        }
+    if tz == Tz::UTC {
+        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    } else {
+        t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
     }
 }
 
@@ -345,7 +337,12 @@ impl Clock {
             Period::Month => chrono::DateTime::from_timestamp_micros(key)
                 .map(|t| t.format("%Y-%m").to_string())
                 .unwrap_or_default(),
-            Period::Hour => label(self.tz, Some(Period::Hour), key),
+            Period::Hour => self
+                .tz
+                .timestamp_micros(key)
+                .single()
+                .map(|t| t.format("%Y-%m-%dT%H:%M%:z").to_string())
+                .unwrap_or_default(),
         }
     }
 }
@@ -568,6 +565,22 @@ impl Collector {
     }
 }
 
+/// The count of `value` (`n`) and each of `wanted`'s aggregations of it, named as the aggregation (`avg`, ...).
+fn value_aggregates(wanted: &[Aggregation]) -> Vec<Expr> {
+    let mut out = vec![count(col("value")).alias("n")];
+    for (agg, expr) in [
+        (Aggregation::Avg, avg(col("value"))),
+        (Aggregation::Sum, sum(col("value"))),
+        (Aggregation::Min, min(col("value"))),
+        (Aggregation::Max, max(col("value"))),
+    ] {
+        if wanted.contains(&agg) {
+            out.push(expr.alias(agg.name()));
+        }
+    }
+    out
+}
+
 /// Aggregates each metric by `period`, or over the whole range when `None` (one point labelled with the days it
 /// covers, `2024-12-01/2024-12-31`).
 async fn grouped(
@@ -585,21 +598,8 @@ async fn grouped(
         .iter()
         .map(|m| q.aggregation.unwrap_or_else(|| metrics::natural(m)))
         .collect();
-    let mut aggregates = vec![
-        count(col("value")).alias("n"),
-        min(col("t")).alias("first"),
-        max(col("t")).alias("last"),
-    ];
-    for (agg, expr) in [
-        (Aggregation::Avg, avg(col("value")).alias("avg")),
-        (Aggregation::Sum, sum(col("value")).alias("sum")),
-        (Aggregation::Min, min(col("value")).alias("min")),
-        (Aggregation::Max, max(col("value")).alias("max")),
-    ] {
-        if wanted.contains(&agg) {
-            aggregates.push(expr);
-        }
-    }
+    let mut aggregates = vec![min(col("t")).alias("first"), max(col("t")).alias("last")];
+    aggregates.extend(value_aggregates(&wanted));
     let df = df
         .with_column("period", key)?
         .aggregate(vec![col("metric"), col("period")], aggregates)?
@@ -709,8 +709,8 @@ async fn raw(
             out.push(
                 metric.value(i),
                 Point {
-                    time: label(tz, None, s),
-                    end: (e != s).then(|| label(tz, None, e)),
+                    time: instant_label(tz, s),
+                    end: (e != s).then(|| instant_label(tz, e)),
                     value: value.value(i),
                     count: None,
                 },
@@ -766,13 +766,12 @@ pub async fn daily(
         .with_column("day", clock(tz, span, catalog).key(Period::Day))?
         .aggregate(
             vec![col("day")],
-            vec![
-                avg(col("value")).alias("avg"),
-                sum(col("value")).alias("sum"),
-                min(col("value")).alias("min"),
-                max(col("value")).alias("max"),
-                count(col("value")).alias("n"),
-            ],
+            value_aggregates(&[
+                Aggregation::Avg,
+                Aggregation::Sum,
+                Aggregation::Min,
+                Aggregation::Max,
+            ]),
         )?;
     for b in df.collect().await? {
         let day = column::<Int64Array>(&b, "day")?;
