@@ -24,6 +24,9 @@ pub enum DataError {
     /// The query engine failed (a bug or a corrupt file, never the caller's input).
     #[error("query engine: {0}")]
     Engine(#[from] datafusion::error::DataFusionError),
+    /// A month or reports file could not be read or written as Parquet (a corrupt file, or the wrong data key).
+    #[error("parquet: {0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
 }
 
 impl DataError {
@@ -41,12 +44,6 @@ impl DataError {
 
 impl From<datafusion::arrow::error::ArrowError> for DataError {
     fn from(e: datafusion::arrow::error::ArrowError) -> Self {
-        DataError::Engine(e.into())
-    }
-}
-
-impl From<datafusion::parquet::errors::ParquetError> for DataError {
-    fn from(e: datafusion::parquet::errors::ParquetError) -> Self {
         DataError::Engine(e.into())
     }
 }

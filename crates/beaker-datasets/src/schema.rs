@@ -63,6 +63,11 @@ pub static SAMPLES: LazyLock<Schema> = LazyLock::new(|| {
     ])
 });
 
+/// What questions read of the samples: the metric, when, and the value (a metric's unit and kind are the
+/// catalog's, its samples' sources are not asked about). The first four columns of [`SAMPLES`].
+pub static MEASUREMENTS: LazyLock<Schema> =
+    LazyLock::new(|| Schema::new(SAMPLES.fields().iter().take(4).cloned().collect::<Vec<_>>()));
+
 /// The reports table.
 pub static REPORTS: LazyLock<Schema> = LazyLock::new(|| {
     Schema::new(vec![
@@ -78,6 +83,11 @@ pub static REPORTS: LazyLock<Schema> = LazyLock::new(|| {
 /// The samples table's schema, shared.
 pub fn samples() -> SchemaRef {
     Arc::new(SAMPLES.clone())
+}
+
+/// The measurements' schema, shared.
+pub fn measurements() -> SchemaRef {
+    Arc::new(MEASUREMENTS.clone())
 }
 
 /// The UTC month (`2024-12`) an instant falls in.
@@ -140,6 +150,13 @@ pub(crate) fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Resu
                 "a samples file has no column `{name}` of the expected type"
             ))
         })
+}
+
+/// Column `name` of `batch`, whatever its type.
+pub(crate) fn column_ref<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| crate::DataError::Invalid(format!("a samples file has no column `{name}`")))
 }
 
 /// The samples in `batches` (of [`SAMPLES`]).

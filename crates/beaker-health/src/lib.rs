@@ -109,7 +109,10 @@ pub(crate) fn error(e: DataError) -> ToolError {
     match e {
         DataError::Invalid(m) | DataError::NoDataset(m) => ToolError::invalid_params(m),
         DataError::Import(m) => ToolError::new(ErrorKind::ToolError, m),
-        e @ DataError::Io { .. } => ToolError::new(ErrorKind::ToolError, e.to_string()),
+        // A file that cannot be read (corrupt, or sealed under another key) is not the caller's doing.
+        e @ (DataError::Io { .. } | DataError::Parquet(_)) => {
+            ToolError::new(ErrorKind::ToolError, e.to_string())
+        }
         e @ DataError::Engine(_) => ToolError::new(ErrorKind::Internal, e.to_string()),
     }
 }

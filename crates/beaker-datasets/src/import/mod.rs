@@ -191,7 +191,7 @@ pub fn read_reports(dataset: &Dataset) -> Result<Vec<ReportField>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(DataError::io(format!("cannot read {}", path.display()), e)),
     };
-    schema::report_rows(&crate::source::decode(bytes, None)?)
+    schema::report_rows(&crate::source::decode(bytes.into(), None)?)
 }
 
 /// The dataset's catalog as the last import wrote it (empty before any import).
