@@ -412,7 +412,7 @@ fn object_store() -> Outcome {
         || "history kept locally".into(),
     )?;
     // The same questions as the local dataset, through the hybrid.
-    let serve = |key: &str, request: Value| -> Result<Value, String> {
+    let serve_with = |config: &std::path::Path, key: &str, request: Value| -> Result<Value, String> {
         let config = config.to_string_lossy().into_owned();
         let mut s = Server::start_with_env(
             &["--no-python", "--config", &config],
@@ -427,6 +427,7 @@ fn object_store() -> Outcome {
         drop(s.finish());
         Ok(answer)
     };
+    let serve = |key: &str, request: Value| serve_with(&config, key, request);
     for case in jsonl("tests/data/health/reference.jsonl").iter().take(12) {
         let env = serve(
             key,
@@ -437,6 +438,37 @@ fn object_store() -> Outcome {
         })?;
         compare(&env["result"], &case["expect"], RTOL, 0.0, "result")
             .map_err(|e| format!("{}: {e}", case["name"]))?;
+    }
+    // A month in both places (moved to the store, then imported again while everything counted as recent):
+    // read from both and answered once, not twice.
+    let both = dir.join("both.toml");
+    let text = std::fs::read_to_string(&config).map_err(|e| e.to_string())?;
+    std::fs::write(&both, text.replace("local_days = 60", "local_days = 100000"))
+        .map_err(|e| e.to_string())?;
+    let mut again = beaker();
+    again
+        .args(["data", "import", "--quiet", "--config"])
+        .arg(&both)
+        .args(["--dataset", "carol", "--time-zone", "America/Los_Angeles"])
+        .args(EXPORT.map(|f| data.join(f)));
+    env(&mut again, key);
+    let out = again.output().map_err(|e| e.to_string())?;
+    ensure(out.status.success(), || {
+        format!("import: {}", String::from_utf8_lossy(&out.stderr))
+    })?;
+    ensure(
+        dir.join("data/carol/samples/2024-12.parquet").exists()
+            && s3.get("health-history", "users/carol/samples/2024-12.parquet").is_ok(),
+        || "2024-12 is not in both places".into(),
+    )?;
+    for case in jsonl("tests/data/health/reference.jsonl").iter().take(12) {
+        let env = serve_with(
+            &both,
+            key,
+            json!({"id": 1, "dataset": "carol", "tool": case["tool"], "params": case["params"]}),
+        )?;
+        compare(&env["result"], &case["expect"], RTOL, 0.0, "result")
+            .map_err(|e| format!("{} (a month in both places): {e}", case["name"]))?;
     }
     let env = serve(
         key,
