@@ -412,21 +412,22 @@ fn object_store() -> Outcome {
         || "history kept locally".into(),
     )?;
     // The same questions as the local dataset, through the hybrid.
-    let serve_with = |config: &std::path::Path, key: &str, request: Value| -> Result<Value, String> {
-        let config = config.to_string_lossy().into_owned();
-        let mut s = Server::start_with_env(
-            &["--no-python", "--config", &config],
-            &[
-                ("T_S3_KEY", "test".as_ref()),
-                ("T_S3_SECRET", "test".as_ref()),
-                ("T_DATA_KEY", key.as_ref()),
-            ],
-        );
-        s.send(&request);
-        let answer = s.recv();
-        drop(s.finish());
-        Ok(answer)
-    };
+    let serve_with =
+        |config: &std::path::Path, key: &str, request: Value| -> Result<Value, String> {
+            let config = config.to_string_lossy().into_owned();
+            let mut s = Server::start_with_env(
+                &["--no-python", "--config", &config],
+                &[
+                    ("T_S3_KEY", "test".as_ref()),
+                    ("T_S3_SECRET", "test".as_ref()),
+                    ("T_DATA_KEY", key.as_ref()),
+                ],
+            );
+            s.send(&request);
+            let answer = s.recv();
+            drop(s.finish());
+            Ok(answer)
+        };
     let serve = |key: &str, request: Value| serve_with(&config, key, request);
     for case in jsonl("tests/data/health/reference.jsonl").iter().take(12) {
         let env = serve(
@@ -443,8 +444,11 @@ fn object_store() -> Outcome {
     // read from both and answered once, not twice.
     let both = dir.join("both.toml");
     let text = std::fs::read_to_string(&config).map_err(|e| e.to_string())?;
-    std::fs::write(&both, text.replace("local_days = 60", "local_days = 100000"))
-        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        &both,
+        text.replace("local_days = 60", "local_days = 100000"),
+    )
+    .map_err(|e| e.to_string())?;
     let mut again = beaker();
     again
         .args(["data", "import", "--quiet", "--config"])
@@ -458,7 +462,9 @@ fn object_store() -> Outcome {
     })?;
     ensure(
         dir.join("data/carol/samples/2024-12.parquet").exists()
-            && s3.get("health-history", "users/carol/samples/2024-12.parquet").is_ok(),
+            && s3
+                .get("health-history", "users/carol/samples/2024-12.parquet")
+                .is_ok(),
         || "2024-12 is not in both places".into(),
     )?;
     for case in jsonl("tests/data/health/reference.jsonl").iter().take(12) {
