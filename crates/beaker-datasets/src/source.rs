@@ -274,7 +274,7 @@ fn read_file_measurements<R: ChunkReader + 'static>(
     Ok(out)
 }
 
-/// A dataset's folder on this machine: `samples/YYYY-MM.parquet`, read by DataFusion's Parquet reader.
+/// A dataset's folder on this machine: `samples/YYYY-MM.parquet`, read with the `parquet` crate.
 #[derive(Debug, Clone)]
 pub struct LocalSource {
     dir: PathBuf,
@@ -639,8 +639,8 @@ impl HybridSource {
     }
 
     /// One month's samples of `metrics`, from the local folder when `local`, from the store when `remote` (it
-    /// may not be there: `None`); a month in both is merged whole, since a sample is a duplicate by all its
-    /// columns.
+    /// may not be there: `None`); a month in both is merged whole by `read_month`, since a sample is a duplicate
+    /// by all its columns.
     async fn read_measurements_from(
         &self,
         month: &str,
@@ -648,20 +648,15 @@ impl HybridSource {
         local: bool,
         remote: bool,
     ) -> Result<Option<Vec<RecordBatch>>> {
-        if !local {
-            return match remote {
-                true => self.remote.read_measurements(month, metrics).await,
-                false => Ok(None),
-            };
+        match (local, remote) {
+            (true, true) => match self.read_month(month).await? {
+                Some(batches) => Ok(Some(select(&batches, metrics)?)),
+                None => Ok(None),
+            },
+            (true, false) => self.local.read_measurements(month, metrics).await,
+            (false, true) => self.remote.read_measurements(month, metrics).await,
+            (false, false) => Ok(None),
         }
-        if remote {
-            if let Some(r) = self.remote.read_month(month).await? {
-                let mut both = self.local.read_month(month).await?.unwrap_or_default();
-                both.extend(r);
-                return Ok(Some(select(&schema::dedup(both)?, metrics)?));
-            }
-        }
-        self.local.read_measurements(month, metrics).await
     }
 
     /// Whether `month` is history (ended more than `local_days` before now).
