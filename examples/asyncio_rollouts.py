@@ -23,7 +23,7 @@ trajectory, in prompt order, without timings, so the same recording prints the s
 
 Run it (from the repository root, with a built `beaker`):
 
-    python examples/asyncio_rollouts.py --beaker target/debug/beaker
+    python examples/asyncio_rollouts.py --beaker target/release/beaker
 """
 
 import argparse

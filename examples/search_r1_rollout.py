@@ -14,7 +14,7 @@ What it shows, turn by turn, for a batch of trajectories (as Search-R1's `LLMGen
 The model's outputs are replayed from tests/data/examples/search_r1_rollout.policy.jsonl; the searches run over
 Beaker's built-in `docs` index (Python's and git's documentation). Needs `requests` (pip install requests):
 
-    python examples/search_r1_rollout.py --beaker target/debug/beaker      # starts `beaker serve --http`
+    python examples/search_r1_rollout.py --beaker target/release/beaker      # starts `beaker serve --http`
     python examples/search_r1_rollout.py --url http://127.0.0.1:8000/retrieve   # any Search-R1 server
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Packs `import beaker` into a wheel from an extension cargo already built (the test clients' copy).
 
-    python scripts/wheel_from_build.py TARGET/debug/lib_beaker.so OUT_DIR
+    python scripts/wheel_from_build.py TARGET/release/lib_beaker.so OUT_DIR
 
 Why not maturin here: maturin builds beaker-pymodule on its own, so cargo resolves the features of its dependencies
 for that one package (serde without `rc`, tokio without `macros`, ...), which differ from `cargo test

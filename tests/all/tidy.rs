@@ -353,7 +353,7 @@ fn gallery_matches_the_plotter() -> Outcome {
 fn readme_test_command_is_what_ci_runs() -> Outcome {
     let readme = std::fs::read_to_string(root().join("README.md")).map_err(|e| e.to_string())?;
     let ci = std::fs::read_to_string(root().join(".ci/run")).map_err(|e| e.to_string())?;
-    let cmd = "cargo test --workspace --locked";
+    let cmd = "cargo test --workspace --locked --release";
     ensure(readme.contains(cmd), || {
         format!("README.md must give the test command `{cmd}`")
     })?;

@@ -16,19 +16,20 @@ DATA = ROOT / "tests" / "data" / "examples"
 
 
 def beaker_binary():
-    """The server binary, found as the rest of the suite finds it: $BEAKER_BIN, else target/debug/beaker under
-    $CARGO_TARGET_DIR or the repository, else `beaker` on PATH."""
+    """The server binary, found as the rest of the suite finds it: $BEAKER_BIN, else target/release/beaker (then
+    target/debug/beaker) under $CARGO_TARGET_DIR or the repository, else `beaker` on PATH."""
     if os.environ.get("BEAKER_BIN"):
         binary = Path(os.environ["BEAKER_BIN"])
         assert binary.is_file(), f"BEAKER_BIN={binary} is not a file"
         return str(binary)
     targets = [ROOT / os.environ["CARGO_TARGET_DIR"]] if os.environ.get("CARGO_TARGET_DIR") else []
     for target in targets + [ROOT / "target"]:
-        if (target / "debug" / "beaker").is_file():
-            return str(target / "debug" / "beaker")
+        for profile in ("release", "debug"):
+            if (target / profile / "beaker").is_file():
+                return str(target / profile / "beaker")
     on_path = shutil.which("beaker")
     if on_path is None:
-        pytest.skip("no beaker binary: set BEAKER_BIN, or build target/debug/beaker (cargo build)")
+        pytest.skip("no beaker binary: set BEAKER_BIN, or build target/release/beaker (cargo build --release)")
     return on_path
 
 

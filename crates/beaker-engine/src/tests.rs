@@ -341,6 +341,14 @@ fn stats_count_each_tools_answers_and_pool_sizes() {
     assert_eq!(unknown.len(), 1);
     assert_eq!(unknown[0].failed, vec![(ErrorKind::UnknownTool, 2)]);
     assert_eq!(s.in_flight, 0);
+    // A worker counts itself idle just after its job has sent the answer: the gauge reaches 0 soon after the
+    // last reply, not before it (a release build's caller can read it in between).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut s = s;
+    while s.native.busy != 0 && std::time::Instant::now() < deadline {
+        std::thread::yield_now();
+        s = e.stats();
+    }
     assert_eq!((s.native.workers, s.native.busy), (2, 0));
     // The tools never called are listed with zeros, in catalog order.
     assert_eq!(s.tools[0].tool, "echo_limits");
