@@ -360,9 +360,78 @@ fn readme_test_command_is_what_ci_runs() -> Outcome {
     ensure(ci.contains(cmd), || format!(".ci/run must run `{cmd}`"))
 }
 
+/// Each package's enabled features, as `cargo tree` resolves them for `args` (`name version` → features).
+fn resolved_features(args: &[&str]) -> Result<BTreeMap<String, String>, libtest_mimic::Failed> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(&cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "--prefix",
+            "none",
+            "-f",
+            "{p} {f}",
+        ])
+        .args(args)
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("{cargo} tree: {e}"))?;
+    ensure(out.status.success(), || {
+        format!(
+            "cargo tree {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let mut features = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let line = line.trim_end_matches(" (*)");
+        let mut words = line.splitn(3, ' ');
+        if let (Some(name), Some(version)) = (words.next(), words.next()) {
+            let f = words.next().unwrap_or("").to_string();
+            features.insert(format!("{name} {version}"), f);
+        }
+    }
+    Ok(features)
+}
+
+/// The README's test command reuses what its install compiled (docs/ARCHITECTURE.md, "Build profiles"): every
+/// package the installed binary builds has the same features in the workspace's test build, so cargo finds
+/// each one already compiled. A dev-dependency that turns on a feature of a shared crate would recompile that
+/// crate and everything above it (wasmtime, DataFusion, every tool) a second time.
+fn the_install_build_serves_the_tests() -> Outcome {
+    // Without dev edges cargo resolves as a build of the binary alone does (dev-dependencies activate nothing).
+    let install = resolved_features(&["-p", "beaker", "-e", "normal,build"])?;
+    let tests = resolved_features(&["--workspace", "-e", "normal,build,dev"])?;
+    ensure(install.len() > 100, || {
+        format!(
+            "cargo tree listed only {} packages for the binary",
+            install.len()
+        )
+    })?;
+    let differ: Vec<String> = install
+        .iter()
+        .filter_map(|(pkg, f)| match tests.get(pkg) {
+            Some(t) if t == f => None,
+            Some(t) => Some(format!("{pkg}: install [{f}], tests [{t}]")),
+            None => Some(format!("{pkg}: not in the test build")),
+        })
+        .collect();
+    ensure(differ.is_empty(), || {
+        format!(
+            "the test build would recompile what `cargo install --path .` built (features differ):\n{}",
+            differ.join("\n")
+        )
+    })
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("tidy::dependency_direction", dependency_direction),
+        Trial::test(
+            "tidy::the_install_build_serves_the_tests",
+            the_install_build_serves_the_tests,
+        ),
         Trial::test("tidy::the_engine_knows_no_tool", the_engine_knows_no_tool),
         Trial::test(
             "tidy::docs_keep_up_with_the_code",
