@@ -364,15 +364,7 @@ fn readme_test_command_is_what_ci_runs() -> Outcome {
 fn resolved_features(args: &[&str]) -> Result<BTreeMap<String, String>, libtest_mimic::Failed> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(&cargo)
-        .args([
-            "tree",
-            "--locked",
-            "--offline",
-            "--prefix",
-            "none",
-            "-f",
-            "{p} {f}",
-        ])
+        .args(["tree", "--locked", "--prefix", "none", "-f", "{p} {f}"])
         .args(args)
         .current_dir(root())
         .output()
