@@ -291,6 +291,35 @@ fn cli_lists_guest_tools_and_reports_broken_ones() -> Outcome {
     )
 }
 
+/// `beaker compile` says whether the interpreter it compiled answers: exit 0 and one call's word on it when the
+/// runtime is there; exit 1 naming why when it is not (it once listed execute_python as compiled, exit 0, with
+/// only a log line saying the snapshot had failed).
+fn compile_says_whether_python_answers() -> Outcome {
+    let out = crate::support::beaker()
+        .arg("compile")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        out.status.success() && stdout.contains("execute_python: the CPython snapshot answers"),
+        || format!("{:?} {stdout} {stderr}", out.status),
+    )?;
+    let empty = std::env::temp_dir().join(format!("beaker-no-python-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).map_err(|e| e.to_string())?;
+    let out = crate::support::beaker()
+        .arg("compile")
+        .env("BEAKER_PYTHON_DIR", &empty)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&empty);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        out.status.code() == Some(1) && stderr.contains("error: execute_python is unavailable"),
+        || format!("{:?} {stderr}", out.status),
+    )
+}
+
 /// `beaker serve --guest-dir`: a trapping guest answers tool_error and the server keeps serving.
 fn serve_with_guest_dir() -> Outcome {
     let dir = guests_dir();
@@ -399,6 +428,10 @@ pub fn trials() -> Vec<Trial> {
             cli_lists_guest_tools_and_reports_broken_ones,
         ),
         Trial::test("sandbox::serve_with_guest_dir", serve_with_guest_dir),
+        Trial::test(
+            "sandbox::compile_says_whether_python_answers",
+            compile_says_whether_python_answers,
+        ),
     ]);
     trials
 }

@@ -4,7 +4,7 @@ use crate::framing::unbuffer;
 use crate::manifest::Grants;
 use crate::pipe::{CappedPipe, Captured};
 use crate::reactor::{add_door, open_dirs, snapshot_reactor, Reactor, ReadOnlyDir};
-use crate::snapshot::snapshot;
+use crate::snapshot::{snapshot, startup_engine};
 use crate::store::{charge_host_call, sealed_wasi, Limiter, State, MAX_TABLE_ELEMENTS};
 use beaker_core::{CallContext, CancelReason, CancelToken, Limits, Usage, UsageSlot};
 use std::cell::Cell;
@@ -84,7 +84,7 @@ pub fn declare_thread_stack(bytes: usize) {
 const KEEP_RESIDENT: usize = 16 << 20;
 
 /// Host frames below and above the guest's stack (WASI calls, the trap handler).
-const STACK_MARGIN: usize = 2 << 20;
+pub(crate) const STACK_MARGIN: usize = 2 << 20;
 
 /// Whether the pool may reset a slot from the kernel's page map (`PAGEMAP_SCAN`), given `/proc/swaps`: only
 /// when it lists no swap area. Unreadable (`None`) counts as swap: the scan is only a speed-up.
@@ -324,7 +324,11 @@ impl Sandbox {
             .inner
             .cache
             .module(engine, name, wasm, initialize, || {
-                snapshot(engine, max_memory, wasm)
+                snapshot(
+                    &startup_engine(self.inner.config.max_wasm_stack)?,
+                    max_memory,
+                    wasm,
+                )
             })?;
         let load_err = |message: String| SandboxError::Load {
             name: name.to_string(),
@@ -380,7 +384,11 @@ impl Sandbox {
             .inner
             .cache
             .module_keyed(engine, &reactor.name, identity, || {
-                snapshot_reactor(engine, max_memory, reactor)
+                snapshot_reactor(
+                    &startup_engine(self.inner.config.max_wasm_stack)?,
+                    max_memory,
+                    reactor,
+                )
             })?;
         let load_err = |message: String| SandboxError::Load {
             name: reactor.name.clone(),

@@ -6,8 +6,25 @@ use crate::store::{sealed_wasi, Limiter, State};
 /// The export wizer runs before it snapshots a module.
 pub(crate) const INIT_EXPORT: &str = "wizer.initialize";
 
+/// The engine a snapshot's start-up code runs in: the sandbox's wasm features and stack, compiled without
+/// Cranelift's optimisations and without fuel or epoch checks.
+///
+/// The instrumented module runs once, its trusted start-up code (importing numpy, scipy, sympy and pandas for
+/// CPython) and is thrown away; only its memory is kept, and the snapshot is then compiled, optimised and
+/// metered, by the sandbox's own engine. Compiling 100 MB of CPython for that one run was about half of a
+/// snapshot's cost (`beaker compile`, docs/PERFORMANCE.md).
+pub(crate) fn startup_engine(max_wasm_stack: usize) -> wasmtime::Result<wasmtime::Engine> {
+    let mut cfg = wasmtime::Config::new();
+    cfg.wasm_exceptions(true)
+        .max_wasm_stack(max_wasm_stack)
+        .async_stack_size(max_wasm_stack + crate::sandbox::STACK_MARGIN)
+        .cranelift_opt_level(wasmtime::OptLevel::None);
+    wasmtime::Engine::new(&cfg)
+}
+
 /// Runs the module's `wizer.initialize` in a sandboxed instance (no stdio, virtual clock, fixed random
-/// seed) and returns the snapshot: a module whose memory image is the initialised state.
+/// seed) on `engine` (a [`startup_engine`]) and returns the snapshot: a module whose memory image is the
+/// initialised state.
 pub(crate) fn snapshot(
     engine: &wasmtime::Engine,
     max_memory_bytes: u64,
@@ -81,8 +98,8 @@ impl wasmtime_wizer::InstanceState for Initialised<'_> {
     }
 }
 
-/// The store a snapshot's start-up runs in: `wasi` (sealed: no host stdio, virtual clocks, seed 0), the
-/// sandbox's memory cap, unlimited fuel and no deadline (start-up is trusted code, run once).
+/// The store a snapshot's start-up runs in, on a [`startup_engine`]: `wasi` (sealed: no host stdio, virtual
+/// clocks, seed 0) and the sandbox's memory cap; no fuel and no deadline (start-up is trusted code, run once).
 pub(crate) fn snapshot_store(
     engine: &wasmtime::Engine,
     max_memory_bytes: u64,
@@ -102,7 +119,5 @@ pub(crate) fn snapshot_store(
         },
     );
     store.limiter(|s| &mut s.limiter);
-    store.set_fuel(u64::MAX)?;
-    store.set_epoch_deadline(u64::MAX / 2);
     Ok(store)
 }
