@@ -27,7 +27,7 @@ pub(crate) fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     // The interpreter's snapshot is what this command is for: one call says whether it answers (a runtime that is
     // missing or failed to load leaves the tools listed, each answering why, and the server serving the rest).
     let mut python_failed = false;
-    if guests.iter().any(|t| *t == "execute_python") {
+    if guests.contains(&"execute_python") {
         let probe = engine.call(ToolCall::new(
             "execute_python",
             serde_json::json!({"code": "print(6 * 7)"}),
