@@ -17,6 +17,10 @@ pub fn trials() -> Vec<Trial> {
             "workspace::execute_python_and_the_plotter_share_it",
             shared_with_python_and_plots,
         ),
+        Trial::test(
+            "workspace::native_execute_python_shares_it",
+            shared_with_native_python,
+        ),
     ]
 }
 
@@ -85,43 +89,7 @@ fn private_and_freed() -> Outcome {
 fn shared_with_python_and_plots() -> Outcome {
     let mut s = Server::start(&[]);
     let t = Some("analysis");
-    let w = call(
-        &mut s,
-        "write_file",
-        t,
-        json!({"path": "data/values.csv", "content": "x\n1\n2\n3\n"}),
-    );
-    ensure(w["success"] == true, || w.to_string())?;
-    let code = "import os\nvals = [int(v) for v in open('data/values.csv').read().split()[1:]]\n\
-                open('total.txt', 'w').write(str(sum(vals)))\nos.remove('data/values.csv')\n\
-                open('bytes.bin', 'wb').write(bytes(range(256)))\nprint(sorted(os.listdir('.')))";
-    let r = call(&mut s, "execute_python", t, json!({"code": code}));
-    ensure(
-        r["success"] == true && r["result"]["exception"].is_null(),
-        || r.to_string(),
-    )?;
-    ensure(
-        r["result"]["workspace"]
-            == json!({"written": [{"path": "bytes.bin", "size": 256}, {"path": "total.txt", "size": 1}],
-                      "deleted": ["data/values.csv"], "refused": []}),
-        || r.to_string(),
-    )?;
-    let r = call(&mut s, "read_file", t, json!({"path": "total.txt"}));
-    ensure(r["result"]["content"] == "6", || r.to_string())?;
-    // Renames and moves (os.rename, shutil.move) are a write at the new path and a deletion at the old.
-    let code = "import os, shutil\nos.rename('total.txt', 'sum.txt')\nos.makedirs('bin')\nshutil.move('bytes.bin', 'bin/bytes.bin')";
-    let r = call(&mut s, "execute_python", t, json!({"code": code}));
-    ensure(
-        r["result"]["exception"].is_null()
-            && r["result"]["workspace"]
-                == json!({"written": [{"path": "bin/bytes.bin", "size": 256}, {"path": "sum.txt", "size": 1}],
-                          "deleted": ["bytes.bin", "total.txt"], "refused": []}),
-        || r.to_string(),
-    )?;
-    let r = call(&mut s, "read_file", t, json!({"path": "data/values.csv"}));
-    ensure(r["error"] == "File not found: data/values.csv", || {
-        r.to_string()
-    })?;
+    python_shares_it(&mut s, t, None)?;
     // The plotter saves into the workspace; edit_image and the code read it there.
     let p = call(
         &mut s,
@@ -152,17 +120,83 @@ fn shared_with_python_and_plots() -> Outcome {
     ensure(
         r["result"]["result"] == "b'\\x89PNG'" && r["result"].get("workspace").is_none(),
         || r.to_string(),
+    )
+}
+
+/// Steps every backend of `execute_python` answers alike: a trajectory's files are the code's working folder,
+/// written, deleted, renamed and moved files come back to the workspace. `backend`: the calls' `backend`.
+fn python_shares_it(s: &mut Server, t: Option<&str>, backend: Option<&str>) -> Outcome {
+    let python = |code: &str| {
+        let mut p = json!({"code": code});
+        if let Some(b) = backend {
+            p["backend"] = json!(b);
+        }
+        p
+    };
+    let w = call(
+        s,
+        "write_file",
+        t,
+        json!({"path": "data/values.csv", "content": "x\n1\n2\n3\n"}),
+    );
+    ensure(w["success"] == true, || w.to_string())?;
+    let code = "import os\nvals = [int(v) for v in open('data/values.csv').read().split()[1:]]\n\
+                open('total.txt', 'w').write(str(sum(vals)))\nos.remove('data/values.csv')\n\
+                open('bytes.bin', 'wb').write(bytes(range(256)))\nprint(sorted(os.listdir('.')))";
+    let r = call(s, "execute_python", t, python(code));
+    ensure(
+        r["success"] == true && r["result"]["exception"].is_null(),
+        || r.to_string(),
+    )?;
+    ensure(
+        r["result"]["workspace"]
+            == json!({"written": [{"path": "bytes.bin", "size": 256}, {"path": "total.txt", "size": 1}],
+                      "deleted": ["data/values.csv"], "refused": []}),
+        || r.to_string(),
+    )?;
+    let r = call(s, "read_file", t, json!({"path": "total.txt"}));
+    ensure(r["result"]["content"] == "6", || r.to_string())?;
+    // Renames and moves (os.rename, shutil.move) are a write at the new path and a deletion at the old.
+    let code = "import os, shutil\nos.rename('total.txt', 'sum.txt')\nos.makedirs('bin')\nshutil.move('bytes.bin', 'bin/bytes.bin')";
+    let r = call(s, "execute_python", t, python(code));
+    ensure(
+        r["result"]["exception"].is_null()
+            && r["result"]["workspace"]
+                == json!({"written": [{"path": "bin/bytes.bin", "size": 256}, {"path": "sum.txt", "size": 1}],
+                          "deleted": ["bytes.bin", "total.txt"], "refused": []}),
+        || r.to_string(),
+    )?;
+    let r = call(s, "read_file", t, json!({"path": "data/values.csv"}));
+    ensure(r["error"] == "File not found: data/values.csv", || {
+        r.to_string()
+    })?;
+    // Reading without writing changes nothing, and the answer says nothing about the folder.
+    let r = call(
+        s,
+        "execute_python",
+        t,
+        python("open('bin/bytes.bin', 'rb').read()[:3]"),
+    );
+    ensure(
+        r["result"]["result"] == "b'\\x00\\x01\\x02'" && r["result"].get("workspace").is_none(),
+        || r.to_string(),
     )?;
     // Untagged: the code's folder is empty and nothing is reported.
     let r = call(
-        &mut s,
+        s,
         "execute_python",
         None,
-        json!({"code": "import os; os.listdir('.')"}),
+        python("import os; os.listdir('.')"),
     );
     ensure(
         r["result"]["result"] == "[]" && r["result"].get("workspace").is_none(),
         || r.to_string(),
-    )?;
-    Ok(())
+    )
+}
+
+/// The same steps on the native backend (`backend: "native"`: CPython in the bubblewrap sandbox). It once ran
+/// the code in an empty folder, so a trajectory's files were not found and what the code wrote was lost.
+fn shared_with_native_python() -> Outcome {
+    let mut s = Server::start(&[]);
+    python_shares_it(&mut s, Some("native-analysis"), Some("native"))
 }

@@ -1,10 +1,13 @@
 """execute_python's native backend: one call's code run as a notebook cell in a warm launcher's child (see
 beaker-code's `native.rs`), reported in the shape of the WebAssembly driver's report.
 
-The request is /tmp/.beaker-cell.json ({"code", "cap", "fetch_files"}), read and removed before the code runs,
-as is this file. The program's stdin, stdout and stderr are the process's own (what it prints reaches Beaker as
-it is printed, so a run stopped at its deadline keeps it). The report goes to descriptor 3, which is closed on
-exec, as one JSON object: {"result", "exception", "phase", "truncated", "figures", "files", "files_omitted"}.
+The request is /tmp/.beaker-cell.json ({"code", "cap", "fetch_files", "workspace", "workspace_cap"}), read and
+removed before the code runs, as is this file. In a trajectory, "workspace" holds its files (path -> base64),
+written into /tmp, the working folder, before the code runs; what the code made, changed or deleted there is
+reported back as the WebAssembly driver reports its /work. The program's stdin, stdout and stderr are the
+process's own (what it prints reaches Beaker as it is printed, so a run stopped at its deadline keeps it). The
+report goes to descriptor 3, which is closed on exec, as one JSON object: {"result", "exception", "phase",
+"truncated", "figures", "files", "files_omitted", "workspace"}.
 Its helpers (exit_status, user_frames, describe, compile_cell, figures, fetch) follow the WebAssembly driver's
 (crates/beaker-python/src/driver.py) line for line, so the two backends answer alike; they are copies because
 that driver is frozen into the runtime's snapshot, whose rebuild a shared module would force.
@@ -150,6 +153,57 @@ def fetch(names, cap):
     return out, omitted
 
 
+def load_workspace(files):
+    """The trajectory's files (path -> base64) into /tmp; returns path -> (size, mtime_ns, bytes) as written."""
+    loaded = {}
+    for name, enc in (files or {}).items():
+        path = os.path.normpath(os.path.join("/tmp", name))
+        if not path.startswith("/tmp/") or os.path.basename(path).startswith(".beaker-"):
+            continue
+        data = base64.b64decode(enc)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+        st = os.stat(path)
+        loaded[path[5:]] = (st.st_size, st.st_mtime_ns, data)
+    return loaded
+
+
+def workspace_changes(loaded, cap):
+    """Files under /tmp the code made or changed (base64, within `cap` bytes) and workspace files it deleted."""
+    written, deleted, refused = {}, [], []
+    found = []
+    for root, dirs, names in os.walk("/tmp"):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        found.extend(os.path.join(root, name)[5:] for name in names)
+    # In path order, as the WebAssembly driver reports (and spends `cap`).
+    found.sort()
+    seen = set()
+    for rel in found:
+        path = "/tmp/" + rel
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        seen.add(rel)
+        st = os.stat(path)
+        was = loaded.get(rel)
+        if was is not None and was[0] == st.st_size and was[1] == st.st_mtime_ns:
+            continue
+        with open(path, "rb") as f:
+            data = f.read(cap + 1)
+        if was is not None and was[2] == data:
+            continue
+        enc = base64.b64encode(data).decode("ascii")
+        if len(enc) > cap:
+            refused.append({"path": rel, "why": "larger than the workspace can hold (its max_bytes)"})
+            continue
+        cap -= len(enc)
+        written[rel] = enc
+    for rel in sorted(loaded):
+        if rel not in seen:
+            deleted.append(rel)
+    return {"written": written, "deleted": deleted, "refused": refused}
+
+
 def main():
     with open("/tmp/.beaker-cell.json", "rb") as f:
         req = json.loads(f.read())
@@ -157,6 +211,7 @@ def main():
     os.unlink(__file__)
     code = req.get("code") or ""
     cap = int(req.get("cap") or (1 << 20))
+    loaded = load_workspace(req.get("workspace")) if req.get("workspace") is not None else None
     sys.argv = [""]
     sys.path[0] = "/tmp"
     linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
@@ -186,6 +241,12 @@ def main():
             fetched = fetch(req.get("fetch_files"), cap)
         except BaseException:
             fetched = ({}, [])
+    changes = None
+    if loaded is not None:
+        try:
+            changes = workspace_changes(loaded, int(req.get("workspace_cap") or cap))
+        except BaseException:
+            changes = {"written": {}, "deleted": [], "refused": [{"path": "*", "why": "could not be read back"}]}
     try:
         if "threading" in sys.modules:
             sys.modules["threading"]._shutdown()  # as CPython waits for the program's threads at exit
@@ -204,6 +265,7 @@ def main():
         "figures": figs,
         "files": None if fetched is None else fetched[0],
         "files_omitted": None if fetched is None else fetched[1],
+        "workspace": changes,
     }
     data = json.dumps(report).encode()
     while data:

@@ -68,6 +68,12 @@ struct CellParams {
     files: Option<serde_json::Map<String, Value>>,
     #[serde(default)]
     fetch_files: Option<Vec<String>>,
+    /// In a trajectory: its files (path → base64), written into the working folder before the code runs.
+    #[serde(default)]
+    workspace: Option<serde_json::Map<String, Value>>,
+    /// How many bytes of base64 the files the code wrote may come back in.
+    #[serde(default)]
+    workspace_cap: Option<u64>,
 }
 
 impl NativePython {
@@ -117,7 +123,8 @@ impl Tool for NativePython {
                 .map_err(|e| ToolError::invalid_params(format!("`files.{name}`: {e}")))?;
             files.push((name.clone(), content.bytes(name)?, false));
         }
-        let request = json!({"code": p.code, "cap": cap, "fetch_files": p.fetch_files});
+        let request = json!({"code": p.code, "cap": cap, "fetch_files": p.fetch_files,
+                             "workspace": p.workspace, "workspace_cap": p.workspace_cap});
         files.push((
             ".beaker-cell.json".into(),
             request.to_string().into_bytes(),
@@ -220,7 +227,13 @@ impl Tool for NativePython {
         result["stdout"] = json!(text(&out.stdout));
         result["stderr"] = json!(text(&out.stderr));
         result["backend"] = json!("native");
+        // The workspace's files travel beside the answer, not in it: execute_python applies them and answers
+        // with their paths and sizes, so they take no room from the program's output.
+        let changes = result.as_object_mut().and_then(|o| o.remove("workspace"));
         fit(&mut result, ctx.limits.max_output_bytes);
+        if let Some(changes) = changes.filter(|_| p.workspace.is_some()) {
+            result["workspace"] = changes;
+        }
         Ok(result)
     }
 }
@@ -247,6 +260,7 @@ fn known_fields(report: serde_json::Map<String, Value>) -> Value {
         "figures": report.get("figures").filter(|f| f.as_array().is_some_and(|a| a.iter().all(Value::is_string))).cloned().unwrap_or(json!([])),
         "files": get("files", text_map),
         "files_omitted": get("files_omitted", Value::is_array),
+        "workspace": get("workspace", Value::is_object),
     })
 }
 

@@ -176,10 +176,33 @@ impl ExecutePython {
                 "`session` runs on the WebAssembly backend only: give `backend: \"wasm\"` to keep an interpreter across calls",
             ));
         }
-        native.call(
-            &json!({"code": p.code, "stdin": p.stdin, "files": p.files, "fetch_files": p.fetch_files}),
-            ctx,
-        )
+        let mut request = json!({"code": p.code, "stdin": p.stdin, "files": p.files, "fetch_files": p.fetch_files});
+        // A trajectory's workspace is the code's working folder on this backend too (see `call`).
+        let Some(ws) = ctx.trajectory_workspace() else {
+            return native.call(&request, ctx);
+        };
+        let (encoded, carried) = workspace_input(ws);
+        let cap = workspace_cap(ws);
+        request["workspace"] = Value::Object(encoded);
+        request["workspace_cap"] = json!(cap);
+        let mut native_ctx = ctx.clone();
+        native_ctx.limits.max_input_bytes =
+            native_ctx.limits.max_input_bytes.saturating_add(carried);
+        native_ctx.limits.max_output_bytes =
+            native_ctx.limits.max_output_bytes.saturating_add(cap / 2);
+        let mut out = native.call(&request, &native_ctx)?;
+        let Some(map) = out.as_object_mut() else {
+            return Ok(out);
+        };
+        let changes = map.remove("workspace").unwrap_or(Value::Null);
+        if let Some(applied) = workspace_summary(ws, &changes) {
+            map.insert("workspace".into(), applied);
+        }
+        // The room lent for the files is not the program's: its output fits the caller's limit.
+        Ok(fit_streams(
+            std::mem::take(map),
+            ctx.limits.max_output_bytes,
+        ))
     }
 
     /// The same tool with room for `cap` open sessions (each holds one of the sandbox's pool slots).
@@ -659,6 +682,21 @@ fn workspace_input(ws: &beaker_core::Workspace) -> (serde_json::Map<String, Valu
     (files, carried)
 }
 
+/// How many bytes of base64 the files a call's code writes may come back in: the whole workspace, encoded.
+fn workspace_cap(ws: &beaker_core::Workspace) -> u64 {
+    ws.limits().max_bytes / 3 * 4 + 4096
+}
+
+/// Applies the code's `changes` to the workspace and says what changed, or `None` when nothing did (most calls
+/// leave the folder as it was, and the answer says nothing then).
+fn workspace_summary(ws: &beaker_core::Workspace, changes: &Value) -> Option<Value> {
+    let applied = apply_workspace_changes(ws, changes);
+    let quiet = ["written", "deleted", "refused"]
+        .iter()
+        .all(|k| applied[k].as_array().is_none_or(Vec::is_empty));
+    (!quiet).then_some(applied)
+}
+
 /// Applies what the code did to its working folder to the workspace; what it says: each file written with its
 /// size, each deleted, and each refused with why (a path the workspace refuses, a limit).
 fn apply_workspace_changes(ws: &beaker_core::Workspace, changes: &Value) -> Value {
@@ -799,7 +837,7 @@ impl Tool for ExecutePython {
         let mut guest_ctx = ctx.clone();
         if let Some(ws) = ctx.trajectory_workspace() {
             let (encoded, carried) = workspace_input(ws);
-            let cap = ws.limits().max_bytes / 3 * 4 + 4096;
+            let cap = workspace_cap(ws);
             input["workspace"] = Value::Object(encoded);
             input["workspace_cap"] = json!(cap);
             guest_ctx.limits.max_input_bytes =
@@ -840,12 +878,7 @@ impl Tool for ExecutePython {
         }
         if let Some(ws) = ctx.trajectory_workspace() {
             let changes = report.json.get("workspace").unwrap_or(&Value::Null);
-            let applied = apply_workspace_changes(ws, changes);
-            // Said only when the code changed something: most calls leave the folder as it was.
-            let quiet = ["written", "deleted", "refused"]
-                .iter()
-                .all(|k| applied[k].as_array().is_none_or(Vec::is_empty));
-            if !quiet {
+            if let Some(applied) = workspace_summary(ws, changes) {
                 out.insert("workspace".into(), applied);
             }
         }
