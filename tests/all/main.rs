@@ -21,6 +21,7 @@ mod mcp;
 mod memory;
 mod numerical;
 mod plans;
+mod providers;
 mod pubchem;
 mod python;
 mod python_package;
@@ -65,6 +66,7 @@ fn main() {
     trials.extend(wolfram::trials());
     trials.extend(workspace::trials());
     trials.extend(image::trials());
+    trials.extend(providers::trials());
     trials.extend(numerical::trials());
     trials.extend(statistics::trials());
     trials.extend(sandbox::trials());

@@ -163,7 +163,7 @@ impl Envelope {
             error: Some(clip_message(err.message)),
             error_kind: Some(err.kind),
             fault: Some(err.kind.fault()),
-            retryable: Some(err.kind.retryable()),
+            retryable: Some(err.kind.retryable() || err.transient),
             partial: err.partial.map(|p| *p),
             elapsed_us: 0,
             queued_us: None,
@@ -180,6 +180,8 @@ impl Envelope {
                 kind: self.error_kind.unwrap_or(ErrorKind::Internal),
                 message: self.error.unwrap_or_default(),
                 partial: self.partial.map(Box::new),
+                transient: self.retryable == Some(true)
+                    && !self.error_kind.is_some_and(ErrorKind::retryable),
             }),
         }
     }
@@ -233,6 +235,24 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_transient_failure_is_retryable_whatever_its_kind() {
+        let down = ToolError::new(ErrorKind::ToolError, "HTTP 503").transient();
+        let env = Envelope::failure(None, "wolfram", down.clone());
+        assert_eq!(
+            (env.error_kind, env.fault, env.retryable),
+            (Some(ErrorKind::ToolError), Some(Fault::Tool), Some(true))
+        );
+        assert_eq!(env.into_result(), Err(down));
+        let refused = Envelope::failure(
+            None,
+            "wolfram",
+            ToolError::new(ErrorKind::ToolError, "HTTP 403"),
+        );
+        assert_eq!(refused.retryable, Some(false));
+        assert!(!refused.into_result().is_err_and(|e| e.transient));
+    }
 
     #[test]
     fn long_errors_keep_their_start_and_end() {

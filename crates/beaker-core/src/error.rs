@@ -135,6 +135,9 @@ pub struct ToolError {
     /// What the tool had produced before it failed, when that is worth keeping (a program stopped by a
     /// limit: what it printed); the envelope's `partial`.
     pub partial: Option<Box<serde_json::Value>>,
+    /// Whether the failure came from outside the call and may pass (a live provider down, overloaded or not
+    /// answering): the envelope then says `retryable` whatever the kind.
+    pub transient: bool,
 }
 
 impl ToolError {
@@ -144,7 +147,14 @@ impl ToolError {
             kind,
             message: message.into(),
             partial: None,
+            transient: false,
         }
+    }
+
+    /// The same error, marked as one the same call may not meet again (a live provider's outage).
+    pub fn transient(mut self) -> Self {
+        self.transient = true;
+        self
     }
 
     /// The same error carrying what the tool had produced before it failed.

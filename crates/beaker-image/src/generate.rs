@@ -167,7 +167,8 @@ impl Provider {
                 }
             };
             if attempt >= self.retries {
-                return retryable;
+                // Down, overloaded or silent past its retries: the same call may succeed later.
+                return retryable.map_err(ToolError::transient);
             }
             attempt += 1;
             std::thread::sleep(Duration::from_millis(200 << attempt.min(5)));

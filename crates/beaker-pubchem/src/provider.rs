@@ -74,14 +74,24 @@ impl Provider {
             .agent
             .get(&url)
             .call()
-            .map_err(|e| failed(e.to_string()))?;
+            // No answer (refused, unreachable, timed out): the same call may succeed later.
+            .map_err(|e| failed(e.to_string()).transient())?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
             .with_config()
             .limit(4 << 20)
             .read_to_string()
-            .map_err(|e| failed(format!("HTTP {status}: {e}")))?;
+            .map_err(|e| failed(format!("HTTP {status}: {e}")).transient())?;
+        // Overloaded or down (PUG REST answers 503 "server busy" when throttling): the service's state, not the
+        // question's; its body need not be JSON.
+        if status == 429 || (500..=599).contains(&status) {
+            let why = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|b| b["Fault"]["Message"].as_str().map(str::to_string))
+                .unwrap_or_else(|| text.trim().chars().take(300).collect());
+            return Err(failed(format!("HTTP {status}: {why}")).transient());
+        }
         let body: Value = serde_json::from_str(&text)
             .map_err(|e| failed(format!("HTTP {status}, not JSON: {e}")))?;
         if status == 404 || body["Fault"]["Code"] == "PUGREST.NotFound" {

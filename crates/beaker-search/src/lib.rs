@@ -55,9 +55,13 @@ pub enum SearchError {
     /// A request the index cannot answer (a `site` that names no host).
     #[error("{0}")]
     Request(String),
-    /// The live provider failed (unreachable, timed out, refused, answered nonsense).
+    /// The live provider failed (refused the request, answered nonsense).
     #[error("{0}")]
     Provider(String),
+    /// The live provider is down, overloaded or did not answer (no connection, a timeout, HTTP 429 or 5xx): the
+    /// same call may succeed later.
+    #[error("{0}")]
+    Unavailable(String),
     /// A file that could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -95,6 +99,7 @@ impl From<SearchError> for ToolError {
             SearchError::Stopped(t) => t,
             SearchError::Request(m) => ToolError::invalid_params(m),
             SearchError::Provider(m) => ToolError::new(ErrorKind::ToolError, m),
+            SearchError::Unavailable(m) => ToolError::new(ErrorKind::ToolError, m).transient(),
             other => ToolError::new(ErrorKind::ToolError, other.to_string()),
         }
     }

@@ -261,14 +261,19 @@ impl Provider {
                     self.key.as_deref().unwrap_or_default(),
                 ),
         };
-        let mut response = request.call().map_err(|e| failed(e.to_string()))?;
+        let unavailable = |m: String| SearchError::Unavailable(format!("{}: {m}", self.describe()));
+        let mut response = request.call().map_err(|e| unavailable(e.to_string()))?;
         let status = response.status().as_u16();
         let body = response
             .body_mut()
             .with_config()
             .limit(8 << 20)
             .read_to_string()
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| unavailable(e.to_string()))?;
+        if status == 429 || (500..=599).contains(&status) {
+            let head: String = body.chars().take(200).collect();
+            return Err(unavailable(format!("HTTP {status}: {head}")));
+        }
         if status != 200 {
             let head: String = body.chars().take(200).collect();
             return Err(failed(format!("HTTP {status}: {head}")));

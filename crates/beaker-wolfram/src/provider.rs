@@ -82,14 +82,15 @@ impl Provider {
             .query("appid", &self.appid)
             .query("maxchars", self.max_chars.to_string())
             .call()
-            .map_err(|e| failed(e.to_string()))?;
+            // No answer (refused, unreachable, timed out): the same call may succeed later.
+            .map_err(|e| failed(e.to_string()).transient())?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
             .with_config()
             .limit(1 << 20)
             .read_to_string()
-            .map_err(|e| failed(format!("HTTP {status}: {e}")))?;
+            .map_err(|e| failed(format!("HTTP {status}: {e}")).transient())?;
         match status {
             200 => {}
             // "Wolfram|Alpha did not understand your input", with its suggestions: the question's fault.
@@ -104,6 +105,11 @@ impl Provider {
                     "HTTP 403 (the AppID was refused): {}",
                     text.trim()
                 )))
+            }
+            // Overloaded or down (the API's own 501 is its "did not understand", above): the service's state,
+            // not the question's.
+            429 | 500..=599 => {
+                return Err(failed(format!("HTTP {status}: {}", text.trim())).transient())
             }
             _ => return Err(failed(format!("HTTP {status}: {}", text.trim()))),
         }
