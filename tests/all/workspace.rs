@@ -198,5 +198,35 @@ fn python_shares_it(s: &mut Server, t: Option<&str>, backend: Option<&str>) -> O
 /// the code in an empty folder, so a trajectory's files were not found and what the code wrote was lost.
 fn shared_with_native_python() -> Outcome {
     let mut s = Server::start(&[]);
-    python_shares_it(&mut s, Some("native-analysis"), Some("native"))
+    let s = &mut s;
+    let t = Some("native-analysis");
+    python_shares_it(s, t, Some("native"))?;
+    let python = |code: &str| json!({"code": code, "backend": "native"});
+    // A flood of files (the WebAssembly backend's scratch folder stops the code at 255; a native folder does not):
+    // the workspace takes what its file cap allows, and the answer lists 16 refusals at most, the last counting
+    // the rest (it once listed every one: 277 kB for 3,000 files).
+    let flood = "for i in range(300): open(f'flood{i:03}.txt', 'w').write('x')";
+    let r = call(s, "execute_python", t, python(flood));
+    let ws = &r["result"]["workspace"];
+    let refused = ws["refused"].as_array().map_or(0, Vec::len);
+    ensure(
+        ws["written"].as_array().map_or(0, Vec::len) == 254
+            && refused == 16
+            && ws["refused"][15] == json!({"path": "*", "why": "31 more files refused"}),
+        || format!("{r}"),
+    )?;
+    let r = call(
+        s,
+        "execute_python",
+        t,
+        python("import glob, os\nfor f in glob.glob('flood*'): os.remove(f)"),
+    );
+    ensure(
+        r["result"]["workspace"]["deleted"]
+            .as_array()
+            .map_or(0, Vec::len)
+            == 254,
+        || format!("{r}"),
+    )?;
+    Ok(())
 }

@@ -733,8 +733,18 @@ fn apply_workspace_changes(ws: &beaker_core::Workspace, changes: &Value) -> Valu
             deleted.push(json!(path));
         }
     }
+    // Written and deleted files are bounded by the workspace's file cap; refusals by nothing but what the code
+    // made, and a program that writes thousands of files must not turn the answer into a list of them.
+    if refused.len() > MAX_REFUSALS_LISTED {
+        let more = refused.len() - (MAX_REFUSALS_LISTED - 1);
+        refused.truncate(MAX_REFUSALS_LISTED - 1);
+        refused.push(json!({"path": "*", "why": format!("{more} more files refused")}));
+    }
     json!({"written": written, "deleted": deleted, "refused": refused})
 }
+
+/// Most refusals a call's `workspace` lists; past it the last entry counts the rest (`"path": "*"`).
+pub const MAX_REFUSALS_LISTED: usize = 16;
 
 /// Most files one call may pass in or fetch.
 pub const MAX_FILES: usize = 64;
