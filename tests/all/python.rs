@@ -805,7 +805,7 @@ fn latex_gallery_matches() -> Outcome {
         let have = std::fs::read(&path).unwrap_or_default();
         ensure(have == bytes, || {
             format!(
-                "{} is out of date: run `UPDATE_DOCS=1 cargo test --test all latex_gallery`",
+                "{} is out of date: run `UPDATE_DOCS=1 cargo test --release --test all latex_gallery`",
                 path.display()
             )
         })?;

@@ -314,7 +314,7 @@ fn tools_md_matches_the_specs() -> Outcome {
             std::fs::write(&path, &want).map_err(|e| e.to_string())?;
             return Ok(());
         }
-        return Err("docs/TOOLS.md is out of date: run `UPDATE_DOCS=1 cargo test --test all tidy` (or `beaker tools --format markdown > docs/TOOLS.md`)".into());
+        return Err("docs/TOOLS.md is out of date: run `UPDATE_DOCS=1 cargo test --release --test all tidy` (or `beaker tools --format markdown > docs/TOOLS.md`)".into());
     }
     Ok(())
 }
@@ -342,7 +342,7 @@ fn gallery_matches_the_plotter() -> Outcome {
         let have = std::fs::read(&path).unwrap_or_default();
         ensure(have == png, || {
             format!(
-                "{} is out of date: run `UPDATE_DOCS=1 cargo test --test all tidy`",
+                "{} is out of date: run `UPDATE_DOCS=1 cargo test --release --test all tidy`",
                 path.display()
             )
         })?;
