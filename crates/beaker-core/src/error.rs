@@ -157,6 +157,13 @@ impl ToolError {
         self
     }
 
+    /// Whether a live provider's HTTP `status` says it is overloaded or down (429, or any 5xx): the service's
+    /// state, not the request's, so a failure it answers with is transient. The one rule every
+    /// provider (`wolfram`, `pubchem`, `web_search`, the image tools) follows.
+    pub fn transient_status(status: u16) -> bool {
+        status == 429 || (500..=599).contains(&status)
+    }
+
     /// The same error carrying what the tool had produced before it failed.
     pub fn with_partial(mut self, partial: serde_json::Value) -> Self {
         self.partial = Some(Box::new(partial));

@@ -159,7 +159,7 @@ impl Provider {
                                 api_message(&text)
                             )))
                         }
-                        429 | 500..=599 => {
+                        s if ToolError::transient_status(s) => {
                             Err(failed(format!("HTTP {status}: {}", api_message(&text))))
                         }
                         _ => return Err(failed(format!("HTTP {status}: {}", api_message(&text)))),

@@ -85,7 +85,7 @@ impl Provider {
             .map_err(|e| failed(format!("HTTP {status}: {e}")).transient())?;
         // Overloaded or down (PUG REST answers 503 "server busy" when throttling): the service's state, not the
         // question's; its body need not be JSON.
-        if status == 429 || (500..=599).contains(&status) {
+        if ToolError::transient_status(status) {
             let why = serde_json::from_str::<Value>(&text)
                 .ok()
                 .and_then(|b| b["Fault"]["Message"].as_str().map(str::to_string))

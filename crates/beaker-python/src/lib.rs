@@ -181,15 +181,7 @@ impl ExecutePython {
         let Some(ws) = ctx.trajectory_workspace() else {
             return native.call(&request, ctx);
         };
-        let (encoded, carried) = workspace_input(ws);
-        let cap = workspace_cap(ws);
-        request["workspace"] = Value::Object(encoded);
-        request["workspace_cap"] = json!(cap);
-        let mut native_ctx = ctx.clone();
-        native_ctx.limits.max_input_bytes =
-            native_ctx.limits.max_input_bytes.saturating_add(carried);
-        native_ctx.limits.max_output_bytes =
-            native_ctx.limits.max_output_bytes.saturating_add(cap / 2);
+        let native_ctx = lend_workspace(ws, &mut request, ctx);
         let mut out = native.call(&request, &native_ctx)?;
         let Some(map) = out.as_object_mut() else {
             return Ok(out);
@@ -682,9 +674,22 @@ fn workspace_input(ws: &beaker_core::Workspace) -> (serde_json::Map<String, Valu
     (files, carried)
 }
 
-/// How many bytes of base64 the files a call's code writes may come back in: the whole workspace, encoded.
-fn workspace_cap(ws: &beaker_core::Workspace) -> u64 {
-    ws.limits().max_bytes / 3 * 4 + 4096
+/// Puts the workspace's files into a backend's `request` (`workspace`, and `workspace_cap`: how many bytes of
+/// base64 the files the code writes may come back in, the whole workspace encoded) and returns `ctx` with its
+/// input and output limits grown by what that carries: the files are not the call's own input or output.
+fn lend_workspace(
+    ws: &beaker_core::Workspace,
+    request: &mut Value,
+    ctx: &CallContext,
+) -> CallContext {
+    let (encoded, carried) = workspace_input(ws);
+    let cap = ws.limits().max_bytes / 3 * 4 + 4096;
+    request["workspace"] = Value::Object(encoded);
+    request["workspace_cap"] = json!(cap);
+    let mut lent = ctx.clone();
+    lent.limits.max_input_bytes = lent.limits.max_input_bytes.saturating_add(carried);
+    lent.limits.max_output_bytes = lent.limits.max_output_bytes.saturating_add(cap / 2);
+    lent
 }
 
 /// Applies the code's `changes` to the workspace and says what changed, or `None` when nothing did (most calls
@@ -844,17 +849,10 @@ impl Tool for ExecutePython {
         });
         // A trajectory's workspace is the code's working folder: its files go in, what the code writes there comes
         // back. The guest's input and output grow by what that carries, not the call's own limits.
-        let mut guest_ctx = ctx.clone();
-        if let Some(ws) = ctx.trajectory_workspace() {
-            let (encoded, carried) = workspace_input(ws);
-            let cap = workspace_cap(ws);
-            input["workspace"] = Value::Object(encoded);
-            input["workspace_cap"] = json!(cap);
-            guest_ctx.limits.max_input_bytes =
-                guest_ctx.limits.max_input_bytes.saturating_add(carried);
-            guest_ctx.limits.max_output_bytes =
-                guest_ctx.limits.max_output_bytes.saturating_add(cap / 2);
-        }
+        let guest_ctx = match ctx.trajectory_workspace() {
+            Some(ws) => lend_workspace(ws, &mut input, ctx),
+            None => ctx.clone(),
+        };
         let report = match session {
             None => run_guest(self.runtime.guest()?, &input, guest_ctx.limits, &guest_ctx)?,
             Some(name) => {

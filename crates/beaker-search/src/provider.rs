@@ -270,7 +270,7 @@ impl Provider {
             .limit(8 << 20)
             .read_to_string()
             .map_err(|e| unavailable(e.to_string()))?;
-        if status == 429 || (500..=599).contains(&status) {
+        if beaker_core::ToolError::transient_status(status) {
             let head: String = body.chars().take(200).collect();
             return Err(unavailable(format!("HTTP {status}: {head}")));
         }

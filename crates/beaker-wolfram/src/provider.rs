@@ -108,7 +108,7 @@ impl Provider {
             }
             // Overloaded or down (the API's own 501 is its "did not understand", above): the service's state,
             // not the question's.
-            429 | 500..=599 => {
+            s if ToolError::transient_status(s) => {
                 return Err(failed(format!("HTTP {status}: {}", text.trim())).transient())
             }
             _ => return Err(failed(format!("HTTP {status}: {}", text.trim()))),
