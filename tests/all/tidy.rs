@@ -392,6 +392,16 @@ fn resolved_features(args: &[&str]) -> Result<BTreeMap<String, String>, libtest_
 /// each one already compiled. A dev-dependency that turns on a feature of a shared crate would recompile that
 /// crate and everything above it (wasmtime, DataFusion, every tool) a second time.
 fn the_install_build_serves_the_tests() -> Outcome {
+    // Test targets build in cargo's `bench` profile, which inherits `release`: a setting of its own would
+    // compile them apart from what the install built.
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
+    let table: toml::Table = manifest.parse().map_err(|e| format!("Cargo.toml: {e}"))?;
+    ensure(
+        table.get("profile").and_then(|p| p.get("bench")).is_none(),
+        || {
+            "Cargo.toml sets [profile.bench]: the release tests would no longer share the install's build".into()
+        },
+    )?;
     // Without dev edges cargo resolves as a build of the binary alone does (dev-dependencies activate nothing).
     let install = resolved_features(&["-p", "beaker", "-e", "normal,build"])?;
     let tests = resolved_features(&["--workspace", "-e", "normal,build,dev"])?;
